@@ -1,0 +1,152 @@
+import type { Ontology } from './ontology/index.js';
+import type { EdgeRecord, NodeRecord, PropValue } from './types.js';
+
+/**
+ * The storage contract. Query code talks only to this interface, so the embedded SQLite store and a
+ * PostgreSQL store are interchangeable. Every method is async even where SQLite is synchronous.
+ */
+
+/** A validated condition on one node property (core column, indexed property or list property). */
+export type Predicate =
+  | { property: string; op: 'in'; values: (string | number | boolean)[] }
+  | { property: string; op: 'not_in'; values: string[] }
+  | { property: string; op: 'prefix'; values: string[] }
+  | { property: string; op: 'contains'; value: string }
+  | { property: string; op: 'gte' | 'lte'; value: number }
+  | { property: string; op: 'has_any'; values: string[] };
+
+export type EdgePredicate =
+  | { attr: string; op: 'gte'; value: number }
+  | { attr: string; op: 'in'; values: (string | number | boolean)[] };
+
+export interface NodeQuery {
+  kinds?: readonly string[];
+  predicates: readonly Predicate[];
+  limit: number;
+  offset: number;
+}
+
+export interface EdgeQuery {
+  ids: readonly string[];
+  direction: 'in' | 'out' | 'both';
+  types: readonly string[];
+  /** Conditions on the node at the other end. */
+  other?: { kinds?: readonly string[]; predicates: readonly Predicate[] };
+  edge?: readonly EdgePredicate[];
+  limit: number;
+  offset: number;
+}
+
+export interface EdgeRow {
+  type: string;
+  /** `out` when the origin is `from`, `in` when it is `to`. */
+  direction: 'in' | 'out';
+  from: string;
+  to: string;
+  key: string;
+  attrs: Record<string, PropValue>;
+  origin: string;
+  other: NodeRecord;
+}
+
+export interface TextQuery {
+  /** Query terms already split the way the indexed text was (see search/tokenize). */
+  terms: readonly string[];
+  /** `and`: every term must match; `or`: any term. */
+  mode: 'and' | 'or';
+  kinds?: readonly string[];
+  predicates?: readonly Predicate[];
+  /** Relative weights of the three indexed text columns. */
+  weights: { name: number; qualified_name: number; text: number };
+  /** Score multiplier per node kind. */
+  kindPriors: Readonly<Record<string, number>>;
+  limit: number;
+}
+
+export interface TextHit {
+  node: NodeRecord;
+  /** Weighted BM25 with kind prior (higher is better). */
+  score: number;
+  /** Unweighted BM25 per column (higher is better), for `explain`. */
+  components: { name: number; qualified_name: number; text: number };
+}
+
+export interface NameSuggestion {
+  name: string;
+  kinds: string[];
+  similarity: number;
+}
+
+export interface SourceInfo {
+  name: string;
+  kind: string;
+  /** Where it was read from: a path or URL, with secrets left out. */
+  origin: string;
+  built_at: string;
+  nodes: number;
+  edges: number;
+  /** Hash of the input, so unchanged sources can be skipped. */
+  content_hash?: string;
+}
+
+export interface IndexMeta {
+  ontology_version: string;
+  store_format: number;
+  created_at: string;
+  updated_at: string;
+  sources: SourceInfo[];
+  counts: { nodes: number; edges: number; by_kind: Record<string, number>; by_edge_type: Record<string, number> };
+}
+
+export interface WriteProgress {
+  phase: 'nodes' | 'edges' | 'search' | 'done';
+  done: number;
+  total: number;
+}
+
+export interface Store {
+  readonly ontology: Ontology;
+  /** Where the index lives (directory or connection), for messages. */
+  readonly location: string;
+  meta(): Promise<IndexMeta>;
+
+  /** Atomically replaces everything a source contributed; readers see the old or the new graph, never a mix. */
+  replaceSource(
+    source: Omit<SourceInfo, 'nodes' | 'edges'>,
+    nodes: readonly NodeRecord[],
+    edges: readonly EdgeRecord[],
+    onProgress?: (p: WriteProgress) => void,
+  ): Promise<SourceInfo>;
+  removeSource(name: string): Promise<boolean>;
+
+  getNodes(ids: readonly string[]): Promise<NodeRecord[]>;
+  findNodes(q: NodeQuery): Promise<{ nodes: NodeRecord[]; total: number }>;
+  countNodes(q: Omit<NodeQuery, 'limit' | 'offset'>): Promise<number>;
+  /** Exact matches on qualified_name or name, optionally case-insensitive. */
+  nodesByName(
+    field: 'qualified_name' | 'name',
+    value: string,
+    opts: { caseInsensitive: boolean; kinds?: readonly string[]; limit: number },
+  ): Promise<NodeRecord[]>;
+  /** Nodes whose qualified name ends with `.suffix`, `#suffix` or `/suffix`. */
+  nodesByQualifiedNameSuffix(suffix: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NodeRecord[]>;
+
+  edges(q: EdgeQuery): Promise<{ rows: EdgeRow[]; total: number }>;
+  /** Per node, per edge type: how many edges arrive and leave. */
+  edgeCounts(ids: readonly string[]): Promise<Map<string, Record<string, { in: number; out: number }>>>;
+
+  searchText(q: TextQuery): Promise<TextHit[]>;
+  /** Names similar to `text` (trigram similarity), for did-you-mean. */
+  similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]>;
+
+  close(): Promise<void>;
+}
+
+export class StoreError extends Error {
+  constructor(
+    readonly code: 'store_missing' | 'ontology_mismatch' | 'store_corrupt' | 'store_busy',
+    message: string,
+  ) {
+    super(message);
+  }
+}
