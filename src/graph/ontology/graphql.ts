@@ -13,7 +13,7 @@ export const GRAPHQL_ONTOLOGY: OntologyModule = {
       location: ['module', 'file'],
       searchPrior: 1.1,
       properties: [
-        { name: 'description', type: 'string', description: 'Description text.' },
+        { name: 'description', type: 'string', description: 'Description text.', searchable: true },
         { name: 'is_root', type: 'boolean', description: 'Whether this is the root module of its source.', filter: ['eq'] },
         { name: 'depth', type: 'integer', description: 'Nesting depth (root = 0).', filter: ['eq', 'range'] },
       ],
@@ -27,7 +27,7 @@ export const GRAPHQL_ONTOLOGY: OntologyModule = {
       searchPrior: 1.25,
       properties: [
         { name: 'type_kind', type: 'enum', values: ['OBJECT', 'INTERFACE', 'UNION', 'ENUM', 'INPUT_OBJECT', 'SCALAR'], description: 'GraphQL type kind.', filter: ['eq', 'exclude'] },
-        { name: 'description', type: 'string', description: 'Description text from the schema.' },
+        { name: 'description', type: 'string', description: 'Description text from the schema.', searchable: true },
         { name: 'root_operation', type: 'enum', values: ['query', 'mutation', 'subscription'], description: 'Set when this type is a root operation type.', filter: ['eq'] },
         { name: 'builtin', type: 'boolean', description: 'A built-in scalar (String, Int, Float, Boolean, ID).', filter: ['eq'] },
         { name: 'field_count', type: 'integer', description: 'Number of fields (objects, interfaces, input objects).', filter: ['range'] },
@@ -57,7 +57,7 @@ export const GRAPHQL_ONTOLOGY: OntologyModule = {
         { name: 'default_value', type: 'string', description: 'Default value of an input field, as GraphQL text.' },
         { name: 'deprecated', type: 'boolean', description: 'Marked @deprecated.', filter: ['eq'] },
         { name: 'deprecation_reason', type: 'string', description: 'Reason given by @deprecated.' },
-        { name: 'description', type: 'string', description: 'Description text from the schema.' },
+        { name: 'description', type: 'string', description: 'Description text from the schema.', searchable: true },
         { name: 'directives', type: 'string_list', description: 'Names of directives applied to the field.', filter: ['eq'] },
         { name: 'applied_directives', type: 'json', description: 'Applied directives with their arguments.' },
       ],

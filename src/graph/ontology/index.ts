@@ -1,7 +1,7 @@
 import { GRAPHQL_ONTOLOGY } from './graphql.js';
 import { Ontology } from './registry.js';
 
-export { Ontology, OntologyError, STORE_FORMAT } from './registry.js';
+export { CORE_COLUMNS, Ontology, OntologyError, STORE_FORMAT } from './registry.js';
 export type { FilterField, KindInfo } from './registry.js';
 export type * from './types.js';
 

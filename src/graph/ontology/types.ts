@@ -23,6 +23,8 @@ export interface PropertyDef {
   /** Allowed values for `enum` (and optionally for `string_list`). */
   values?: readonly string[];
   filter?: readonly FilterOp[];
+  /** Whether the value's text is indexed for `search` (besides name and qualified name, which always are). */
+  searchable?: boolean;
 }
 
 export interface NodeKindDef {

@@ -1,0 +1,71 @@
+import type { Ontology } from '../ontology/index.js';
+
+/** Column holding an indexed (filterable, scalar, non-core) property. */
+export function propertyColumn(name: string): string {
+  return `p_${name}`;
+}
+
+/**
+ * DDL derived from the ontology: core columns, one generated column and index per filterable scalar
+ * property, list properties as terms, edges indexed both ways by type, FTS5 for search and trigram names
+ * for did-you-mean.
+ */
+export function schemaDdl(ontology: Ontology): string {
+  const generated = [...ontology.indexedProperties.keys()].sort().map(
+    (p) => `  ${propertyColumn(p)} GENERATED ALWAYS AS (json_extract(props, '$.${p}')) VIRTUAL`,
+  );
+  const propIndexes = [...ontology.indexedProperties.keys()]
+    .sort()
+    .map((p) => `CREATE INDEX nodes_${propertyColumn(p)} ON nodes(${propertyColumn(p)}, kind);`);
+  return `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE sources (
+  name TEXT PRIMARY KEY, kind TEXT NOT NULL, origin TEXT NOT NULL, built_at TEXT NOT NULL,
+  nodes INTEGER NOT NULL, edges INTEGER NOT NULL, content_hash TEXT
+);
+CREATE TABLE nodes (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  qualified_name TEXT NOT NULL,
+  source TEXT NOT NULL,
+  service TEXT,
+  module TEXT,
+  file TEXT,
+  line INTEGER,
+  props TEXT NOT NULL,
+  name_lc TEXT NOT NULL,
+  qn_lc TEXT NOT NULL,
+  qn_rev TEXT NOT NULL${generated.length ? ',\n' + generated.join(',\n') : ''}
+);
+CREATE INDEX nodes_kind_qn ON nodes(kind, qualified_name, id);
+CREATE INDEX nodes_qn ON nodes(qualified_name);
+CREATE INDEX nodes_name ON nodes(name);
+CREATE INDEX nodes_name_lc ON nodes(name_lc);
+CREATE INDEX nodes_qn_lc ON nodes(qn_lc);
+CREATE INDEX nodes_qn_rev ON nodes(qn_rev);
+CREATE INDEX nodes_source ON nodes(source, kind);
+CREATE INDEX nodes_service ON nodes(service, kind);
+CREATE INDEX nodes_module ON nodes(module, kind);
+CREATE INDEX nodes_file ON nodes(file, kind);
+${propIndexes.join('\n')}
+CREATE TABLE node_terms (prop TEXT NOT NULL, value TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (prop, value, rid)) WITHOUT ROWID;
+CREATE INDEX node_terms_rid ON node_terms(rid);
+CREATE TABLE edges (
+  src INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  dst INTEGER NOT NULL,
+  key TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL,
+  confidence REAL,
+  attrs TEXT,
+  PRIMARY KEY (src, type, dst, key)
+) WITHOUT ROWID;
+CREATE INDEX edges_in ON edges(dst, type, src);
+CREATE INDEX edges_source ON edges(source);
+CREATE VIRTUAL TABLE search USING fts5(name_t, qn_t, text_t, content='', contentless_delete=1, tokenize='porter unicode61');
+CREATE VIRTUAL TABLE names USING fts5(name, tokenize='trigram', detail='none');
+CREATE TABLE name_kinds (nid INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (nid, kind)) WITHOUT ROWID;
+`;
+}

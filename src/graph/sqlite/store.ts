@@ -1,0 +1,568 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { indexTokens } from '../../search/tokenize.js';
+import { trigrams, trigramSimilarity } from '../../search/similarity.js';
+import { CORE_COLUMNS, STORE_FORMAT, type Ontology } from '../ontology/index.js';
+import {
+  StoreError,
+  type EdgePredicate,
+  type EdgeQuery,
+  type EdgeRow,
+  type IndexMeta,
+  type NameSuggestion,
+  type NodeQuery,
+  type Predicate,
+  type SourceInfo,
+  type Store,
+  type TextHit,
+  type TextQuery,
+  type WriteProgress,
+} from '../store.js';
+import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
+import { propertyColumn, schemaDdl } from './schema.js';
+
+export const DB_FILE = 'index.db';
+
+type Row = Record<string, unknown>;
+type SqlValue = string | number | bigint | null;
+
+export interface OpenOptions {
+  /** `read` refuses a missing or mismatched index; `write` creates or recreates one as needed. */
+  mode: 'read' | 'write';
+}
+
+const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, n.props';
+const BATCH = 400;
+
+function reverse(text: string): string {
+  return [...text].reverse().join('');
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Quote a term for an FTS5 MATCH expression. */
+function ftsQuote(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}
+
+export class SqliteStore implements Store {
+  readonly location: string;
+  private readonly db: Database.Database;
+  private readonly stmtCache = new Map<string, Database.Statement>();
+
+  private constructor(
+    readonly ontology: Ontology,
+    dir: string,
+    db: Database.Database,
+  ) {
+    this.location = dir;
+    this.db = db;
+  }
+
+  static open(ontology: Ontology, dir: string, opts: OpenOptions): SqliteStore {
+    const absDir = resolve(dir);
+    const file = join(absDir, DB_FILE);
+    if (opts.mode === 'read') {
+      if (!existsSync(file)) {
+        throw new StoreError('store_missing', `No index at ${absDir}. Build one with \`sextant index <path>\` (or point --store / SEXTANT_STORE at an existing index).`);
+      }
+      const db = new Database(file, { fileMustExist: true });
+      db.pragma('busy_timeout = 5000');
+      db.pragma('query_only = 1');
+      const store = new SqliteStore(ontology, absDir, db);
+      store.checkCompatible();
+      return store;
+    }
+    mkdirSync(absDir, { recursive: true });
+    if (existsSync(file)) {
+      const db = new Database(file);
+      db.pragma('busy_timeout = 5000');
+      const store = new SqliteStore(ontology, absDir, db);
+      if (store.compatibility() === 'ok') {
+        db.pragma('journal_mode = WAL');
+        return store;
+      }
+      db.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    }
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    const now = new Date().toISOString();
+    db.transaction(() => {
+      db.exec(schemaDdl(ontology));
+      const put = db.prepare('INSERT INTO meta(key, value) VALUES (?, ?)');
+      put.run('ontology_version', ontology.version);
+      put.run('store_format', String(STORE_FORMAT));
+      put.run('created_at', now);
+      put.run('updated_at', now);
+    })();
+    return new SqliteStore(ontology, absDir, db);
+  }
+
+  /** Remove an index directory's database files. */
+  static destroy(dir: string): void {
+    const file = join(resolve(dir), DB_FILE);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  }
+
+  private metaValue(key: string): string | undefined {
+    try {
+      const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+      return row?.value;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private compatibility(): 'ok' | 'format' | 'ontology' | 'corrupt' {
+    const format = this.metaValue('store_format');
+    const version = this.metaValue('ontology_version');
+    if (format === undefined || version === undefined) return 'corrupt';
+    if (format !== String(STORE_FORMAT)) return 'format';
+    if (version !== this.ontology.version) return 'ontology';
+    return 'ok';
+  }
+
+  private checkCompatible(): void {
+    const state = this.compatibility();
+    if (state === 'ok') return;
+    const root = this.metaValue('root');
+    const how = `Rebuild it: \`sextant index ${root ?? '<path-or-config>'} --store ${this.location}\` (a full rebuild replaces the old index).`;
+    this.db.close();
+    if (state === 'corrupt') throw new StoreError('store_corrupt', `The index at ${this.location} is incomplete or not a Sextant index. ${how}`);
+    const found = state === 'format' ? `store format ${this.metaValue('store_format')}` : `ontology version ${this.metaValue('ontology_version')}`;
+    const want = state === 'format' ? `store format ${STORE_FORMAT}` : `ontology version ${this.ontology.version}`;
+    throw new StoreError('ontology_mismatch', `The index at ${this.location} was built with ${found}; this Sextant reads ${want}. ${how}`);
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.stmtCache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmtCache.set(sql, s);
+    }
+    return s;
+  }
+
+  async setRoot(root: string): Promise<void> {
+    this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('root', root);
+  }
+
+  async meta(): Promise<IndexMeta> {
+    const meta = Object.fromEntries((this.stmt('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    const sources = (this.stmt('SELECT * FROM sources ORDER BY name').all() as Row[]).map((r) => ({
+      name: r.name as string,
+      kind: r.kind as string,
+      origin: r.origin as string,
+      built_at: r.built_at as string,
+      nodes: r.nodes as number,
+      edges: r.edges as number,
+      ...(r.content_hash ? { content_hash: r.content_hash as string } : {}),
+    }));
+    const byKind = Object.fromEntries((this.stmt('SELECT kind, count(*) AS n FROM nodes GROUP BY kind ORDER BY kind').all() as { kind: string; n: number }[]).map((r) => [r.kind, r.n]));
+    const byType = Object.fromEntries((this.stmt('SELECT type, count(*) AS n FROM edges GROUP BY type ORDER BY type').all() as { type: string; n: number }[]).map((r) => [r.type, r.n]));
+    const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
+    return {
+      ontology_version: meta.ontology_version ?? '',
+      store_format: Number(meta.store_format),
+      created_at: meta.created_at ?? '',
+      updated_at: meta.updated_at ?? '',
+      sources,
+      counts: { nodes: sum(byKind), edges: sum(byType), by_kind: byKind, by_edge_type: byType },
+    };
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  async replaceSource(
+    source: Omit<SourceInfo, 'nodes' | 'edges'>,
+    nodes: readonly NodeRecord[],
+    edges: readonly EdgeRecord[],
+    onProgress?: (p: WriteProgress) => void,
+  ): Promise<SourceInfo> {
+    const db = this.db;
+    const info: SourceInfo = { ...source, nodes: nodes.length, edges: edges.length };
+    db.transaction(() => {
+      this.deleteSource(source.name);
+      const ridOf = this.insertNodes(nodes, onProgress);
+      this.insertEdges(source.name, edges, ridOf, onProgress);
+      this.rebuildNames();
+      this.stmt('INSERT INTO sources(name, kind, origin, built_at, nodes, edges, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        info.name,
+        info.kind,
+        info.origin,
+        info.built_at,
+        info.nodes,
+        info.edges,
+        info.content_hash ?? null,
+      );
+      this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('updated_at', new Date().toISOString());
+    })();
+    onProgress?.({ phase: 'done', done: nodes.length + edges.length, total: nodes.length + edges.length });
+    return info;
+  }
+
+  async removeSource(name: string): Promise<boolean> {
+    let removed = false;
+    this.db.transaction(() => {
+      removed = this.deleteSource(name);
+      this.rebuildNames();
+    })();
+    return removed;
+  }
+
+  private deleteSource(name: string): boolean {
+    const had = this.stmt('DELETE FROM sources WHERE name = ?').run(name).changes > 0;
+    this.stmt('DELETE FROM search WHERE rowid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
+    this.stmt('DELETE FROM node_terms WHERE rid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
+    this.stmt('DELETE FROM edges WHERE source = ?').run(name);
+    this.stmt('DELETE FROM edges WHERE src IN (SELECT rid FROM nodes WHERE source = ?) OR dst IN (SELECT rid FROM nodes WHERE source = ?)').run(name, name);
+    this.stmt('DELETE FROM nodes WHERE source = ?').run(name);
+    return had;
+  }
+
+  private searchTextOf(node: NodeRecord): string {
+    const info = this.ontology.kind(node.kind)!;
+    const parts: string[] = [];
+    for (const prop of info.properties) {
+      if (!prop.searchable) continue;
+      const value = node.props[prop.name];
+      if (typeof value === 'string') parts.push(value);
+      else if (Array.isArray(value)) parts.push(value.filter((v) => typeof v === 'string').join(' '));
+    }
+    return indexTokens(parts.join(' ')).join(' ');
+  }
+
+  private insertNodes(nodes: readonly NodeRecord[], onProgress?: (p: WriteProgress) => void): Map<string, number> {
+    const maxRid = (this.stmt('SELECT coalesce(max(rid), 0) AS m FROM nodes').get() as { m: number }).m;
+    const ridOf = new Map<string, number>();
+    const nodeCols = '(rid, id, kind, name, qualified_name, source, service, module, file, line, props, name_lc, qn_lc, qn_rev)';
+    const termRows: SqlValue[][] = [];
+    const listProps = [...this.ontology.listProperties.keys()];
+    let rid = maxRid;
+    const nodeRows: SqlValue[][] = [];
+    const searchRows: SqlValue[][] = [];
+    for (const n of nodes) {
+      rid++;
+      if (ridOf.has(n.id)) throw new StoreError('store_corrupt', `duplicate node id ${n.id} (${n.kind} ${n.qualified_name})`);
+      ridOf.set(n.id, rid);
+      nodeRows.push([rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, JSON.stringify(n.props), n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())]);
+      searchRows.push([rid, indexTokens(n.name).join(' '), indexTokens(n.qualified_name).join(' '), this.searchTextOf(n)]);
+      for (const p of listProps) {
+        const v = n.props[p];
+        if (Array.isArray(v)) for (const item of new Set(v)) if (typeof item === 'string') termRows.push([p, item, rid]);
+      }
+    }
+    this.insertRows('nodes', nodeCols, 14, nodeRows, (done) => onProgress?.({ phase: 'nodes', done, total: nodes.length }));
+    this.insertRows('node_terms', '(prop, value, rid)', 3, termRows);
+    this.insertRows('search', '(rowid, name_t, qn_t, text_t)', 4, searchRows, (done) => onProgress?.({ phase: 'search', done, total: nodes.length }));
+    return ridOf;
+  }
+
+  private insertEdges(source: string, edges: readonly EdgeRecord[], ridOf: Map<string, number>, onProgress?: (p: WriteProgress) => void): void {
+    const lookup = this.stmt('SELECT rid FROM nodes WHERE id = ?');
+    const resolveRid = (id: string): number => {
+      let rid = ridOf.get(id);
+      if (rid === undefined) {
+        rid = (lookup.get(id) as { rid: number } | undefined)?.rid;
+        if (rid === undefined) throw new StoreError('store_corrupt', `edge endpoint ${id} is not a node of this index`);
+        ridOf.set(id, rid);
+      }
+      return rid;
+    };
+    const rows: SqlValue[][] = [];
+    for (const e of edges) {
+      const attrs = e.attrs && Object.keys(e.attrs).length > 0 ? e.attrs : undefined;
+      const confidence = typeof attrs?.confidence === 'number' ? attrs.confidence : null;
+      rows.push([resolveRid(e.from), e.type, resolveRid(e.to), e.key ?? '', source, confidence, attrs ? JSON.stringify(attrs) : null]);
+    }
+    this.insertRows('edges', '(src, type, dst, key, source, confidence, attrs)', 7, rows, (done) => onProgress?.({ phase: 'edges', done, total: edges.length }), 'INSERT OR REPLACE');
+  }
+
+  /** Batched multi-row inserts: one prepared statement per batch size, run inside the caller's transaction. */
+  private insertRows(table: string, cols: string, width: number, rows: SqlValue[][], progress?: (done: number) => void, verb = 'INSERT'): void {
+    const placeholder = `(${new Array(width).fill('?').join(',')})`;
+    const statementFor = (count: number) => this.stmt(`${verb} INTO ${table} ${cols} VALUES ${new Array(count).fill(placeholder).join(',')}`);
+    const full = statementFor(BATCH);
+    let i = 0;
+    for (; i + BATCH <= rows.length; i += BATCH) {
+      full.run(rows.slice(i, i + BATCH).flat());
+      if (progress && i % (BATCH * 25) === 0) progress(i);
+    }
+    if (i < rows.length) statementFor(rows.length - i).run(rows.slice(i).flat());
+    progress?.(rows.length);
+  }
+
+  private rebuildNames(): void {
+    this.db.exec(`
+      DELETE FROM names;
+      DELETE FROM name_kinds;
+      CREATE TEMP TABLE IF NOT EXISTS distinct_names (nid INTEGER PRIMARY KEY, name TEXT UNIQUE);
+      DELETE FROM distinct_names;
+      INSERT INTO distinct_names(name) SELECT DISTINCT name FROM nodes ORDER BY name;
+      INSERT INTO names(rowid, name) SELECT nid, name FROM distinct_names;
+      INSERT INTO name_kinds(nid, kind, n) SELECT d.nid, n.kind, count(*) FROM nodes n JOIN distinct_names d ON d.name = n.name GROUP BY d.nid, n.kind;
+      DELETE FROM distinct_names;
+    `);
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  private toNode(row: Row): NodeRecord {
+    const node: NodeRecord = {
+      id: row.id as string,
+      kind: row.kind as string,
+      name: row.name as string,
+      qualified_name: row.qualified_name as string,
+      source: row.source as string,
+      props: JSON.parse(row.props as string) as Record<string, PropValue>,
+    };
+    if (row.service != null) node.service = row.service as string;
+    if (row.module != null) node.module = row.module as string;
+    if (row.file != null) node.file = row.file as string;
+    if (row.line != null) node.line = row.line as number;
+    return node;
+  }
+
+  async getNodes(ids: readonly string[]): Promise<NodeRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = this.db.prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Row[];
+    const byId = new Map(rows.map((r) => [r.id as string, this.toNode(r)]));
+    return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+  }
+
+  /** SQL condition and parameters for predicates on the node aliased `alias`. */
+  private whereNodes(alias: string, kinds: readonly string[] | undefined, predicates: readonly Predicate[]): { sql: string; params: SqlValue[] } {
+    const clauses: string[] = [];
+    const params: SqlValue[] = [];
+    if (kinds && kinds.length > 0) {
+      clauses.push(`${alias}.kind IN (${kinds.map(() => '?').join(',')})`);
+      params.push(...kinds);
+    }
+    for (const p of predicates) {
+      if (this.ontology.listProperties.has(p.property)) {
+        if (p.op !== 'has_any') throw new Error(`list property ${p.property} supports has_any only`);
+        clauses.push(`EXISTS (SELECT 1 FROM node_terms t WHERE t.prop = ? AND t.value IN (${p.values.map(() => '?').join(',')}) AND t.rid = ${alias}.rid)`);
+        params.push(p.property, ...p.values);
+        continue;
+      }
+      const col = `${alias}.${CORE_COLUMNS.has(p.property) ? p.property : propertyColumn(p.property)}`;
+      switch (p.op) {
+        case 'in':
+        case 'has_any': {
+          const values = p.values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
+          clauses.push(values.length === 1 ? `${col} = ?` : `${col} IN (${values.map(() => '?').join(',')})`);
+          params.push(...values);
+          break;
+        }
+        case 'not_in':
+          clauses.push(`(${col} IS NULL OR ${col} NOT IN (${p.values.map(() => '?').join(',')}))`);
+          params.push(...p.values);
+          break;
+        case 'prefix':
+          clauses.push(`(${p.values.map(() => `(${col} >= ? AND ${col} < ?)`).join(' OR ')})`);
+          for (const v of p.values) params.push(v, `${v}\u{10FFFF}`);
+          break;
+        case 'contains':
+          clauses.push(`${col} LIKE ? ESCAPE '\\'`);
+          params.push(`%${escapeLike(p.value)}%`);
+          break;
+        case 'gte':
+          clauses.push(`${col} >= ?`);
+          params.push(p.value);
+          break;
+        case 'lte':
+          clauses.push(`${col} <= ?`);
+          params.push(p.value);
+          break;
+      }
+    }
+    return { sql: clauses.length ? clauses.join(' AND ') : '1', params };
+  }
+
+  async findNodes(q: NodeQuery): Promise<{ nodes: NodeRecord[]; total: number }> {
+    const where = this.whereNodes('n', q.kinds, q.predicates);
+    const rows = this.db
+      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE ${where.sql} ORDER BY n.kind, n.qualified_name, n.id LIMIT ? OFFSET ?`)
+      .all(...where.params, q.limit, q.offset) as Row[];
+    const total = rows.length < q.limit && (q.offset === 0 || rows.length > 0) ? q.offset + rows.length : await this.countNodes(q);
+    return { nodes: rows.map((r) => this.toNode(r)), total };
+  }
+
+  async countNodes(q: Omit<NodeQuery, 'limit' | 'offset'>): Promise<number> {
+    const where = this.whereNodes('n', q.kinds, q.predicates);
+    return (this.db.prepare(`SELECT count(*) AS c FROM nodes n WHERE ${where.sql}`).get(...where.params) as { c: number }).c;
+  }
+
+  async nodesByName(
+    field: 'qualified_name' | 'name',
+    value: string,
+    opts: { caseInsensitive: boolean; kinds?: readonly string[]; limit: number },
+  ): Promise<NodeRecord[]> {
+    const col = opts.caseInsensitive ? (field === 'name' ? 'name_lc' : 'qn_lc') : field;
+    const kinds = this.whereNodes('n', opts.kinds, []);
+    const rows = this.db
+      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.${col} = ? AND ${kinds.sql} ORDER BY n.kind, n.qualified_name, n.id LIMIT ?`)
+      .all(opts.caseInsensitive ? value.toLowerCase() : value, ...kinds.params, opts.limit) as Row[];
+    return rows.map((r) => this.toNode(r));
+  }
+
+  async nodesByQualifiedNameSuffix(suffix: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NodeRecord[]> {
+    const rev = reverse(suffix.toLowerCase());
+    const kinds = this.whereNodes('n', opts.kinds, []);
+    const rows = this.db
+      .prepare(
+        `SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.qn_rev >= ? AND n.qn_rev < ? AND substr(n.qn_rev, ?, 1) IN ('.', '#', '/', ':') AND ${kinds.sql}
+         ORDER BY n.kind, n.qualified_name, n.id LIMIT ?`,
+      )
+      .all(rev, `${rev}\u{10FFFF}`, rev.length + 1, ...kinds.params, opts.limit) as Row[];
+    return rows.map((r) => this.toNode(r));
+  }
+
+  private edgeWhere(preds: readonly EdgePredicate[] | undefined): { sql: string; params: SqlValue[] } {
+    const clauses: string[] = [];
+    const params: SqlValue[] = [];
+    for (const p of preds ?? []) {
+      if (p.attr === 'confidence' && p.op === 'gte') {
+        clauses.push('coalesce(e.confidence, 1.0) >= ?');
+        params.push(p.value);
+      } else if (p.op === 'in') {
+        clauses.push(`json_extract(e.attrs, '$.${p.attr.replace(/[^a-z0-9_]/gi, '')}') IN (${p.values.map(() => '?').join(',')})`);
+        params.push(...p.values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)));
+      } else {
+        clauses.push(`coalesce(json_extract(e.attrs, '$.${p.attr.replace(/[^a-z0-9_]/gi, '')}'), 0) >= ?`);
+        params.push(p.value);
+      }
+    }
+    return { sql: clauses.length ? clauses.join(' AND ') : '1', params };
+  }
+
+  async edges(q: EdgeQuery): Promise<{ rows: EdgeRow[]; total: number }> {
+    if (q.ids.length === 0 || q.types.length === 0) return { rows: [], total: 0 };
+    const origins = this.db.prepare(`SELECT rid, id FROM nodes WHERE id IN (${q.ids.map(() => '?').join(',')})`).all(...q.ids) as { rid: number; id: string }[];
+    if (origins.length === 0) return { rows: [], total: 0 };
+    const originRids = origins.map((o) => o.rid);
+    const other = this.whereNodes('n', q.other?.kinds, q.other?.predicates ?? []);
+    const edge = this.edgeWhere(q.edge);
+    const parts: string[] = [];
+    const params: SqlValue[] = [];
+    const types = q.types.map(() => '?').join(',');
+    const rids = originRids.map(() => '?').join(',');
+    for (const dir of q.direction === 'both' ? (['out', 'in'] as const) : [q.direction]) {
+      const [near, far] = dir === 'out' ? ['src', 'dst'] : ['dst', 'src'];
+      parts.push(
+        `SELECT e.type AS e_type, e.key AS e_key, e.attrs AS e_attrs, e.confidence AS e_conf, '${dir}' AS e_dir, o.id AS e_origin, ${NODE_COLUMNS}
+         FROM edges e JOIN nodes n ON n.rid = e.${far} JOIN nodes o ON o.rid = e.${near}
+         WHERE e.${near} IN (${rids}) AND e.type IN (${types}) AND ${other.sql} AND ${edge.sql}`,
+      );
+      params.push(...originRids, ...q.types, ...other.params, ...edge.params);
+    }
+    const union = parts.join(' UNION ALL ');
+    const rows = this.db
+      .prepare(`SELECT * FROM (${union}) ORDER BY e_origin, e_type, e_dir DESC, kind, qualified_name, id, e_key LIMIT ? OFFSET ?`)
+      .all(...params, q.limit, q.offset) as Row[];
+    const total =
+      rows.length < q.limit && (q.offset === 0 || rows.length > 0)
+        ? q.offset + rows.length
+        : (this.db.prepare(`SELECT count(*) AS c FROM (${union})`).get(...params) as { c: number }).c;
+    return {
+      total,
+      rows: rows.map((r) => {
+        const otherNode = this.toNode(r);
+        const dir = r.e_dir as 'in' | 'out';
+        const origin = r.e_origin as string;
+        return {
+          type: r.e_type as string,
+          direction: dir,
+          from: dir === 'out' ? origin : otherNode.id,
+          to: dir === 'out' ? otherNode.id : origin,
+          key: r.e_key as string,
+          attrs: r.e_attrs ? (JSON.parse(r.e_attrs as string) as Record<string, PropValue>) : {},
+          origin,
+          other: otherNode,
+        };
+      }),
+    };
+  }
+
+  async edgeCounts(ids: readonly string[]): Promise<Map<string, Record<string, { in: number; out: number }>>> {
+    const out = new Map<string, Record<string, { in: number; out: number }>>();
+    if (ids.length === 0) return out;
+    const marks = ids.map(() => '?').join(',');
+    const rows = this.db
+      .prepare(
+        `SELECT o.id AS id, e.type AS type, 'out' AS dir, count(*) AS c FROM nodes o JOIN edges e ON e.src = o.rid WHERE o.id IN (${marks}) GROUP BY o.id, e.type
+         UNION ALL
+         SELECT o.id AS id, e.type AS type, 'in' AS dir, count(*) AS c FROM nodes o JOIN edges e ON e.dst = o.rid WHERE o.id IN (${marks}) GROUP BY o.id, e.type`,
+      )
+      .all(...ids, ...ids) as { id: string; type: string; dir: 'in' | 'out'; c: number }[];
+    for (const id of ids) out.set(id, {});
+    for (const r of rows) {
+      const counts = out.get(r.id)!;
+      counts[r.type] ??= { in: 0, out: 0 };
+      counts[r.type]![r.dir] = r.c;
+    }
+    for (const [id, counts] of out) out.set(id, Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b))));
+    return out;
+  }
+
+  async searchText(q: TextQuery): Promise<TextHit[]> {
+    if (q.terms.length === 0) return [];
+    const match = q.terms.map(ftsQuote).join(q.mode === 'and' ? ' AND ' : ' OR ');
+    const where = this.whereNodes('n', q.kinds, q.predicates ?? []);
+    const priorCases = Object.entries(q.kindPriors)
+      .map(([kind, prior]) => `WHEN '${kind.replace(/'/g, "''")}' THEN ${Number(prior)}`)
+      .join(' ');
+    const prior = priorCases ? `(CASE n.kind ${priorCases} ELSE 1.0 END)` : '1.0';
+    const w = q.weights;
+    // bm25() is lower-is-better (negative); negate so higher is better.
+    const rows = this.db
+      .prepare(
+        `SELECT ${NODE_COLUMNS}, -bm25(search, ${w.name}, ${w.qualified_name}, ${w.text}) * ${prior} AS score,
+                -bm25(search, 1, 0, 0) AS c_name, -bm25(search, 0, 1, 0) AS c_qn, -bm25(search, 0, 0, 1) AS c_text
+         FROM search JOIN nodes n ON n.rid = search.rowid
+         WHERE search MATCH ? AND ${where.sql}
+         ORDER BY score DESC, n.qualified_name, n.id LIMIT ?`,
+      )
+      .all(match, ...where.params, q.limit) as Row[];
+    return rows.map((r) => ({
+      node: this.toNode(r),
+      score: r.score as number,
+      components: { name: r.c_name as number, qualified_name: r.c_qn as number, text: r.c_text as number },
+    }));
+  }
+
+  async similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]> {
+    const needle = text.trim();
+    if (!needle) return [];
+    const grams = [...trigrams(needle)].map((g) => g.trim()).filter((g) => g.length === 3);
+    let candidates: { nid: number; name: string }[];
+    if (grams.length === 0) {
+      candidates = this.stmt(`SELECT rowid AS nid, name FROM names WHERE name LIKE ? ESCAPE '\\' LIMIT 200`).all(`${escapeLike(needle)}%`) as { nid: number; name: string }[];
+    } else {
+      const match = [...new Set(grams)].map(ftsQuote).join(' OR ');
+      candidates = this.stmt(`SELECT rowid AS nid, name FROM names WHERE names MATCH ? ORDER BY rank LIMIT 300`).all(match) as { nid: number; name: string }[];
+    }
+    const kindFilter = opts.kinds && opts.kinds.length > 0 ? new Set(opts.kinds) : undefined;
+    const kindsOf = this.stmt('SELECT kind FROM name_kinds WHERE nid = ? ORDER BY kind');
+    const scored: NameSuggestion[] = [];
+    for (const c of candidates) {
+      const similarity = trigramSimilarity(needle, c.name);
+      if (similarity < 0.25) continue;
+      const kinds = (kindsOf.all(c.nid) as { kind: string }[]).map((k) => k.kind).filter((k) => !kindFilter || kindFilter.has(k));
+      if (kinds.length === 0) continue;
+      scored.push({ name: c.name, kinds, similarity: Math.round(similarity * 1000) / 1000 });
+    }
+    scored.sort((a, b) => b.similarity - a.similarity || a.name.localeCompare(b.name));
+    return scored.slice(0, opts.limit);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

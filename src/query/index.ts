@@ -1,0 +1,55 @@
+import { ToolError, type ToolErrorBody } from './errors.js';
+import { checkArguments, inputSchema, type JsonSchema, type ToolContext, type ToolDef } from './tool.js';
+import { closest } from '../search/similarity.js';
+import { describeTool } from './tools/describe.js';
+import { findTool } from './tools/find.js';
+import { neighborsTool } from './tools/neighbors.js';
+import { resolveTool } from './tools/resolve.js';
+import { searchTool } from './tools/search.js';
+import { asObject } from './coerce.js';
+import type { Ontology } from '../graph/ontology/index.js';
+
+export type { ToolContext, ToolDef } from './tool.js';
+export { ToolError } from './errors.js';
+
+/** Every query tool, in the order they are presented. */
+export const TOOLS: readonly ToolDef[] = [searchTool, findTool, describeTool, neighborsTool, resolveTool];
+
+export type ToolResult = ({ ok: true } & Record<string, unknown>) | { ok: false; error: ToolErrorBody };
+
+export interface ToolListing {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+export function listTools(ontology: Ontology): ToolListing[] {
+  return TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description(ontology), inputSchema: inputSchema(t, ontology) }));
+}
+
+export function toolByName(name: string): ToolDef | undefined {
+  return TOOLS.find((t) => t.name === name);
+}
+
+/**
+ * Runs a tool on raw arguments (an object or its JSON text). Never throws: a caller mistake becomes
+ * `{ok: false, error}` with a teaching message; an unexpected failure becomes an `internal` error.
+ */
+export async function runTool(ctx: ToolContext, name: string, rawArgs: unknown): Promise<ToolResult> {
+  try {
+    const tool = toolByName(name);
+    if (!tool) {
+      const names = TOOLS.map((t) => t.name);
+      const suggestions = closest(name, names);
+      return { ok: false, error: { code: 'unknown_tool', message: `No tool named ${JSON.stringify(name)}.${suggestions.length ? ` Did you mean ${suggestions.join(' or ')}?` : ''} Tools: ${names.join(', ')}.`, allowed: names } };
+    }
+    const args = asObject(rawArgs, 'arguments') ?? {};
+    checkArguments(tool, ctx.ontology, args);
+    return (await tool.run(ctx, args)) as ToolResult;
+  } catch (err) {
+    if (err instanceof ToolError) return { ok: false, error: err.body };
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false, error: { code: 'internal', message: `Internal error in ${name}: ${message}. This is a Sextant bug; the index is unchanged.` } };
+  }
+}

@@ -1,0 +1,89 @@
+import type { NodeRecord } from '../../graph/types.js';
+import { toRef } from '../../graph/types.js';
+import { asString, asStringList, isBlank } from '../coerce.js';
+import { fail } from '../errors.js';
+import { limitHints, type Hint } from '../hints.js';
+import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
+
+const MAX_IDS = 50;
+const ID_SHAPE = /^[a-z]{2,3}_[0-9a-z]{16}$/;
+
+export const describeTool: ToolDef = {
+  name: 'describe',
+  title: 'Describe nodes',
+  description: () =>
+    [
+      'Full records by id: every stored property, where the node is declared, and `edges: {TYPE: {in, out}}` counts so you know which `neighbors` calls will return something.',
+      'Pass `id`, or `ids` for several (at most 50). An exact qualified name is accepted in place of an id when it names exactly one node; otherwise use `resolve` first.',
+    ].join('\n'),
+  params: () => [
+    { name: 'id', description: 'One node id (or an exact qualified name that names exactly one node).', schema: { type: 'string', minLength: 1 } },
+    { name: 'ids', description: `Several node ids (at most ${MAX_IDS}).`, schema: stringListSchema() },
+  ],
+  run: async (ctx, args) => {
+    const single = asString(args.id, 'id');
+    const many = asStringList(args.ids, 'ids');
+    if (single !== undefined && many !== undefined) fail({ code: 'invalid_argument', argument: 'ids', message: 'Pass either `id` or `ids`, not both.' });
+    if (single === undefined && many === undefined) fail({ code: 'missing_argument', argument: 'id', message: 'describe needs `id` (one node) or `ids` (several). Find ids with `search`, `find` or `resolve`.' });
+    if (many && many.length > MAX_IDS) fail({ code: 'out_of_range', argument: 'ids', message: `describe takes at most ${MAX_IDS} ids at once; got ${many.length}. Split the list.` });
+    const wanted = many ?? [single!];
+    const ids = await Promise.all(wanted.map((w) => toId(ctx, w, many ? 'ids' : 'id')));
+    const nodes = await ctx.store.getNodes(ids);
+    const found = new Set(nodes.map((n) => n.id));
+    const missing = ids.filter((id) => !found.has(id));
+    if (nodes.length === 0) {
+      fail({
+        code: 'not_found',
+        argument: many ? 'ids' : 'id',
+        message: `No node has id ${missing.map((m) => JSON.stringify(m)).join(', ')}. Ids change only when what they name changes; look the name up again with \`resolve\`.`,
+        hints: limitHints(missing.slice(0, 1).map((m) => ({ tool: 'resolve', args: { identifier: m }, reason: 'look the name up' }))),
+      });
+    }
+    const counts = await ctx.store.edgeCounts(nodes.map((n) => n.id));
+    const records = nodes.map((n) => record(n, counts.get(n.id) ?? {}));
+    const hints = limitHints(nodes.flatMap((n) => edgeHints(ctx, n, counts.get(n.id) ?? {})));
+    if (!many) return { ok: true, node: records[0], hints };
+    return { ok: true, nodes: records, ...(missing.length ? { missing } : {}), hints };
+  },
+};
+
+/** An id as given, or the id of the one node with this exact qualified name (DESIGN.md §2). */
+async function toId(ctx: ToolContext, given: string, argument: string): Promise<string> {
+  if (ID_SHAPE.test(given) && ctx.ontology.kindOfId(given)) return given;
+  const byName = await ctx.store.nodesByName('qualified_name', given, { caseInsensitive: false, limit: 3 });
+  if (byName.length === 1) return byName[0]!.id;
+  fail({
+    code: byName.length > 1 ? 'ambiguous' : 'not_found',
+    argument,
+    message:
+      byName.length > 1
+        ? `${JSON.stringify(given)} is the qualified name of several nodes (${byName.map((n) => `${n.kind} in ${n.source}`).join(', ')}); describe needs one. Use \`resolve\` and pass an id.`
+        : `${JSON.stringify(given)} is neither a node id nor an exact qualified name. Use \`resolve\` to look it up.`,
+    hints: [{ tool: 'resolve', args: { identifier: given }, reason: 'find the matching node ids' }],
+  });
+}
+
+function record(node: NodeRecord, edges: Record<string, { in: number; out: number }>): Record<string, unknown> {
+  const ref = toRef(node);
+  return {
+    ...ref,
+    properties: node.props,
+    location: { source: node.source, ...(node.service ? { service: node.service } : {}), ...(node.module ? { module: node.module } : {}), ...(node.file ? { file: node.file } : {}), ...(node.line ? { line: node.line } : {}) },
+    edges,
+  };
+}
+
+/** Suggest walking the edge types this node actually has, outgoing first, busiest first. */
+function edgeHints(ctx: ToolContext, node: NodeRecord, counts: Record<string, { in: number; out: number }>): Hint[] {
+  const options: { type: string; direction: 'in' | 'out'; n: number }[] = [];
+  for (const [type, c] of Object.entries(counts)) {
+    if (c.out > 0) options.push({ type, direction: 'out', n: c.out });
+    if (c.in > 0) options.push({ type, direction: 'in', n: c.in });
+  }
+  options.sort((a, b) => (a.direction === b.direction ? b.n - a.n : a.direction === 'out' ? -1 : 1) || a.type.localeCompare(b.type));
+  return options.slice(0, 3).map((o) => ({
+    tool: 'neighbors',
+    args: { ids: [node.id], direction: o.direction, edge_types: [o.type] },
+    reason: `${o.n} ${o.type} edge${o.n === 1 ? '' : 's'} ${o.direction === 'out' ? 'from' : 'into'} ${node.qualified_name}: ${ctx.ontology.edgeType(o.type)?.description ?? ''}`.trim(),
+  }));
+}

@@ -1,0 +1,89 @@
+import type { NodeRecord } from '../../graph/types.js';
+import { asEnum, asString } from '../coerce.js';
+import { limitHints, type Hint } from '../hints.js';
+import { listEntry } from '../present.js';
+import type { ToolContext, ToolDef } from '../tool.js';
+import { nameSuggestions } from './absence.js';
+
+const MAX_CANDIDATES = 20;
+
+interface Tier {
+  reason: string;
+  score: number;
+  lookup: (ctx: ToolContext, identifier: string, kinds: string[] | undefined) => Promise<NodeRecord[]>;
+}
+
+const ID_SHAPE = /^[a-z]{2,3}_[0-9a-z]{16}$/;
+
+/** Lookups from most to least exact; the first tier with any match decides. */
+const TIERS: Tier[] = [
+  { reason: 'exact id', score: 1, lookup: async (ctx, s, kinds) => (ID_SHAPE.test(s) ? (await ctx.store.getNodes([s])).filter((n) => !kinds || kinds.includes(n.kind)) : []) },
+  { reason: 'exact qualified name', score: 0.95, lookup: (ctx, s, kinds) => ctx.store.nodesByName('qualified_name', s, { caseInsensitive: false, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
+  { reason: 'exact name', score: 0.9, lookup: (ctx, s, kinds) => ctx.store.nodesByName('name', s, { caseInsensitive: false, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
+  { reason: 'qualified name, ignoring case', score: 0.8, lookup: (ctx, s, kinds) => ctx.store.nodesByName('qualified_name', s, { caseInsensitive: true, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
+  { reason: 'name, ignoring case', score: 0.75, lookup: (ctx, s, kinds) => ctx.store.nodesByName('name', s, { caseInsensitive: true, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
+  { reason: 'end of qualified name', score: 0.6, lookup: (ctx, s, kinds) => ctx.store.nodesByQualifiedNameSuffix(s, { ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
+];
+
+export const resolveTool: ToolDef = {
+  name: 'resolve',
+  title: 'Resolve a name to a node',
+  description: (o) =>
+    [
+      'Map what a person or agent types (a name, a qualified name like `PullRequest.title`, an id) to node ids.',
+      'Answers `status: one` with the node, `many` with ranked candidates and the reason each matched, or `none` with a diagnosis (did-you-mean). It never picks among several for you: narrow with `kind` or a more qualified identifier.',
+      `Kinds: ${o.kindNames().join(', ')}.`,
+    ].join('\n'),
+  params: (o) => [
+    { name: 'identifier', description: 'Name, qualified name or id to look up.', schema: { type: 'string', minLength: 1 }, required: true },
+    { name: 'kind', description: 'Only consider nodes of this kind.', schema: { type: 'string', enum: o.kindNames() } },
+  ],
+  run: async (ctx, args) => {
+    const identifier = asString(args.identifier, 'identifier')!;
+    const kind = asEnum(args.kind, 'kind', ctx.ontology.kindNames(), 'kind');
+    const kinds = kind ? [kind] : undefined;
+    for (const tier of TIERS) {
+      const found = await tier.lookup(ctx, identifier, kinds);
+      if (found.length === 0) continue;
+      if (found.length === 1) {
+        const node = found[0]!;
+        return {
+          ok: true,
+          status: 'one',
+          identifier,
+          node: listEntry(ctx.ontology, node),
+          reason: tier.reason,
+          hints: limitHints([{ tool: 'describe', args: { id: node.id }, reason: `full record and edge counts of ${node.qualified_name}` }]),
+        };
+      }
+      const truncated = found.length > MAX_CANDIDATES;
+      const candidates = found.slice(0, MAX_CANDIDATES).map((n) => ({ node: listEntry(ctx.ontology, n), reason: tier.reason, score: tier.score }));
+      const kindsSeen = [...new Set(found.map((n) => n.kind))];
+      const hints: Hint[] = [];
+      if (!kind && kindsSeen.length > 1) for (const k of kindsSeen.slice(0, 2)) hints.push({ tool: 'resolve', args: { identifier, kind: k }, reason: `only ${k} candidates` });
+      hints.push({ tool: 'describe', args: { ids: found.slice(0, 5).map((n) => n.id) }, reason: 'compare the first candidates' });
+      return { ok: true, status: 'many', identifier, candidates, truncated, hints: limitHints(hints) };
+    }
+    return noneAnswer(ctx, identifier, kind);
+  },
+};
+
+async function noneAnswer(ctx: ToolContext, identifier: string, kind: string | undefined): Promise<Record<string, unknown>> {
+  const hints: Hint[] = [];
+  const absence: Record<string, unknown> = { reason: `nothing is named ${JSON.stringify(identifier)}${kind ? ` among ${kind} nodes` : ''}` };
+  if (kind) {
+    const other = await resolveTool.run(ctx, { identifier });
+    if (other.status !== 'none') {
+      absence.other_kinds = other.status === 'one' ? [other.node] : (other.candidates as { node: unknown }[]).map((c) => c.node);
+      hints.push({ tool: 'resolve', args: { identifier }, reason: 'the name exists under another kind' });
+    }
+  }
+  const last = identifier.split(/[.#/]/).filter(Boolean).pop() ?? identifier;
+  const near = await nameSuggestions(ctx, last, kind ? [kind] : undefined);
+  if (near.length) {
+    absence.did_you_mean = near;
+    hints.push({ tool: 'resolve', args: { identifier: near[0]!.name, ...(kind ? { kind } : {}) }, reason: `closest name (similarity ${near[0]!.similarity})` });
+  }
+  hints.push({ tool: 'search', args: { query: identifier, ...(kind ? { kinds: [kind] } : {}) }, reason: 'ranked text search instead of exact names' });
+  return { ok: true, status: 'none', identifier, absence, hints: limitHints(hints) };
+}

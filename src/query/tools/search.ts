@@ -1,0 +1,144 @@
+import type { Predicate, TextHit } from '../../graph/store.js';
+import { foldIdentifier, indexTokens, queryTerms } from '../../search/tokenize.js';
+import { asBoolean, asEnum, asInteger, asString, asStringList } from '../coerce.js';
+import { fail } from '../errors.js';
+import { compileFilter } from '../filters.js';
+import { limitHints, type Hint } from '../hints.js';
+import { listEntry, snippetOf } from '../present.js';
+import { filterSchema, limitParam, offsetParam, stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
+import { nameSuggestions } from './absence.js';
+
+/** Column weights: a term in the name says much more than one in a description. */
+export const SEARCH_WEIGHTS = { name: 10, qualified_name: 3, text: 1 } as const;
+/** Multiplier when the whole query, folded, is the node's name (`pull request` → `PullRequest`). */
+const EXACT_NAME_BONUS = 2;
+const MAX_WINDOW = 200;
+
+export const searchTool: ToolDef = {
+  name: 'search',
+  title: 'Ranked text search',
+  description: (o) =>
+    [
+      'Ranked lexical search (BM25 over identifier-aware tokens: camelCase, snake_case, dotted names split; whole identifiers kept) with priors by kind. The one fuzzy tool: use it to locate, then `describe` / `neighbors` to inspect and walk.',
+      'Nodes matching all terms rank before nodes matching some. `kinds` and `filter` narrow exactly (filter fields must apply to every kind searched). `explain: true` shows each score\'s components.',
+      `Kinds: ${o.kindNames().join(', ')}.`,
+    ].join('\n'),
+  params: (o) => [
+    { name: 'query', description: 'Words or identifiers, e.g. "pull request review comments" or "getOrderById".', schema: { type: 'string', minLength: 1 }, required: true },
+    { name: 'kinds', description: 'Only these node kinds.', schema: stringListSchema({ type: 'string', enum: o.kindNames() }) },
+    { name: 'filter', description: 'Exact conditions (fields must apply to every kind searched; pass `kinds` to use kind-specific fields).', schema: filterSchema(o) },
+    limitParam(10, 50),
+    offsetParam,
+    { name: 'explain', description: 'Include score components for each result.', schema: { type: 'boolean', default: false } },
+  ],
+  run: async (ctx, args) => {
+    const o = ctx.ontology;
+    const query = asString(args.query, 'query')!;
+    const kindList = asStringList(args.kinds, 'kinds');
+    const kinds = kindList ? [...new Set(kindList.map((k) => asEnum(k, 'kinds', o.kindNames(), 'kind')!))] : undefined;
+    const { predicates, filter } = compileFilter(o, kinds ?? o.kindNames(), args.filter);
+    const limit = asInteger(args.limit, 'limit', { min: 1, max: 50 }) ?? 10;
+    const offset = asInteger(args.offset, 'offset', { min: 0, max: 1000 }) ?? 0;
+    const explain = asBoolean(args.explain, 'explain') ?? false;
+    const terms = queryTerms(query);
+    if (terms.length === 0) fail({ code: 'invalid_argument', argument: 'query', message: 'query has no words or identifiers to search for.' });
+
+    const window = Math.min(MAX_WINDOW, Math.max(50, (offset + limit) * 3));
+    const ranked = await rank(ctx, query, terms, kinds, predicates, window);
+    const page = ranked.hits.slice(offset, offset + limit);
+    const hasMore = ranked.hits.length > offset + limit;
+    const results = page.map((h) => {
+      const entry: Record<string, unknown> = { node: listEntry(o, h.hit.node), score: round(h.score) };
+      const snippet = snippetOf(h.hit.node);
+      if (snippet) entry.snippet = snippet;
+      entry.why = h.why;
+      if (explain) entry.explain = h.explain;
+      return entry;
+    });
+    const hints: (Hint | undefined)[] = [];
+    const top = page[0]?.hit.node;
+    if (top) hints.push({ tool: 'describe', args: { id: top.id }, reason: `full record of the top result, ${top.qualified_name}` });
+    if (hasMore) hints.push({ tool: 'search', args: { query, ...(kinds ? { kinds } : {}), ...(Object.keys(filter).length ? { filter } : {}), limit, offset: offset + limit }, reason: 'next page' });
+    const result: Record<string, unknown> = { ok: true, query, terms, match: ranked.mode, has_more: hasMore, results };
+    if (results.length === 0) result.absence = await searchAbsence(ctx, query, terms, kinds, predicates, offset, hints);
+    result.hints = limitHints(hints);
+    return result;
+  },
+};
+
+interface Ranked {
+  hit: TextHit;
+  score: number;
+  why: string;
+  explain: Record<string, unknown>;
+}
+
+async function rank(ctx: ToolContext, query: string, terms: string[], kinds: string[] | undefined, predicates: Predicate[], window: number): Promise<{ hits: Ranked[]; mode: 'all_terms' | 'some_terms' | 'all_terms+some_terms' | 'none' }> {
+  const kindPriors = Object.fromEntries(ctx.ontology.kinds().map((k) => [k.def.name, k.def.searchPrior]));
+  const base = { ...(kinds ? { kinds } : {}), predicates, weights: SEARCH_WEIGHTS, kindPriors, limit: window };
+  const all = await ctx.store.searchText({ ...base, terms, mode: 'and' });
+  let some: TextHit[] = [];
+  if (all.length < window && terms.length > 1) {
+    const seen = new Set(all.map((h) => h.node.id));
+    some = (await ctx.store.searchText({ ...base, terms, mode: 'or' })).filter((h) => !seen.has(h.node.id));
+  }
+  const folded = foldIdentifier(query);
+  const score = (h: TextHit, matchedAll: boolean): Ranked => {
+    const exact = folded.length > 0 && foldIdentifier(h.node.name) === folded;
+    const bonus = exact ? EXACT_NAME_BONUS : 1;
+    const matched = matchedTerms(terms, h);
+    return {
+      hit: h,
+      score: h.score * bonus,
+      why: `${matchedAll ? 'all terms' : `${matched.length} of ${terms.length} terms`}${exact ? ', exact name' : ''}${matched.length ? ` (${matched.join(', ')})` : ''}`,
+      explain: {
+        bm25: { name: round(h.components.name), qualified_name: round(h.components.qualified_name), text: round(h.components.text) },
+        weights: SEARCH_WEIGHTS,
+        kind_prior: ctx.ontology.kind(h.node.kind)?.def.searchPrior ?? 1,
+        exact_name_bonus: bonus,
+        matched: matchedAll ? 'all_terms' : 'some_terms',
+        score: round(h.score * bonus),
+      },
+    };
+  };
+  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || a.hit.node.qualified_name.localeCompare(b.hit.node.qualified_name) || a.hit.node.id.localeCompare(b.hit.node.id);
+  const hits = [...all.map((h) => score(h, true)).sort(byScore), ...some.map((h) => score(h, false)).sort(byScore)];
+  const mode = all.length && some.length ? 'all_terms+some_terms' : all.length ? 'all_terms' : some.length ? 'some_terms' : 'none';
+  return { hits, mode };
+}
+
+/** Which query terms the node's name or qualified name visibly contains (a readable approximation of the match). */
+function matchedTerms(terms: string[], hit: TextHit): string[] {
+  const tokens = new Set([...indexTokens(hit.node.name), ...indexTokens(hit.node.qualified_name)]);
+  const stem = (t: string) => t.replace(/(ies|es|s|ing|ed)$/, '');
+  return terms.filter((t) => [...tokens].some((tok) => tok === t || stem(tok) === stem(t)));
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+async function searchAbsence(ctx: ToolContext, query: string, terms: string[], kinds: string[] | undefined, predicates: Predicate[], offset: number, hints: (Hint | undefined)[]): Promise<Record<string, unknown>> {
+  if (offset > 0) return { reason: `no results past offset ${offset}` };
+  const absence: Record<string, unknown> = {};
+  if (kinds || predicates.length) {
+    const kindPriors = Object.fromEntries(ctx.ontology.kinds().map((k) => [k.def.name, k.def.searchPrior]));
+    const unfiltered = await ctx.store.searchText({ terms, mode: 'or', predicates: [], weights: SEARCH_WEIGHTS, kindPriors, limit: 50 });
+    if (unfiltered.length) {
+      const byKind: Record<string, number> = {};
+      for (const h of unfiltered) byKind[h.node.kind] = (byKind[h.node.kind] ?? 0) + 1;
+      absence.reason = `the words match ${unfiltered.length}${unfiltered.length === 50 ? '+' : ''} nodes, but none pass ${kinds ? 'the kinds' : ''}${kinds && predicates.length ? ' and ' : ''}${predicates.length ? 'the filter' : ''}`;
+      absence.without_restrictions = byKind;
+      hints.push({ tool: 'search', args: { query }, reason: 'the same search without kinds or filter' });
+      return absence;
+    }
+  }
+  absence.reason = `no indexed name, qualified name or description contains ${terms.length === 1 ? 'the term' : 'any of the terms'} ${terms.join(', ')}`;
+  const near = await nameSuggestions(ctx, query.replace(/\s+/g, ''), kinds);
+  const perTerm = near.length ? near : (await Promise.all(terms.map((t) => nameSuggestions(ctx, t, kinds, 2)))).flat();
+  if (perTerm.length) {
+    absence.did_you_mean = perTerm.slice(0, 5);
+    hints.push({ tool: 'search', args: { query: perTerm[0]!.name }, reason: `closest indexed name (similarity ${perTerm[0]!.similarity})` });
+  }
+  return absence;
+}

@@ -1,0 +1,50 @@
+/**
+ * Identifier-aware tokens. `getOrderById` → `getorderbyid get order by id`; `pull_request.review-comments`
+ * → its parts plus each whole identifier. The indexed text and the query go through the same splitter, and
+ * SQLite's porter stemmer then folds plurals and tenses on both sides.
+ */
+
+const WORD = /[\p{L}\p{N}_$]+(?:[.\-/#:][\p{L}\p{N}_$]+)*/gu;
+
+/** Parts of one identifier: camelCase, PascalCase with acronyms, snake_case, dotted, dashed and path segments. */
+export function identifierParts(identifier: string): string[] {
+  const parts: string[] = [];
+  for (const segment of identifier.split(/[^\p{L}\p{N}]+/u)) {
+    if (!segment) continue;
+    const pieces = segment
+      .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+      .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+      .split(' ');
+    for (const p of pieces) if (p) parts.push(p.toLowerCase());
+  }
+  return parts;
+}
+
+/** Tokens to index for a text: each identifier whole (separators removed) and its parts. */
+export function indexTokens(text: string | null | undefined): string[] {
+  if (!text) return [];
+  const out: string[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const parts = identifierParts(match[0]);
+    if (parts.length === 0) continue;
+    if (parts.length > 1) out.push(parts.join(''));
+    out.push(...parts);
+  }
+  return out;
+}
+
+const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'for', 'from', 'how', 'in', 'is', 'of', 'on', 'or', 'the', 'to', 'what', 'where', 'which', 'who', 'with']);
+
+/** Terms of a search query: identifier parts, without duplicates, stop words dropped when others remain. */
+export function queryTerms(query: string): string[] {
+  const parts: string[] = [];
+  for (const match of query.matchAll(WORD)) parts.push(...identifierParts(match[0]));
+  const unique = [...new Set(parts)];
+  const content = unique.filter((t) => !STOP_WORDS.has(t));
+  return content.length > 0 ? content : unique;
+}
+
+/** The whole query folded the way names are compared for an exact-name bonus. */
+export function foldIdentifier(text: string): string {
+  return identifierParts(text).join('');
+}
