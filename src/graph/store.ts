@@ -56,7 +56,7 @@ export interface TextQuery {
   mode: 'and' | 'or';
   kinds?: readonly string[];
   predicates?: readonly Predicate[];
-  /** Relative weights of the three indexed text columns. */
+  /** Relative weights of name and qualified name (scored together) and of descriptive text (scored apart). */
   weights: { name: number; qualified_name: number; text: number };
   /** Score multiplier per node kind. */
   kindPriors: Readonly<Record<string, number>>;
@@ -67,8 +67,8 @@ export interface TextHit {
   node: NodeRecord;
   /** Weighted BM25 with kind prior (higher is better). */
   score: number;
-  /** Unweighted BM25 per column (higher is better), for `explain`. */
-  components: { name: number; qualified_name: number; text: number };
+  /** Weighted BM25 of the identifier columns and of the text column, before the kind prior, for `explain`. */
+  components: { identifier: number; text: number };
 }
 
 export interface NameSuggestion {

@@ -43,8 +43,3 @@ export function queryTerms(query: string): string[] {
   const content = unique.filter((t) => !STOP_WORDS.has(t));
   return content.length > 0 ? content : unique;
 }
-
-/** The whole query folded the way names are compared for an exact-name bonus. */
-export function foldIdentifier(text: string): string {
-  return identifierParts(text).join('');
-}

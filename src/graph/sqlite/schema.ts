@@ -7,7 +7,8 @@ export function propertyColumn(name: string): string {
 
 /**
  * DDL derived from the ontology: core columns, one generated column and index per filterable scalar
- * property, list properties as terms, edges indexed both ways by type, FTS5 for search and trigram names
+ * property, list properties as terms, edges indexed both ways by type, FTS5 for search (identifiers and descriptions apart, so a long description does not
+ * dilute a name match) and trigram names
  * for did-you-mean.
  */
 export function schemaDdl(ontology: Ontology): string {
@@ -64,7 +65,8 @@ CREATE TABLE edges (
 ) WITHOUT ROWID;
 CREATE INDEX edges_in ON edges(dst, type, src);
 CREATE INDEX edges_source ON edges(source);
-CREATE VIRTUAL TABLE search USING fts5(name_t, qn_t, text_t, content='', contentless_delete=1, tokenize='porter unicode61');
+CREATE VIRTUAL TABLE search_id USING fts5(name_t, qn_t, content='', contentless_delete=1, tokenize='porter unicode61');
+CREATE VIRTUAL TABLE search_text USING fts5(text_t, content='', contentless_delete=1, tokenize='porter unicode61');
 CREATE VIRTUAL TABLE names USING fts5(name, tokenize='trigram', detail='none');
 CREATE TABLE name_kinds (nid INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (nid, kind)) WITHOUT ROWID;
 `;

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { indexTokens } from '../../search/tokenize.js';
@@ -34,6 +35,11 @@ export interface OpenOptions {
 
 const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, n.props';
 const BATCH = 400;
+
+/** Hash of the DDL, so an index written by a different layout is rebuilt rather than misread. */
+function schemaHash(ontology: Ontology): string {
+  return createHash('sha256').update(schemaDdl(ontology)).digest('hex').slice(0, 12);
+}
 
 function reverse(text: string): string {
   return [...text].reverse().join('');
@@ -98,6 +104,7 @@ export class SqliteStore implements Store {
       const put = db.prepare('INSERT INTO meta(key, value) VALUES (?, ?)');
       put.run('ontology_version', ontology.version);
       put.run('store_format', String(STORE_FORMAT));
+      put.run('schema_hash', schemaHash(ontology));
       put.run('created_at', now);
       put.run('updated_at', now);
     })();
@@ -123,7 +130,7 @@ export class SqliteStore implements Store {
     const format = this.metaValue('store_format');
     const version = this.metaValue('ontology_version');
     if (format === undefined || version === undefined) return 'corrupt';
-    if (format !== String(STORE_FORMAT)) return 'format';
+    if (format !== String(STORE_FORMAT) || this.metaValue('schema_hash') !== schemaHash(this.ontology)) return 'format';
     if (version !== this.ontology.version) return 'ontology';
     return 'ok';
   }
@@ -135,7 +142,7 @@ export class SqliteStore implements Store {
     const how = `Rebuild it: \`sextant index ${root ?? '<path-or-config>'} --store ${this.location}\` (a full rebuild replaces the old index).`;
     this.db.close();
     if (state === 'corrupt') throw new StoreError('store_corrupt', `The index at ${this.location} is incomplete or not a Sextant index. ${how}`);
-    const found = state === 'format' ? `store format ${this.metaValue('store_format')}` : `ontology version ${this.metaValue('ontology_version')}`;
+    const found = state === 'format' ? 'a different store layout' : `ontology version ${this.metaValue('ontology_version')}`;
     const want = state === 'format' ? `store format ${STORE_FORMAT}` : `ontology version ${this.ontology.version}`;
     throw new StoreError('ontology_mismatch', `The index at ${this.location} was built with ${found}; this Sextant reads ${want}. ${how}`);
   }
@@ -218,7 +225,8 @@ export class SqliteStore implements Store {
 
   private deleteSource(name: string): boolean {
     const had = this.stmt('DELETE FROM sources WHERE name = ?').run(name).changes > 0;
-    this.stmt('DELETE FROM search WHERE rowid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
+    this.stmt('DELETE FROM search_id WHERE rowid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
+    this.stmt('DELETE FROM search_text WHERE rowid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
     this.stmt('DELETE FROM node_terms WHERE rid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
     this.stmt('DELETE FROM edges WHERE source = ?').run(name);
     this.stmt('DELETE FROM edges WHERE src IN (SELECT rid FROM nodes WHERE source = ?) OR dst IN (SELECT rid FROM nodes WHERE source = ?)').run(name, name);
@@ -246,13 +254,16 @@ export class SqliteStore implements Store {
     const listProps = [...this.ontology.listProperties.keys()];
     let rid = maxRid;
     const nodeRows: SqlValue[][] = [];
-    const searchRows: SqlValue[][] = [];
+    const idRows: SqlValue[][] = [];
+    const textRows: SqlValue[][] = [];
     for (const n of nodes) {
       rid++;
       if (ridOf.has(n.id)) throw new StoreError('store_corrupt', `duplicate node id ${n.id} (${n.kind} ${n.qualified_name})`);
       ridOf.set(n.id, rid);
       nodeRows.push([rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, JSON.stringify(n.props), n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())]);
-      searchRows.push([rid, indexTokens(n.name).join(' '), indexTokens(n.qualified_name).join(' '), this.searchTextOf(n)]);
+      idRows.push([rid, indexTokens(n.name).join(' '), indexTokens(n.qualified_name).join(' ')]);
+      const text = this.searchTextOf(n);
+      if (text) textRows.push([rid, text]);
       for (const p of listProps) {
         const v = n.props[p];
         if (Array.isArray(v)) for (const item of new Set(v)) if (typeof item === 'string') termRows.push([p, item, rid]);
@@ -260,7 +271,8 @@ export class SqliteStore implements Store {
     }
     this.insertRows('nodes', nodeCols, 14, nodeRows, (done) => onProgress?.({ phase: 'nodes', done, total: nodes.length }));
     this.insertRows('node_terms', '(prop, value, rid)', 3, termRows);
-    this.insertRows('search', '(rowid, name_t, qn_t, text_t)', 4, searchRows, (done) => onProgress?.({ phase: 'search', done, total: nodes.length }));
+    this.insertRows('search_id', '(rowid, name_t, qn_t)', 3, idRows, (done) => onProgress?.({ phase: 'search', done, total: nodes.length }));
+    this.insertRows('search_text', '(rowid, text_t)', 2, textRows);
     return ridOf;
   }
 
@@ -520,20 +532,25 @@ export class SqliteStore implements Store {
       .join(' ');
     const prior = priorCases ? `(CASE n.kind ${priorCases} ELSE 1.0 END)` : '1.0';
     const w = q.weights;
-    // bm25() is lower-is-better (negative); negate so higher is better.
+    // bm25() is lower-is-better (negative); negate so higher is better. Identifiers and descriptions are
+    // scored in separate tables so each has its own length normalisation, then added.
     const rows = this.db
       .prepare(
-        `SELECT ${NODE_COLUMNS}, -bm25(search, ${w.name}, ${w.qualified_name}, ${w.text}) * ${prior} AS score,
-                -bm25(search, 1, 0, 0) AS c_name, -bm25(search, 0, 1, 0) AS c_qn, -bm25(search, 0, 0, 1) AS c_text
-         FROM search JOIN nodes n ON n.rid = search.rowid
-         WHERE search MATCH ? AND ${where.sql}
+        `WITH hits AS (
+           SELECT rowid AS rid, -bm25(search_id, ${w.name}, ${w.qualified_name}) AS s_id, 0.0 AS s_text FROM search_id WHERE search_id MATCH ?
+           UNION ALL
+           SELECT rowid AS rid, 0.0, -bm25(search_text) * ${w.text} FROM search_text WHERE search_text MATCH ?
+         ), agg AS (SELECT rid, sum(s_id) AS s_id, sum(s_text) AS s_text FROM hits GROUP BY rid)
+         SELECT ${NODE_COLUMNS}, (agg.s_id + agg.s_text) * ${prior} AS score, agg.s_id AS c_id, agg.s_text AS c_text
+         FROM agg JOIN nodes n ON n.rid = agg.rid
+         WHERE ${where.sql}
          ORDER BY score DESC, n.qualified_name, n.id LIMIT ?`,
       )
-      .all(match, ...where.params, q.limit) as Row[];
+      .all(match, match, ...where.params, q.limit) as Row[];
     return rows.map((r) => ({
       node: this.toNode(r),
       score: r.score as number,
-      components: { name: r.c_name as number, qualified_name: r.c_qn as number, text: r.c_text as number },
+      components: { identifier: r.c_id as number, text: r.c_text as number },
     }));
   }
 

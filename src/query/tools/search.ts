@@ -1,5 +1,5 @@
 import type { Predicate, TextHit } from '../../graph/store.js';
-import { foldIdentifier, indexTokens, queryTerms } from '../../search/tokenize.js';
+import { identifierParts, indexTokens, queryTerms } from '../../search/tokenize.js';
 import { asBoolean, asEnum, asInteger, asString, asStringList } from '../coerce.js';
 import { fail } from '../errors.js';
 import { compileFilter } from '../filters.js';
@@ -9,9 +9,11 @@ import { filterSchema, limitParam, offsetParam, stringListSchema, type ToolConte
 import { nameSuggestions } from './absence.js';
 
 /** Column weights: a term in the name says much more than one in a description. */
-export const SEARCH_WEIGHTS = { name: 10, qualified_name: 3, text: 1 } as const;
-/** Multiplier when the whole query, folded, is the node's name (`pull request` → `PullRequest`). */
+export const SEARCH_WEIGHTS = { name: 10, qualified_name: 3, text: 0.35 } as const;
+/** Multiplier when the query's words are exactly the name's (or qualified name's) words (`pull requests` → `PullRequest`). */
 const EXACT_NAME_BONUS = 2;
+/** Up to this much extra for the share of the name's words the query covers, so `ReviewComment` beats `ReviewCommentEdge`. */
+const NAME_COVERAGE_WEIGHT = 0.5;
 const MAX_WINDOW = 200;
 
 export const searchTool: ToolDef = {
@@ -82,20 +84,25 @@ async function rank(ctx: ToolContext, query: string, terms: string[], kinds: str
     const seen = new Set(all.map((h) => h.node.id));
     some = (await ctx.store.searchText({ ...base, terms, mode: 'or' })).filter((h) => !seen.has(h.node.id));
   }
-  const folded = foldIdentifier(query);
+  const queryStems = new Set(terms.map(stem));
   const score = (h: TextHit, matchedAll: boolean): Ranked => {
-    const exact = folded.length > 0 && foldIdentifier(h.node.name) === folded;
-    const bonus = exact ? EXACT_NAME_BONUS : 1;
+    const nameStems = identifierParts(h.node.name).map(stem);
+    const covered = nameStems.length ? nameStems.filter((p) => queryStems.has(p)).length / nameStems.length : 0;
+    const sameWords = (stems: string[]) => stems.length === queryStems.size && stems.every((p) => queryStems.has(p));
+    const exact = sameWords(nameStems) || sameWords(identifierParts(h.node.qualified_name).map(stem));
+    const bonus = (1 + NAME_COVERAGE_WEIGHT * covered) * (exact ? EXACT_NAME_BONUS : 1);
     const matched = matchedTerms(terms, h);
     return {
       hit: h,
       score: h.score * bonus,
       why: `${matchedAll ? 'all terms' : `${matched.length} of ${terms.length} terms`}${exact ? ', exact name' : ''}${matched.length ? ` (${matched.join(', ')})` : ''}`,
       explain: {
-        bm25: { name: round(h.components.name), qualified_name: round(h.components.qualified_name), text: round(h.components.text) },
+        bm25: { identifier: round(h.components.identifier), text: round(h.components.text) },
         weights: SEARCH_WEIGHTS,
         kind_prior: ctx.ontology.kind(h.node.kind)?.def.searchPrior ?? 1,
-        exact_name_bonus: bonus,
+        name_coverage: round(covered),
+        exact_name: exact,
+        name_bonus: round(bonus),
         matched: matchedAll ? 'all_terms' : 'some_terms',
         score: round(h.score * bonus),
       },
@@ -110,8 +117,14 @@ async function rank(ctx: ToolContext, query: string, terms: string[], kinds: str
 /** Which query terms the node's name or qualified name visibly contains (a readable approximation of the match). */
 function matchedTerms(terms: string[], hit: TextHit): string[] {
   const tokens = new Set([...indexTokens(hit.node.name), ...indexTokens(hit.node.qualified_name)]);
-  const stem = (t: string) => t.replace(/(ies|es|s|ing|ed)$/, '');
   return terms.filter((t) => [...tokens].some((tok) => tok === t || stem(tok) === stem(t)));
+}
+
+/** A crude plural fold for comparing words of names and queries (`entries` ~ `entry`, `comments` ~ `comment`). */
+function stem(word: string): string {
+  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('s') && !word.endsWith('ss') && word.length > 3) return word.slice(0, -1);
+  return word;
 }
 
 function round(n: number): number {

@@ -1,0 +1,52 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import type { WorkspaceConfig } from '../config/types.js';
+import { findConfigFile, loadWorkspaceConfig } from '../config/workspace.js';
+
+const SCHEMA_EXTENSIONS = new Set(['.graphql', '.graphqls', '.gql', '.json']);
+
+export class TargetError extends Error {}
+
+function sourceNameFrom(text: string): string {
+  const cleaned = text.toLowerCase().replace(/[^a-z0-9_.-]+/g, '-').replace(/^[^a-z0-9]+|-+$/g, '');
+  return cleaned || 'default';
+}
+
+/**
+ * What `sextant index <target>` means: a sextant.yaml (or a directory holding one), a schema file, a
+ * directory of schema files, or an http(s) GraphQL endpoint. Returns the workspace and the default store.
+ */
+export async function resolveTarget(target: string, env: Record<string, string | undefined> = process.env): Promise<{ config: WorkspaceConfig; root: string }> {
+  if (/^https?:\/\//i.test(target)) {
+    const url = new URL(target);
+    const root = process.cwd();
+    return { root, config: { dir: root, sources: [{ kind: 'graphql', name: sourceNameFrom(url.hostname), endpoint: target, headers: {}, timeout_ms: 30000 }] } };
+  }
+  const abs = resolve(target);
+  if (!existsSync(abs)) throw new TargetError(`${abs} does not exist. Pass a sextant.yaml, a directory, a GraphQL schema file (.graphql, .gql, introspection .json) or an http(s) endpoint.`);
+  const stat = statSync(abs);
+  if (stat.isFile()) {
+    const ext = extname(abs).toLowerCase();
+    if (ext === '.yaml' || ext === '.yml') {
+      const config = await loadWorkspaceConfig(abs, env);
+      return { config, root: config.dir };
+    }
+    if (!SCHEMA_EXTENSIONS.has(ext)) throw new TargetError(`${abs}: not a file Sextant can index. Expected sextant.yaml, or a GraphQL schema (.graphql, .graphqls, .gql, or introspection .json).`);
+    const root = dirname(abs);
+    return { root, config: { dir: root, sources: [{ kind: 'graphql', name: sourceNameFrom(basename(abs, ext)), schema: [abs], headers: {}, timeout_ms: 30000 }] } };
+  }
+  const configFile = findConfigFile(abs);
+  if (configFile) {
+    const config = await loadWorkspaceConfig(configFile, env);
+    return { config, root: config.dir };
+  }
+  const schemas = readdirSync(abs).filter((f) => SCHEMA_EXTENSIONS.has(extname(f).toLowerCase()) && extname(f).toLowerCase() !== '.json');
+  if (schemas.length > 0) {
+    return { root: abs, config: { dir: abs, sources: [{ kind: 'graphql', name: sourceNameFrom(basename(abs)), schema: [abs], headers: {}, timeout_ms: 30000 }] } };
+  }
+  throw new TargetError(`${abs} has no sextant.yaml and no GraphQL schema files (.graphql, .graphqls, .gql). Add a sextant.yaml listing sources (see README), or point at a schema file.`);
+}
+
+export function defaultStoreDir(root: string): string {
+  return join(root, '.sextant');
+}

@@ -1,0 +1,29 @@
+import type { GraphqlSourceConfig } from '../../config/types.js';
+import type { SourceBuild, SourceContext } from '../types.js';
+import { extractGraphql } from './extract.js';
+import { loadGraphqlSchema } from './load.js';
+
+export { GraphqlSourceError } from './errors.js';
+export type { GraphqlSourceErrorCode } from './errors.js';
+export { extractGraphql } from './extract.js';
+export type { AppliedDirective, ExtractGraphqlOptions } from './extract.js';
+export { loadGraphqlSchema } from './load.js';
+export type { FileOf, LoadedGraphqlSchema, SchemaLocation } from './load.js';
+
+/** Indexes one GraphQL source (SDL files, introspection JSON or a live endpoint) into nodes and edges. */
+export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<SourceBuild> {
+  ctx.onProgress?.('loading schema');
+  const loaded = await loadGraphqlSchema(cfg, ctx);
+  ctx.onProgress?.('extracting');
+  const { nodes, edges } = extractGraphql(loaded.schema, { ontology: ctx.ontology, source: cfg.name, fileOf: loaded.fileOf });
+  ctx.onProgress?.('extracted', nodes.length, nodes.length);
+  return {
+    name: cfg.name,
+    kind: 'graphql',
+    origin: loaded.origin,
+    content_hash: loaded.contentHash,
+    nodes,
+    edges,
+    warnings: loaded.warnings,
+  };
+}

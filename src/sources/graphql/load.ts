@@ -1,0 +1,462 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  GraphQLError,
+  Lexer,
+  Source,
+  TokenKind,
+  buildASTSchema,
+  getIntrospectionQuery,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  parse,
+  printSourceLocation,
+  type ASTNode,
+  type DefinitionNode,
+  type GraphQLSchema,
+} from 'graphql';
+import type { GraphqlSourceConfig } from '../../config/types.js';
+import type { SourceContext } from '../types.js';
+import { GraphqlSourceError } from './errors.js';
+import { buildFromIntrospection, canonicalJson, introspectionSchemaOf } from './introspection.js';
+import { normalizeSdl } from './sdl.js';
+
+export { GraphqlSourceError } from './errors.js';
+export type { GraphqlSourceErrorCode } from './errors.js';
+
+/** Where a definition is written: a file relative to the source's base directory (forward slashes), 1-based line. */
+export interface SchemaLocation {
+  file: string;
+  line: number;
+}
+
+/** Location of a type (or, with `fieldName`, of one of its fields); undefined when the schema has no SDL. */
+export type FileOf = (typeName: string, fieldName?: string) => SchemaLocation | undefined;
+
+export interface LoadedGraphqlSchema {
+  schema: GraphQLSchema;
+  /** Paths or URL the schema was read from, never with credentials or a query string. */
+  origin: string;
+  /** sha256 (hex) of the SDL files (with their relative paths) or of the canonical introspection JSON. */
+  contentHash: string;
+  fileOf: FileOf;
+  warnings: string[];
+}
+
+export const SDL_EXTENSIONS = ['.graphql', '.graphqls', '.gql'] as const;
+const JSON_EXTENSION = '.json';
+
+/**
+ * Loads the schema of a GraphQL source: SDL files, an introspection JSON file, directories of them, or a live
+ * endpoint answering the introspection query. When both `schema` and `endpoint` are configured, the files are
+ * indexed (the endpoint stays the place queries are sent to).
+ */
+export async function loadGraphqlSchema(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<LoadedGraphqlSchema> {
+  if (cfg.schema && cfg.schema.length > 0) return loadFromFiles(cfg, ctx);
+  if (cfg.endpoint) return loadFromEndpoint(cfg);
+  throw new GraphqlSourceError(
+    'NO_SCHEMA_INPUT',
+    `GraphQL source "${cfg.name}" has neither \`schema\` (SDL or introspection JSON files) nor \`endpoint\` (a URL answering introspection). Set one of them in sextant.yaml.`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Files
+
+interface SchemaFile {
+  abs: string;
+  /** Relative to baseDir, forward slashes. */
+  rel: string;
+  format: 'sdl' | 'json';
+  /** Found by listing a directory (rather than named in the config). */
+  listed: boolean;
+}
+
+function relPath(baseDir: string, abs: string): string {
+  const rel = path.relative(baseDir, abs);
+  return (rel === '' ? '.' : rel).split(path.sep).join('/');
+}
+
+function formatOf(file: string): 'sdl' | 'json' | undefined {
+  const ext = path.extname(file).toLowerCase();
+  if ((SDL_EXTENSIONS as readonly string[]).includes(ext)) return 'sdl';
+  if (ext === JSON_EXTENSION) return 'json';
+  return undefined;
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Schema files under a directory, recursively (skipping dot-directories and node_modules), sorted by path. */
+async function listDirectory(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (d: string): Promise<void> => {
+    const entries = await readdir(d, { withFileTypes: true });
+    for (const e of entries) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) {
+        if (!e.name.startsWith('.') && e.name !== 'node_modules') await walk(full);
+      } else if ((e.isFile() || e.isSymbolicLink()) && formatOf(e.name)) {
+        found.push(full);
+      }
+    }
+  };
+  await walk(dir);
+  return found.sort((a, b) => byCodeUnit(relPath(dir, a), relPath(dir, b)));
+}
+
+async function collectFiles(cfg: GraphqlSourceConfig, baseDir: string): Promise<SchemaFile[]> {
+  const files: SchemaFile[] = [];
+  const seen = new Set<string>();
+  const add = (abs: string, listed: boolean, format: 'sdl' | 'json'): void => {
+    if (seen.has(abs)) return;
+    seen.add(abs);
+    files.push({ abs, rel: relPath(baseDir, abs), format, listed });
+  };
+  for (const entry of cfg.schema ?? []) {
+    const abs = path.resolve(baseDir, entry);
+    let info;
+    try {
+      info = await stat(abs);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new GraphqlSourceError(
+        'FILE_NOT_FOUND',
+        code === 'ENOENT' || code === 'ENOTDIR'
+          ? `Schema path "${entry}" of GraphQL source "${cfg.name}" does not exist (resolved to ${abs}; relative paths are resolved against ${baseDir}).`
+          : `Schema path "${entry}" of GraphQL source "${cfg.name}" cannot be read (resolved to ${abs}): ${(err as Error).message}`,
+      );
+    }
+    if (info.isDirectory()) {
+      const listed = await listDirectory(abs);
+      if (listed.length === 0) {
+        throw new GraphqlSourceError(
+          'NO_SCHEMA_FILES',
+          `Directory "${entry}" of GraphQL source "${cfg.name}" (resolved to ${abs}) contains no schema files: expected SDL (${SDL_EXTENSIONS.join(', ')}) or introspection JSON (.json).`,
+        );
+      }
+      for (const f of listed) add(f, true, formatOf(f)!);
+    } else {
+      const format = formatOf(abs);
+      if (!format) {
+        throw new GraphqlSourceError(
+          'UNSUPPORTED_FILE',
+          `Schema file "${entry}" of GraphQL source "${cfg.name}" (resolved to ${abs}) has an extension Sextant does not read: use SDL (${SDL_EXTENSIONS.join(', ')}) or introspection JSON (.json).`,
+        );
+      }
+      add(abs, false, format);
+    }
+  }
+  return files;
+}
+
+async function readText(file: SchemaFile): Promise<string> {
+  try {
+    const text = await readFile(file.abs, 'utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } catch (err) {
+    throw new GraphqlSourceError('FILE_NOT_FOUND', `Cannot read schema file ${file.abs}: ${(err as Error).message}`);
+  }
+}
+
+function hasTokens(source: Source): boolean {
+  try {
+    return new Lexer(source).advance().kind !== TokenKind.EOF;
+  } catch {
+    return true; // a lexical error: let the parser report it with its location
+  }
+}
+
+function parseSdl(text: string, file: SchemaFile): DefinitionNode[] | undefined {
+  const source = new Source(text, file.rel);
+  if (!hasTokens(source)) return undefined;
+  try {
+    return [...parse(source).definitions];
+  } catch (err) {
+    if (err instanceof GraphQLError) {
+      const loc = err.locations?.[0];
+      const where = loc ? `${file.rel}:${loc.line}:${loc.column}` : file.rel;
+      const frame = loc ? `\n${printSourceLocation(source, loc)}` : '';
+      throw new GraphqlSourceError('SDL_SYNTAX_ERROR', `GraphQL syntax error at ${where}: ${err.message.replace(/^Syntax Error: /, '')}${frame}`);
+    }
+    throw err;
+  }
+}
+
+async function loadFromFiles(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<LoadedGraphqlSchema> {
+  const baseDir = path.resolve(ctx.baseDir);
+  const files = await collectFiles(cfg, baseDir);
+  const origin = (cfg.schema ?? []).map((p) => relPath(baseDir, path.resolve(baseDir, p))).join(', ');
+  const warnings: string[] = [];
+  const sdl: { file: SchemaFile; text: string }[] = [];
+  const introspections: { file: SchemaFile; schema: Record<string, unknown> }[] = [];
+
+  for (const file of files) {
+    const text = await readText(file);
+    if (file.format === 'sdl') {
+      sdl.push({ file, text });
+      continue;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new GraphqlSourceError('INVALID_JSON', `Schema file ${file.rel} is not valid JSON (${(err as Error).message}); an introspection result is expected in a .json file.`);
+    }
+    try {
+      introspections.push({ file, schema: introspectionSchemaOf(json, `Schema file ${file.rel}`) });
+    } catch (err) {
+      if (!file.listed) throw err;
+      warnings.push(`skipped ${file.rel}: a JSON file that is not a GraphQL introspection result`);
+    }
+  }
+
+  if (sdl.length === 0 && introspections.length === 0) {
+    throw new GraphqlSourceError('NO_SCHEMA_FILES', `GraphQL source "${cfg.name}" found no schema in ${origin}: the JSON files there are not introspection results and there is no SDL.`);
+  }
+  if (introspections.length > 0 && (sdl.length > 0 || introspections.length > 1)) {
+    const names = [...introspections.map((i) => i.file.rel), ...sdl.map((s) => s.file.rel)].slice(0, 6).join(', ');
+    throw new GraphqlSourceError(
+      'MIXED_SCHEMA_FORMATS',
+      `GraphQL source "${cfg.name}" mixes an introspection JSON file with other schema files (${names}). One source reads either SDL files (any number) or one introspection JSON file; split them into separate sources in sextant.yaml.`,
+    );
+  }
+
+  const single = introspections[0];
+  if (single) {
+    const { schema, warnings: w } = buildFromIntrospection(single.schema, `Schema file ${single.file.rel}`);
+    return {
+      schema,
+      origin,
+      contentHash: sha256(canonicalJson(single.schema)),
+      fileOf: () => undefined,
+      warnings: [...warnings, ...w],
+    };
+  }
+
+  const definitions: DefinitionNode[] = [];
+  const hash = createHash('sha256');
+  for (const { file, text } of sdl) {
+    hash.update(`${file.rel}\u0000${text}\u0000`);
+    const defs = parseSdl(text, file);
+    if (!defs) {
+      warnings.push(`${file.rel} contains no definitions`);
+      continue;
+    }
+    definitions.push(...defs);
+  }
+  const { document, warnings: w } = normalizeSdl(definitions);
+  warnings.push(...w);
+  let schema: GraphQLSchema;
+  try {
+    schema = buildASTSchema(document, { assumeValidSDL: true });
+  } catch (err) {
+    throw new GraphqlSourceError('SCHEMA_BUILD_ERROR', `GraphQL source "${cfg.name}": the SDL in ${origin} parses but cannot be built into a schema: ${(err as Error).message}`);
+  }
+  return { schema, origin, contentHash: hash.digest('hex'), fileOf: sdlFileOf(schema), warnings };
+}
+
+function locationOf(node: ASTNode | null | undefined): SchemaLocation | undefined {
+  const nameLoc = node && 'name' in node && node.name && typeof node.name === 'object' && 'loc' in node.name ? node.name.loc : undefined;
+  const loc = nameLoc ?? node?.loc;
+  return loc ? { file: loc.source.name, line: loc.startToken.line } : undefined;
+}
+
+function sdlFileOf(schema: GraphQLSchema): FileOf {
+  return (typeName, fieldName) => {
+    const type = schema.getType(typeName);
+    if (!type) return undefined;
+    if (fieldName === undefined) return locationOf(type.astNode ?? type.extensionASTNodes[0]);
+    if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) return locationOf(type.getFields()[fieldName]?.astNode);
+    return undefined;
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Endpoint
+
+const FULL_QUERY = getIntrospectionQuery({ descriptions: true, directiveIsRepeatable: true, inputValueDeprecation: true, specifiedByUrl: true });
+const PLAIN_QUERY = getIntrospectionQuery();
+
+/** The URL as it may be shown: scheme, host, port and path; no user info, query string or fragment. */
+export function displayUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+type Attempt = { kind: 'schema'; schema: Record<string, unknown>; errors: string[] } | { kind: 'errors'; errors: string[]; status: number };
+
+async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphqlSchema> {
+  const endpoint = cfg.endpoint!;
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new GraphqlSourceError('INVALID_ENDPOINT', `Endpoint of GraphQL source "${cfg.name}" is not a valid absolute URL; write it like https://api.example.com/graphql.`);
+  }
+  const origin = displayUrl(url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new GraphqlSourceError('INVALID_ENDPOINT', `Endpoint ${origin} of GraphQL source "${cfg.name}" must use http: or https:.`);
+  }
+
+  const secrets = new Set<string>();
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(cfg.headers ?? {})) {
+    headers.set(name, value);
+    addSecret(secrets, value);
+  }
+  if (url.username || url.password) {
+    const user = decodeURIComponent(url.username);
+    const pass = decodeURIComponent(url.password);
+    addSecret(secrets, user);
+    addSecret(secrets, pass);
+    addSecret(secrets, url.password);
+    const basic = Buffer.from(`${user}:${pass}`).toString('base64');
+    addSecret(secrets, basic);
+    if (!headers.has('authorization')) headers.set('authorization', `Basic ${basic}`);
+  }
+  for (const [, value] of url.searchParams) addSecret(secrets, value);
+  headers.set('content-type', 'application/json');
+  if (!headers.has('accept')) headers.set('accept', 'application/graphql-response+json, application/json');
+  const requestUrl = new URL(url.href);
+  requestUrl.username = '';
+  requestUrl.password = '';
+  requestUrl.hash = '';
+  const redact = (text: string): string => redactSecrets(text, secrets);
+
+  const post = async (query: string): Promise<Attempt> => {
+    const signal = cfg.timeout_ms > 0 && Number.isFinite(cfg.timeout_ms) ? AbortSignal.timeout(cfg.timeout_ms) : undefined;
+    const fail = (err: unknown): GraphqlSourceError => {
+      if (signal?.aborted) {
+        const suggested = Math.max(cfg.timeout_ms * 4, 30_000);
+        return new GraphqlSourceError(
+          'TIMEOUT',
+          `GraphQL endpoint ${origin} did not answer the introspection query within ${cfg.timeout_ms} ms (timeout_ms). ` +
+            `Large schemas can take longer: raise it for source "${cfg.name}" in sextant.yaml, e.g. \`timeout_ms: ${suggested}\`.`,
+        );
+      }
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const detail = cause?.message ? `${cause.message}${cause.code && !cause.message.includes(cause.code) ? ` (${cause.code})` : ''}` : (err as Error).message;
+      return new GraphqlSourceError('NETWORK_ERROR', redact(`Cannot reach GraphQL endpoint ${origin}: ${detail}. Check the URL and that the server is running and reachable from this machine.`));
+    };
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(requestUrl, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
+      text = await res.text();
+    } catch (err) {
+      throw fail(err);
+    }
+    if (res.status >= 300 && res.status < 400) {
+      const location = res.headers.get('location');
+      let target = '';
+      if (location) {
+        try {
+          target = ` to ${displayUrl(new URL(location, requestUrl))}`;
+        } catch {
+          target = '';
+        }
+      }
+      throw new GraphqlSourceError(
+        'HTTP_ERROR',
+        `GraphQL endpoint ${origin} answered HTTP ${res.status} (a redirect${target}). Sextant does not follow redirects, so headers are never sent to another address: set \`endpoint\` to the final URL.`,
+      );
+    }
+    let json: unknown;
+    let parsed = false;
+    try {
+      json = JSON.parse(text);
+      parsed = true;
+    } catch {
+      parsed = false;
+    }
+    const errors = graphqlErrorsOf(json);
+    const data = typeof json === 'object' && json !== null ? (json as { data?: unknown }).data : undefined;
+    const rawSchema = typeof data === 'object' && data !== null ? (data as { __schema?: unknown }).__schema : undefined;
+    const errorsOnly = errors.length > 0 && rawSchema == null;
+    if (!res.ok && !(errorsOnly && (res.status === 400 || res.status === 422))) {
+      const hint =
+        res.status === 401 || res.status === 403
+          ? ' Check the credentials in the `headers` of this source in sextant.yaml.'
+          : res.status === 404
+            ? ' Check the endpoint path (often /graphql or /query).'
+            : '';
+      throw new GraphqlSourceError('HTTP_ERROR', redact(`GraphQL endpoint ${origin} answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${snippet(text)}.${hint}`));
+    }
+    if (!parsed) {
+      throw new GraphqlSourceError('BAD_RESPONSE', redact(`GraphQL endpoint ${origin} answered HTTP ${res.status} with a body that is not JSON: ${snippet(text)}. Is this URL a GraphQL endpoint?`));
+    }
+    if (rawSchema != null) {
+      return { kind: 'schema', schema: introspectionSchemaOf({ __schema: rawSchema }, `The answer of ${origin}`), errors };
+    }
+    if (errorsOnly) return { kind: 'errors', errors, status: res.status };
+    introspectionSchemaOf(json, `The answer of GraphQL endpoint ${origin}`);
+    throw new GraphqlSourceError('NOT_INTROSPECTION', `The answer of GraphQL endpoint ${origin} has no data.__schema.`);
+  };
+
+  let attempt = await post(FULL_QUERY);
+  const warnings: string[] = [];
+  if (attempt.kind === 'errors') {
+    const first = attempt.errors;
+    attempt = await post(PLAIN_QUERY);
+    if (attempt.kind === 'schema') {
+      warnings.push(redact(`endpoint ${origin} rejected the extended introspection query (${summarizeErrors(first)}); used the plain one, so argument deprecation, repeatable directives and specifiedBy URLs may be missing`));
+    }
+  }
+  if (attempt.kind === 'errors') {
+    throw new GraphqlSourceError(
+      'GRAPHQL_ERRORS',
+      redact(
+        `GraphQL endpoint ${origin} answered the introspection query with errors: ${summarizeErrors(attempt.errors)}. ` +
+          'If introspection is disabled on this server, export its schema as SDL or introspection JSON and set `schema` instead of `endpoint` in sextant.yaml.',
+      ),
+    );
+  }
+  if (attempt.errors.length) warnings.push(redact(`endpoint ${origin} answered with errors alongside the schema: ${summarizeErrors(attempt.errors)}`));
+  const { schema, warnings: w } = buildFromIntrospection(attempt.schema, `The answer of ${origin}`);
+  return {
+    schema,
+    origin,
+    contentHash: sha256(canonicalJson(attempt.schema)),
+    fileOf: () => undefined,
+    warnings: [...warnings, ...w.map(redact)],
+  };
+}
+
+function addSecret(secrets: Set<string>, value: string): void {
+  const v = value.trim();
+  if (v.length >= 4) secrets.add(v);
+  // `Bearer abc…`: the credential is the last word.
+  const last = v.split(/\s+/).pop();
+  if (last && last.length >= 4 && last !== v) secrets.add(last);
+}
+
+export function redactSecrets(text: string, secrets: Iterable<string>): string {
+  let out = text;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+function snippet(text: string): string {
+  const t = text.trim();
+  if (t === '') return '(empty body)';
+  return t.length > 200 ? `${t.slice(0, 200)}…` : t;
+}
+
+function graphqlErrorsOf(json: unknown): string[] {
+  if (typeof json !== 'object' || json === null) return [];
+  const errors = (json as { errors?: unknown }).errors;
+  if (!Array.isArray(errors)) return [];
+  return errors.map((e) => (typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string' ? (e as { message: string }).message : JSON.stringify(e)));
+}
+
+function summarizeErrors(errors: string[]): string {
+  const shown = errors.slice(0, 3).map((m) => (m.length > 200 ? `${m.slice(0, 200)}…` : m));
+  return shown.join('; ') + (errors.length > 3 ? ` (and ${errors.length - 3} more)` : '');
+}

@@ -1,0 +1,64 @@
+/** Readable text for the CLI shortcuts; `--json` prints the structured result instead. */
+
+type Json = Record<string, unknown>;
+
+function ref(node: Json): string {
+  const where = [node.source, node.file ? `${String(node.file)}${node.line ? `:${String(node.line)}` : ''}` : undefined].filter(Boolean).join(' ');
+  return `${String(node.kind).padEnd(8)} ${String(node.qualified_name)}  [${String(node.id)}]${where ? `  ${where}` : ''}`;
+}
+
+function hintsText(result: Json): string[] {
+  const hints = (result.hints as { tool: string; args: unknown; reason: string }[] | undefined) ?? [];
+  return hints.length ? ['', 'next:', ...hints.map((h) => `  sextant call ${h.tool} '${JSON.stringify(h.args)}'   # ${h.reason}`)] : [];
+}
+
+function absenceText(result: Json): string[] {
+  const absence = result.absence as Json | undefined;
+  if (!absence) return [];
+  const lines = [`(empty) ${String(absence.reason ?? '')}`];
+  const dym = absence.did_you_mean;
+  if (Array.isArray(dym) && dym.length) lines.push(`did you mean: ${dym.map((d) => (typeof d === 'object' && d ? String((d as Json).name) : String(d))).join(', ')}`);
+  else if (dym && typeof dym === 'object') for (const [field, list] of Object.entries(dym)) lines.push(`did you mean (${field}): ${(list as Json[]).map((d) => String(d.name)).join(', ')}`);
+  if (absence.emptied_by) lines.push(`emptied by: ${String(absence.emptied_by)}`);
+  return lines;
+}
+
+export function formatResult(tool: string, result: Json): string {
+  if (!result.ok) {
+    const error = result.error as Json;
+    return [`error (${String(error.code)}): ${String(error.message)}`, ...hintsText(error)].join('\n');
+  }
+  const lines: string[] = [];
+  switch (tool) {
+    case 'search':
+      for (const r of result.results as Json[]) {
+        lines.push(`${String(r.score).padStart(8)}  ${ref(r.node as Json)}`);
+        if (r.snippet) lines.push(`          ${String(r.snippet)}`);
+      }
+      break;
+    case 'find':
+      lines.push(`${String(result.total)} ${String(result.kind)} node(s)${result.has_more ? ' (more: use --offset)' : ''}`);
+      for (const n of result.results as Json[]) lines.push(`  ${ref(n)}`);
+      break;
+    case 'describe':
+      for (const n of (result.nodes as Json[] | undefined) ?? [result.node as Json]) {
+        lines.push(ref(n));
+        for (const [k, v] of Object.entries((n.properties as Json) ?? {})) lines.push(`  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+        const edges = Object.entries((n.edges as Record<string, { in: number; out: number }>) ?? {});
+        if (edges.length) lines.push(`  edges: ${edges.map(([t, c]) => `${t} in ${c.in} / out ${c.out}`).join(', ')}`);
+      }
+      break;
+    case 'neighbors':
+      lines.push(`${String(result.total)} edge(s)${result.has_more ? ' (more: use --offset)' : ''}`);
+      for (const e of result.edges as Json[]) lines.push(`  ${e.direction === 'out' ? '->' : '<-'} ${String(e.type).padEnd(14)} ${ref(e.other as Json)}`);
+      break;
+    case 'resolve':
+      lines.push(`status: ${String(result.status)}`);
+      if (result.node) lines.push(`  ${ref(result.node as Json)}`);
+      for (const c of (result.candidates as Json[] | undefined) ?? []) lines.push(`  ${ref(c.node as Json)}  (${String(c.reason)})`);
+      break;
+    default:
+      lines.push(JSON.stringify(result, null, 2));
+  }
+  return [...lines, ...absenceText(result), ...hintsText(result)].join('\n');
+}

@@ -1,0 +1,247 @@
+import { Command, CommanderError, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import { ConfigError } from '../../config/workspace.js';
+import { BuildError, buildWorkspace } from '../../indexer/build.js';
+import { defaultStoreDir, resolveTarget, TargetError } from '../../indexer/target.js';
+import { sextantOntology } from '../../graph/ontology/index.js';
+import { locateStore, openStore } from '../../graph/open.js';
+import { SqliteStore } from '../../graph/sqlite/store.js';
+import { StoreError } from '../../graph/store.js';
+import { toolByName, TOOLS } from '../../query/index.js';
+import { serveHttp, serveStdio, StoreHandle } from '../mcp/server.js';
+import { VERSION } from '../../version.js';
+import { formatResult } from './format.js';
+
+/** Exit codes: 0 ok, 1 a tool or build error, 2 a usage error. */
+const EXIT_OK = 0;
+const EXIT_ERROR = 1;
+const EXIT_USAGE = 2;
+
+class UsageError extends Error {}
+
+interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const defaultIo: Io = {
+  out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+  err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+};
+
+async function callTool(storeOpt: string | undefined, tool: string, args: unknown, asJson: boolean, io: Io): Promise<number> {
+  if (!toolByName(tool)) throw new UsageError(`unknown tool ${JSON.stringify(tool)}; tools: ${TOOLS.map((t) => t.name).join(', ')}`);
+  const handle = new StoreHandle(sextantOntology(), locateStore(storeOpt));
+  const result = await handle.run(tool, args);
+  await handle.close();
+  io.out(asJson ? JSON.stringify(result, null, 2) : formatResult(tool, result as Record<string, unknown>));
+  return result.ok ? EXIT_OK : EXIT_ERROR;
+}
+
+function parseJsonArgs(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new UsageError(`arguments must be JSON, e.g. '{"query": "pull request"}': ${(err as Error).message}`);
+  }
+}
+
+async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean }, io: Io): Promise<number> {
+  const { config, root } = await resolveTarget(target);
+  const storeDir = opts.store ?? process.env.SEXTANT_STORE ?? config.store ?? defaultStoreDir(root);
+  if (opts.rebuild) SqliteStore.destroy(storeDir);
+  const ontology = sextantOntology();
+  const store = openStore(ontology, storeDir, 'write');
+  await store.setRoot?.(target);
+  const tty = Boolean(process.stderr.isTTY) && !opts.json;
+  const bar = tty ? new cliProgress.SingleBar({ format: ' {source} {phase} [{bar}] {value}/{total}', hideCursor: true, clearOnComplete: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
+  let barStarted = false;
+  try {
+    const report = await buildWorkspace(store, ontology, config, {
+      sourceStart: (name, i, total) => {
+        if (!tty) io.err(`indexing ${name} (${i + 1}/${total})`);
+      },
+      warning: (name, w) => io.err(`warning [${name}]: ${w}`),
+      write: (name, p) => {
+        if (!bar) return;
+        if (!barStarted) {
+          bar.start(p.total || 1, p.done, { source: name, phase: p.phase });
+          barStarted = true;
+        }
+        if (p.phase === 'done') {
+          bar.stop();
+          barStarted = false;
+          return;
+        }
+        bar.setTotal(p.total || 1);
+        bar.update(p.done, { source: name, phase: p.phase });
+      },
+    });
+    const meta = await store.meta();
+    if (opts.json) io.out(JSON.stringify({ ok: true, store: storeDir, ...report, counts: meta.counts }, null, 2));
+    else {
+      for (const s of report.sources) io.out(`${s.name}: ${s.nodes} nodes, ${s.edges} edges in ${s.seconds}s (${s.origin})`);
+      for (const r of report.removed) io.out(`${r}: removed (no longer configured)`);
+      io.out(`index: ${storeDir} (${meta.counts.nodes} nodes, ${meta.counts.edges} edges)`);
+    }
+    return EXIT_OK;
+  } finally {
+    bar?.stop();
+    await store.close();
+  }
+}
+
+async function runStatus(opts: { store?: string; json?: boolean }, io: Io): Promise<number> {
+  const location = locateStore(opts.store);
+  const store = openStore(sextantOntology(), location, 'read');
+  try {
+    const meta = await store.meta();
+    if (opts.json) io.out(JSON.stringify({ ok: true, store: location, ...meta }, null, 2));
+    else {
+      io.out(`index: ${location}`);
+      io.out(`ontology ${meta.ontology_version}, updated ${meta.updated_at}`);
+      for (const s of meta.sources) io.out(`  ${s.name} (${s.kind}): ${s.nodes} nodes, ${s.edges} edges, built ${s.built_at} from ${s.origin}`);
+      io.out(`nodes: ${Object.entries(meta.counts.by_kind).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+      io.out(`edges: ${Object.entries(meta.counts.by_edge_type).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    }
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+}
+
+export function buildProgram(io: Io, setCode: (code: number) => void): Command {
+  const program = new Command();
+  const storeOption = () => new Option('--store <dir>', 'index directory (default: SEXTANT_STORE, else the nearest .sextant/)');
+  program
+    .name('sextant')
+    .description('A typed, navigable map of a software estate, for AI agents (MCP) and engineers (CLI).')
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+
+  program
+    .command('index')
+    .description('Build the index from a sextant.yaml, a directory, a GraphQL schema file or an http(s) endpoint')
+    .argument('<path-or-config>', 'sextant.yaml, a directory, a schema file (.graphql/.gql/.json) or a URL')
+    .addOption(new Option('--store <dir>', 'index directory (default: SEXTANT_STORE, the config\'s store, else .sextant/ in the indexed root)'))
+    .option('--rebuild', 'delete the existing index first')
+    .option('--json', 'print the build report as JSON')
+    .action(async (target: string, opts) => setCode(await runIndex(target, opts, io)));
+
+  program
+    .command('status')
+    .description('Show what the index holds and how fresh it is')
+    .addOption(storeOption())
+    .option('--json', 'print as JSON')
+    .action(async (opts) => setCode(await runStatus(opts, io)));
+
+  program
+    .command('serve')
+    .description('Run the MCP server over stdio (default) or Streamable HTTP')
+    .addOption(storeOption())
+    .option('--http <port>', 'serve Streamable HTTP on this port instead of stdio')
+    .option('--host <host>', 'interface to bind with --http', '127.0.0.1')
+    .action(async (opts: { store?: string; http?: string; host: string }) => {
+      const handle = new StoreHandle(sextantOntology(), locateStore(opts.store));
+      if (opts.http === undefined) {
+        await serveStdio(handle);
+        return;
+      }
+      const port = Number(opts.http);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http takes a port number (0-65535); got ${JSON.stringify(opts.http)}`);
+      const server = await serveHttp(handle, { port, host: opts.host });
+      const address = server.address();
+      const actual = typeof address === 'object' && address ? address.port : port;
+      io.err(`sextant MCP (Streamable HTTP) on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${actual}/mcp — index ${handle.location}`);
+      await new Promise<void>((resolveStop) => {
+        const stop = () => server.close(() => resolveStop());
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await handle.close();
+    });
+
+  program
+    .command('call')
+    .description('Run a tool with JSON arguments and print its structured result (exit 0 ok, 1 tool error, 2 usage error)')
+    .argument('<tool>', `one of: ${TOOLS.map((t) => t.name).join(', ')}`)
+    .argument('[json-args]', 'arguments as a JSON object', '{}')
+    .addOption(storeOption())
+    .action(async (tool: string, json: string, opts: { store?: string }) => setCode(await callTool(opts.store, tool, parseJsonArgs(json), true, io)));
+
+  const shortcut = (name: string) => program.command(name).addOption(storeOption()).option('--json', 'print the structured result');
+  shortcut('search')
+    .description('Ranked text search')
+    .argument('<query...>', 'words or identifiers')
+    .option('--kind <kind>', 'only this kind (repeatable, or comma-separated)', collect)
+    .option('--filter <json>', 'exact conditions (JSON object)')
+    .option('--limit <n>', 'results per page')
+    .option('--offset <n>', 'results to skip')
+    .option('--explain', 'show score components')
+    .action(async (words: string[], o) =>
+      setCode(await callTool(o.store, 'search', { query: words.join(' '), kinds: o.kind, filter: o.filter, limit: o.limit, offset: o.offset, explain: o.explain }, Boolean(o.json || o.explain), io)),
+    );
+  shortcut('find')
+    .description('Exact lookup of every node of a kind matching a filter')
+    .argument('<kind>', 'node kind')
+    .argument('[filter]', 'filter as JSON, e.g. \'{"type_kind": "OBJECT"}\'')
+    .option('--limit <n>', 'results per page')
+    .option('--offset <n>', 'results to skip')
+    .action(async (kind: string, filter: string | undefined, o) => setCode(await callTool(o.store, 'find', { kind, filter, limit: o.limit, offset: o.offset }, Boolean(o.json), io)));
+  shortcut('describe')
+    .description('Full records of nodes by id (or exact qualified name)')
+    .argument('<id...>', 'node ids')
+    .action(async (ids: string[], o) => setCode(await callTool(o.store, 'describe', ids.length === 1 ? { id: ids[0] } : { ids }, Boolean(o.json), io)));
+  shortcut('neighbors')
+    .description('Walk typed edges from nodes')
+    .argument('<id...>', 'origin node ids')
+    .requiredOption('--direction <dir>', 'in, out or both')
+    .requiredOption('--edge-types <types>', 'edge types (repeatable, or comma-separated)', collect)
+    .option('--filter <json>', 'conditions on the other end (JSON object)')
+    .option('--limit <n>', 'results per page')
+    .option('--offset <n>', 'results to skip')
+    .action(async (ids: string[], o) =>
+      setCode(await callTool(o.store, 'neighbors', { ids, direction: o.direction, edge_types: o.edgeTypes, filter: o.filter, limit: o.limit, offset: o.offset }, Boolean(o.json), io)),
+    );
+  shortcut('resolve')
+    .description('Resolve a name to node ids (one / many / none)')
+    .argument('<identifier>', 'name, qualified name or id')
+    .option('--kind <kind>', 'only this kind')
+    .action(async (identifier: string, o) => setCode(await callTool(o.store, 'resolve', { identifier, kind: o.kind }, Boolean(o.json), io)));
+  return program;
+}
+
+/** Runs the CLI; returns the exit code instead of exiting so it can be embedded and tested. */
+export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  let code = EXIT_OK;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    if (err instanceof UsageError) {
+      io.err(`sextant: ${err.message}`);
+      return EXIT_USAGE;
+    }
+    if (err instanceof ConfigError || err instanceof TargetError || err instanceof StoreError || err instanceof BuildError) {
+      io.err(`sextant: ${err.message}`);
+      return EXIT_ERROR;
+    }
+    const named = err as Error & { code?: string };
+    if (named && typeof named.code === 'string' && named.name !== 'Error') {
+      io.err(`sextant: ${named.message}`);
+      return EXIT_ERROR;
+    }
+    io.err(`sextant: ${named?.message ?? String(err)}`);
+    return EXIT_ERROR;
+  }
+}

@@ -1,0 +1,153 @@
+import { existsSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Ontology } from '../../graph/ontology/index.js';
+import { openStore } from '../../graph/open.js';
+import { DB_FILE } from '../../graph/sqlite/store.js';
+import { StoreError, type Store } from '../../graph/store.js';
+import { listTools, runTool, type ToolResult } from '../../query/index.js';
+import { VERSION } from '../../version.js';
+
+export const SERVER_INSTRUCTIONS = `Sextant is a typed map of a software estate (GraphQL APIs today; Java/Kotlin services next).
+Work in a loop: locate → inspect → walk.
+1. Locate: \`search\` (ranked words) when you know what it does; \`resolve\` when you know its name (it answers one / many / none and never guesses); \`find\` to list every node of a kind matching exact filters.
+2. Inspect: \`describe\` an id: all properties, its location, and edge counts per type and direction.
+3. Walk: \`neighbors\` with the edge types describe showed (e.g. HAS_FIELD out, FIELD_TYPE out/in).
+Every answer may carry \`hints\`: next calls whose args you can send as they are. An empty answer carries \`absence\` explaining why. Filters are strict: an error tells you the fields that apply.`;
+
+/**
+ * Opens the index lazily and reopens it when the file is replaced by a rebuild, so a server started before
+ * the first `sextant index` (or kept running across rebuilds) answers from the current index.
+ */
+export class StoreHandle {
+  private store: Store | undefined;
+  private inode: number | undefined;
+
+  constructor(
+    readonly ontology: Ontology,
+    readonly location: string,
+  ) {}
+
+  current(): Store {
+    const file = join(this.location, DB_FILE);
+    const inode = existsSync(file) ? statSync(file).ino : undefined;
+    if (this.store && inode === this.inode) return this.store;
+    void this.store?.close();
+    this.store = undefined;
+    this.store = openStore(this.ontology, this.location, 'read');
+    this.inode = inode;
+    return this.store;
+  }
+
+  async run(name: string, args: unknown): Promise<ToolResult> {
+    let store: Store;
+    try {
+      store = this.current();
+    } catch (err) {
+      const message = err instanceof StoreError ? err.message : `Cannot open the index at ${this.location}: ${(err as Error).message}`;
+      return { ok: false, error: { code: 'index_unavailable', message } };
+    }
+    return runTool({ store, ontology: this.ontology }, name, args);
+  }
+
+  async close(): Promise<void> {
+    await this.store?.close();
+    this.store = undefined;
+  }
+}
+
+/** An MCP server exposing the query tools; tool schemas and descriptions come from the ontology. */
+export function createMcpServer(handle: StoreHandle): Server {
+  const server = new Server({ name: 'sextant', version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
+  const tools = listTools(handle.ontology).map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema as { type: 'object'; properties?: Record<string, object> },
+    annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const result = await handle.run(request.params.name, request.params.arguments ?? {});
+    return {
+      content: [{ type: 'text' as const, text: JSON.stringify(result) }],
+      structuredContent: result as Record<string, unknown>,
+      isError: !result.ok,
+    };
+  });
+  return server;
+}
+
+export async function serveStdio(handle: StoreHandle): Promise<void> {
+  const server = createMcpServer(handle);
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  await new Promise<void>((resolveClosed) => {
+    transport.onclose = () => resolveClosed();
+    process.stdin.on('end', () => resolveClosed());
+  });
+  await handle.close();
+}
+
+export interface HttpOptions {
+  port: number;
+  host: string;
+  path?: string;
+}
+
+/** Stateless Streamable HTTP: one short-lived MCP server per request, so requests never share state. */
+export async function serveHttp(handle: StoreHandle, opts: HttpOptions): Promise<HttpServer> {
+  const path = opts.path ?? '/mcp';
+  const http = createServer((req, res) => {
+    void handleHttp(handle, path, req, res, http);
+  });
+  await new Promise<void>((resolveListen, reject) => {
+    http.once('error', reject);
+    http.listen(opts.port, opts.host, () => resolveListen());
+  });
+  return http;
+}
+
+async function handleHttp(handle: StoreHandle, path: string, req: IncomingMessage, res: ServerResponse, http: HttpServer): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (url.pathname === '/healthz') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, version: VERSION }));
+    return;
+  }
+  if (url.pathname !== path) {
+    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `MCP endpoint is ${path}` }));
+    return;
+  }
+  if (req.method !== 'POST') {
+    res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this stateless server takes POST only.' }, id: null }));
+    return;
+  }
+  const address = http.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const server = createMcpServer(handle);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    enableDnsRebindingProtection: isLoopback(address),
+    allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`],
+  });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  } catch (err) {
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: (err as Error).message }, id: null }));
+  }
+}
+
+function isLoopback(address: ReturnType<HttpServer['address']>): boolean {
+  if (!address || typeof address === 'string') return false;
+  return address.address === '127.0.0.1' || address.address === '::1' || address.address.startsWith('127.');
+}
