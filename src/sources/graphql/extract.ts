@@ -23,6 +23,7 @@ import {
   type GraphQLInputType,
   type GraphQLNamedType,
   type GraphQLSchema,
+  type GraphQLType,
 } from 'graphql';
 import type { Ontology } from '../../graph/ontology/index.js';
 import { nodeId } from '../../graph/ids.js';
@@ -117,7 +118,8 @@ export function extractGraphql(schema: GraphQLSchema, opts: ExtractGraphqlOption
     const type = typeMap[pending.pop()!];
     if (!type || !(isObjectType(type) || isInterfaceType(type) || isInputObjectType(type))) continue;
     for (const field of Object.values(type.getFields())) {
-      const used = [getNamedType(field.type), ...('args' in field ? field.args.map((a) => getNamedType(a.type)) : [])];
+      const args: readonly GraphQLArgument[] = 'args' in field ? field.args : [];
+      const used = [field.type, ...args.map((a) => a.type)].map((t) => getNamedType(t as GraphQLType));
       for (const t of used) {
         if (!names.has(t.name)) {
           names.add(t.name);

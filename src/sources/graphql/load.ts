@@ -282,7 +282,7 @@ function sha256(text: string): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Endpoint
 
-const FULL_QUERY = getIntrospectionQuery({ descriptions: true, directiveIsRepeatable: true, inputValueDeprecation: true, specifiedByUrl: true });
+const FULL_QUERY = getIntrospectionQuery({ descriptions: true, directiveIsRepeatable: true, inputValueDeprecation: true, specifiedByUrl: true, schemaDescription: true });
 const PLAIN_QUERY = getIntrospectionQuery();
 
 /** The URL as it may be shown: scheme, host, port and path; no user info, query string or fragment. */
@@ -290,7 +290,7 @@ export function displayUrl(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
-type Attempt = { kind: 'schema'; schema: Record<string, unknown>; errors: string[] } | { kind: 'errors'; errors: string[]; status: number };
+type Attempt = { kind: 'schema'; schema: Record<string, unknown>; errors: string[] } | { kind: 'errors'; errors: string[] };
 
 async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphqlSchema> {
   const endpoint = cfg.endpoint!;
@@ -395,7 +395,7 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     if (rawSchema != null) {
       return { kind: 'schema', schema: introspectionSchemaOf({ __schema: rawSchema }, `The answer of ${origin}`), errors };
     }
-    if (errorsOnly) return { kind: 'errors', errors, status: res.status };
+    if (errorsOnly) return { kind: 'errors', errors };
     introspectionSchemaOf(json, `The answer of GraphQL endpoint ${origin}`);
     throw new GraphqlSourceError('NOT_INTROSPECTION', `The answer of GraphQL endpoint ${origin} has no data.__schema.`);
   };
@@ -406,7 +406,7 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     const first = attempt.errors;
     attempt = await post(PLAIN_QUERY);
     if (attempt.kind === 'schema') {
-      warnings.push(redact(`endpoint ${origin} rejected the extended introspection query (${summarizeErrors(first)}); used the plain one, so argument deprecation, repeatable directives and specifiedBy URLs may be missing`));
+      warnings.push(redact(`endpoint ${origin} rejected the extended introspection query (${summarizeErrors(first)}); used the plain one, so the schema description, argument deprecation, repeatable directives and specifiedBy URLs may be missing`));
     }
   }
   if (attempt.kind === 'errors') {

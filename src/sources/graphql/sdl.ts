@@ -21,7 +21,8 @@ import {
  * - a directive declared twice keeps its first declaration;
  * - a second `schema { … }` becomes a schema extension; a lone `extend schema` becomes the schema definition;
  * - `extend type X` with no definition of X anywhere becomes the definition of X;
- * - extensions of introspection types (`extend type __Type`) are dropped: they cannot be indexed as types;
+ * - definitions of introspection types (a prelude restating `__Type`) are dropped, GraphQL's own apply; extensions
+ *   of them (`extend type __Type`) are dropped with a warning;
  * - a type referenced but never defined gets a placeholder definition: an interface when something implements
  *   it, an object when it is a union member or a root operation type, a scalar otherwise.
  *
@@ -37,15 +38,26 @@ export function normalizeSdl(definitions: readonly DefinitionNode[]): { document
   const directiveDefs = new Map<string, DirectiveDefinitionNode>();
   let schemaDef: SchemaDefinitionNode | undefined;
   const merged = new Map<string, string[]>();
+  const firstIndex = new Map<string, number>();
   const out: DefinitionNode[] = [];
   for (const def of definitions) {
-    if (isTypeDefinition(def)) {
+    if (isTypeDefinition(def) && def.name.value.startsWith('__')) {
+      // A prelude restating the introspection types: GraphQL's own definitions always apply.
+      continue;
+    } else if (isTypeDefinition(def)) {
       const name = def.name.value;
       const first = typeDefs.get(name);
       if (!first) {
         typeDefs.set(name, def);
+        firstIndex.set(name, out.length);
         out.push(def);
       } else if (first.kind === def.kind) {
+        if (!first.description && def.description) {
+          // Extensions carry no description: keep the later one on the merged type rather than lose it.
+          const withDescription = { ...first, description: def.description } as TypeDefinitionNode;
+          typeDefs.set(name, withDescription);
+          out[firstIndex.get(name)!] = withDescription;
+        }
         const places = merged.get(name) ?? [fileOf(first)];
         places.push(fileOf(def));
         merged.set(name, places);
