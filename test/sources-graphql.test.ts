@@ -254,6 +254,7 @@ describe('SDL fixture (several files, extensions, interfaces, union, enum, input
     assert.deepEqual(user.props, {
       type_kind: 'OBJECT',
       builtin: false,
+      resolved: true,
       field_count: 6,
       interfaces: ['Node', 'Named'],
       directives: ['key'],
@@ -266,6 +267,7 @@ describe('SDL fixture (several files, extensions, interfaces, union, enum, input
     assert.deepEqual(node(build, 'type', 'Node').props, {
       type_kind: 'INTERFACE',
       builtin: false,
+      resolved: true,
       description: 'Anything with an id.',
       field_count: 1,
       interfaces: [],
@@ -273,10 +275,10 @@ describe('SDL fixture (several files, extensions, interfaces, union, enum, input
     });
     // A directive applied by `extend type` counts.
     assert.deepEqual(node(build, 'type', 'Team').props['directives'], ['key']);
-    assert.deepEqual(node(build, 'type', 'SearchResult').props, { type_kind: 'UNION', builtin: false, possible_types: ['User', 'Team'] });
-    assert.deepEqual(node(build, 'type', 'Role').props, { type_kind: 'ENUM', builtin: false, enum_values: ['ADMIN', 'MEMBER', 'GUEST'] });
-    assert.deepEqual(node(build, 'type', 'UserFilter').props, { type_kind: 'INPUT_OBJECT', builtin: false, field_count: 3 });
-    assert.deepEqual(node(build, 'type', 'Query').props, { type_kind: 'OBJECT', builtin: false, root_operation: 'query', field_count: 2, interfaces: [] });
+    assert.deepEqual(node(build, 'type', 'SearchResult').props, { type_kind: 'UNION', builtin: false, resolved: true, possible_types: ['User', 'Team'] });
+    assert.deepEqual(node(build, 'type', 'Role').props, { type_kind: 'ENUM', builtin: false, resolved: true, enum_values: ['ADMIN', 'MEMBER', 'GUEST'] });
+    assert.deepEqual(node(build, 'type', 'UserFilter').props, { type_kind: 'INPUT_OBJECT', builtin: false, resolved: true, field_count: 3 });
+    assert.deepEqual(node(build, 'type', 'Query').props, { type_kind: 'OBJECT', builtin: false, resolved: true, root_operation: 'query', field_count: 2, interfaces: [] });
     assert.equal(node(build, 'type', 'Mutation').props['root_operation'], 'mutation');
     const dt = node(build, 'type', 'DateTime');
     assert.equal(dt.file, 'sdl/b_more.graphql');
@@ -422,6 +424,9 @@ describe('SDL that is not valid on its own still loads', () => {
     assert.equal(node(build, 'type', 'Entity').props['type_kind'], 'INTERFACE');
     assert.deepEqual(node(build, 'type', 'Entity').props['possible_types'], ['Thing']);
     assert.equal(node(build, 'type', 'Other').props['type_kind'], 'OBJECT');
+    // Placeholders are explicit unresolved nodes; defined types are resolved.
+    for (const name of ['Money', 'MoneyFilter', 'Other', 'Entity']) assert.equal(node(build, 'type', name).props['resolved'], false, name);
+    for (const name of ['Query', 'Thing', 'U', 'ID']) assert.equal(node(build, 'type', name).props['resolved'], true, name);
     // The default is kept exactly as written even though its type is only a placeholder.
     assert.deepEqual(node(build, 'field', 'Query.b').props['arguments'], [{ name: 'f', type: 'MoneyFilter', default_value: '{gt: 1}' }]);
     // An undeclared directive is still recorded.

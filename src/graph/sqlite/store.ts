@@ -140,9 +140,9 @@ export class SqliteStore implements Store {
     if (state === 'ok') return;
     const root = this.metaValue('root');
     const how = `Rebuild it: \`sextant index ${root ?? '<path-or-config>'} --store ${this.location}\` (a full rebuild replaces the old index).`;
+    const found = state === 'format' ? 'a different store layout' : `ontology version ${this.metaValue('ontology_version')}`;
     this.db.close();
     if (state === 'corrupt') throw new StoreError('store_corrupt', `The index at ${this.location} is incomplete or not a Sextant index. ${how}`);
-    const found = state === 'format' ? 'a different store layout' : `ontology version ${this.metaValue('ontology_version')}`;
     const want = state === 'format' ? `store format ${STORE_FORMAT}` : `ontology version ${this.ontology.version}`;
     throw new StoreError('ontology_mismatch', `The index at ${this.location} was built with ${found}; this Sextant reads ${want}. ${how}`);
   }
@@ -575,7 +575,9 @@ export class SqliteStore implements Store {
       if (kinds.length === 0) continue;
       scored.push({ name: c.name, kinds, similarity: Math.round(similarity * 1000) / 1000 });
     }
-    scored.sort((a, b) => b.similarity - a.similarity || a.name.localeCompare(b.name));
+    // Ties (e.g. the type Customer and the field customer) go to the spelling whose case matches the input's.
+    const sameCase = (name: string) => (name[0] === needle[0] ? 0 : 1);
+    scored.sort((a, b) => b.similarity - a.similarity || sameCase(a.name) - sameCase(b.name) || a.name.localeCompare(b.name));
     return scored.slice(0, opts.limit);
   }
 

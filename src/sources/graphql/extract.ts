@@ -36,6 +36,8 @@ export interface ExtractGraphqlOptions {
   source: string;
   /** Where types (and fields) are written, for schemas read from SDL. */
   fileOf?: FileOf;
+  /** Names of types that are placeholders for undefined references: indexed with `resolved: false`. */
+  placeholders?: readonly string[];
 }
 
 export interface AppliedDirective {
@@ -61,6 +63,7 @@ function cmp(a: string, b: string): number {
  */
 export function extractGraphql(schema: GraphQLSchema, opts: ExtractGraphqlOptions): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
   const { ontology, source, fileOf } = opts;
+  const placeholders = new Set(opts.placeholders ?? []);
   const declared = new Map<string, Set<string>>();
   const declaredProps = (kind: string): Set<string> => {
     let set = declared.get(kind);
@@ -138,7 +141,7 @@ export function extractGraphql(schema: GraphQLSchema, opts: ExtractGraphqlOption
   for (const name of [...names].sort(cmp)) {
     const type = builtinScalar(name);
     if (!type) continue;
-    const props: Props = { type_kind: typeKind(type), builtin: isSpecifiedScalarType(type) || isIntrospectionType(type) };
+    const props: Props = { type_kind: typeKind(type), builtin: isSpecifiedScalarType(type) || isIntrospectionType(type), resolved: !placeholders.has(name) };
     if (type.description) props['description'] = type.description;
     const ops = roots.get(name);
     if (ops?.[0]) props['root_operation'] = ops[0];

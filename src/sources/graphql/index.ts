@@ -15,7 +15,7 @@ export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceCo
   ctx.onProgress?.('loading schema');
   const loaded = await loadGraphqlSchema(cfg, ctx);
   ctx.onProgress?.('extracting');
-  const { nodes, edges } = extractGraphql(loaded.schema, { ontology: ctx.ontology, source: cfg.name, fileOf: loaded.fileOf });
+  const { nodes, edges } = extractGraphql(loaded.schema, { ontology: ctx.ontology, source: cfg.name, fileOf: loaded.fileOf, placeholders: loaded.placeholders });
   ctx.onProgress?.('extracted', nodes.length, nodes.length);
   return {
     name: cfg.name,

@@ -73,7 +73,7 @@ const BUILTIN_NAMES = new Set(['String', 'Int', 'Float', 'Boolean', 'ID']);
  * placeholders (interface, object or scalar by how they are used), reported in `warnings`; built-in scalars and
  * introspection types that a server left out are restored silently.
  */
-export function buildFromIntrospection(rawSchema: Record<string, unknown>, what: string): { schema: GraphQLSchema; warnings: string[] } {
+export function buildFromIntrospection(rawSchema: Record<string, unknown>, what: string): { schema: GraphQLSchema; warnings: string[]; placeholders: string[] } {
   const raw = rawSchema as unknown as RawSchema;
   const warnings: string[] = [];
   const defined = new Set<string>();
@@ -115,7 +115,7 @@ export function buildFromIntrospection(rawSchema: Record<string, unknown>, what:
   }
   try {
     const schema = buildClientSchema({ __schema: { ...rawSchema, types } } as unknown as IntrospectionQuery);
-    return { schema, warnings };
+    return { schema, warnings, placeholders: names.filter((n) => !BUILTIN_NAMES.has(n) && !n.startsWith('__')) };
   } catch (err) {
     throw new GraphqlSourceError(
       'NOT_INTROSPECTION',

@@ -43,6 +43,8 @@ export interface LoadedGraphqlSchema {
   contentHash: string;
   fileOf: FileOf;
   warnings: string[];
+  /** Types the schema references but never defines, added as empty placeholders so it loads. */
+  placeholders: string[];
 }
 
 export const SDL_EXTENSIONS = ['.graphql', '.graphqls', '.gql'] as const;
@@ -227,13 +229,14 @@ async function loadFromFiles(cfg: GraphqlSourceConfig, ctx: SourceContext): Prom
 
   const single = introspections[0];
   if (single) {
-    const { schema, warnings: w } = buildFromIntrospection(single.schema, `Schema file ${single.file.rel}`);
+    const { schema, warnings: w, placeholders } = buildFromIntrospection(single.schema, `Schema file ${single.file.rel}`);
     return {
       schema,
       origin,
       contentHash: sha256(canonicalJson(single.schema)),
       fileOf: () => undefined,
       warnings: [...warnings, ...w],
+      placeholders,
     };
   }
 
@@ -248,7 +251,7 @@ async function loadFromFiles(cfg: GraphqlSourceConfig, ctx: SourceContext): Prom
     }
     definitions.push(...defs);
   }
-  const { document, warnings: w } = normalizeSdl(definitions);
+  const { document, warnings: w, placeholders } = normalizeSdl(definitions);
   warnings.push(...w);
   let schema: GraphQLSchema;
   try {
@@ -256,7 +259,7 @@ async function loadFromFiles(cfg: GraphqlSourceConfig, ctx: SourceContext): Prom
   } catch (err) {
     throw new GraphqlSourceError('SCHEMA_BUILD_ERROR', `GraphQL source "${cfg.name}": the SDL in ${origin} parses but cannot be built into a schema: ${(err as Error).message}`);
   }
-  return { schema, origin, contentHash: hash.digest('hex'), fileOf: sdlFileOf(schema), warnings };
+  return { schema, origin, contentHash: hash.digest('hex'), fileOf: sdlFileOf(schema), warnings, placeholders };
 }
 
 function locationOf(node: ASTNode | null | undefined): SchemaLocation | undefined {
@@ -419,13 +422,14 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     );
   }
   if (attempt.errors.length) warnings.push(redact(`endpoint ${origin} answered with errors alongside the schema: ${summarizeErrors(attempt.errors)}`));
-  const { schema, warnings: w } = buildFromIntrospection(attempt.schema, `The answer of ${origin}`);
+  const { schema, warnings: w, placeholders } = buildFromIntrospection(attempt.schema, `The answer of ${origin}`);
   return {
     schema,
     origin,
     contentHash: sha256(canonicalJson(attempt.schema)),
     fileOf: () => undefined,
     warnings: [...warnings, ...w.map(redact)],
+    placeholders,
   };
 }
 

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+import Database from 'better-sqlite3';
+import { nodeId } from '../src/graph/ids.js';
+import { Ontology, sextantOntology, type OntologyModule } from '../src/graph/ontology/index.js';
+import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { StoreError } from '../src/graph/store.js';
+import type { EdgeRecord, NodeRecord } from '../src/graph/types.js';
+import { validateGraph } from '../src/graph/validate.js';
+import { indexSchema, SHOP_SDL } from './helpers/index.js';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'sextant-store-'));
+  dirs.push(d);
+  return d;
+};
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const TINY: OntologyModule = {
+  sourceKind: 'tiny',
+  description: 'test ontology',
+  nodeKinds: [{ name: 'thing', idPrefix: 'th', description: 'a thing', qualifiedNameFormat: 'name', location: ['file'], searchPrior: 1, properties: [{ name: 'colour', type: 'enum', values: ['red', 'blue'], description: 'colour', filter: ['eq'] }] }],
+  edgeTypes: [{ name: 'LINKS', description: 'links', from: ['thing'], to: ['thing'], attrs: [], inferred: true }],
+};
+
+function things(ontology: Ontology, n: number, tag = ''): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
+  const nodes: NodeRecord[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = `Thing${i}${tag}`;
+    nodes.push({ id: nodeId(ontology, 's', 'thing', name), kind: 'thing', name, qualified_name: `pkg.${name}`, source: 's', props: { colour: i % 2 ? 'red' : 'blue' } });
+  }
+  const edges = nodes.slice(1).map((node, i) => ({ type: 'LINKS', from: nodes[i]!.id, to: node.id, attrs: { confidence: 0.5 + (i % 2) / 2, strategy: 'test' } }));
+  return { nodes, edges };
+}
+
+test('ids are deterministic, prefixed by kind, and differ by source and identity', () => {
+  const o = sextantOntology();
+  assert.equal(nodeId(o, 'a', 'type', 'Order'), nodeId(o, 'a', 'type', 'Order'));
+  assert.notEqual(nodeId(o, 'a', 'type', 'Order'), nodeId(o, 'b', 'type', 'Order'));
+  assert.match(nodeId(o, 'a', 'field', 'Order.id'), /^fd_[0-9a-z]{16}$/);
+});
+
+test('two builds of the same input give the same ids, graph and order', async () => {
+  const a = await indexSchema(SHOP_SDL, 'shop');
+  const b = await indexSchema(SHOP_SDL, 'shop');
+  try {
+    for (const kind of ['type', 'field', 'module']) {
+      const ra = await a.call('find', { kind, limit: 500 });
+      const rb = await b.call('find', { kind, limit: 500 });
+      assert.deepEqual(ra.results, rb.results);
+    }
+    const meta = await a.store.meta();
+    assert.deepEqual(meta.counts, (await b.store.meta()).counts);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test('an index built by another ontology version is refused with how to rebuild', async () => {
+  const dir = tempDir();
+  const o = new Ontology([TINY]);
+  const w = SqliteStore.open(o, dir, { mode: 'write' });
+  await w.setRoot('/some/root');
+  await w.close();
+  const db = new Database(join(dir, 'index.db'));
+  db.prepare("UPDATE meta SET value = 'old' WHERE key = 'ontology_version'").run();
+  db.close();
+  assert.throws(() => SqliteStore.open(o, dir, { mode: 'read' }), (e: unknown) => {
+    assert.ok(e instanceof StoreError);
+    assert.equal(e.code, 'ontology_mismatch');
+    assert.match(e.message, /ontology version old/);
+    assert.match(e.message, /sextant index \/some\/root --store/);
+    return true;
+  });
+  // A writer replaces the stale index instead of misreading it.
+  const again = SqliteStore.open(o, dir, { mode: 'write' });
+  assert.equal((await again.meta()).ontology_version, o.version);
+  await again.close();
+  assert.throws(() => SqliteStore.open(o, tempDir(), { mode: 'read' }), /No index at .*sextant index/);
+});
+
+test('replaceSource is atomic and batched; another process reads the old graph until the commit', async () => {
+  const dir = tempDir();
+  const o = new Ontology([TINY]);
+  const w = SqliteStore.open(o, dir, { mode: 'write' });
+  const first = things(o, 5000);
+  await w.replaceSource({ name: 's', kind: 'tiny', origin: 'test', built_at: 'now' }, first.nodes, first.edges);
+  assert.equal((await w.meta()).counts.nodes, 5000);
+  // A reader in a second process counts nodes repeatedly while this process rewrites the source.
+  const reader = spawn(process.execPath, ['-e', `
+    const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+    const db = new D(${JSON.stringify(join(dir, 'index.db'))}, { readonly: true });
+    db.pragma('busy_timeout = 5000');
+    const seen = new Set();
+    const end = Date.now() + 1500;
+    while (Date.now() < end) seen.add(db.prepare('SELECT count(*) AS c FROM nodes').get().c);
+    process.stdout.write(JSON.stringify([...seen]));
+  `], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  reader.stdout.on('data', (d) => (out += d));
+  const second = things(o, 7000, 'b');
+  await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 3; i++) {
+    await w.replaceSource({ name: 's', kind: 'tiny', origin: 'test', built_at: 'now' }, i % 2 ? first.nodes : second.nodes, i % 2 ? first.edges : second.edges);
+  }
+  await new Promise((r) => reader.on('close', r));
+  const counts = JSON.parse(out) as number[];
+  assert.ok(counts.length >= 1);
+  for (const c of counts) assert.ok(c === 5000 || c === 7000, `reader saw a half-written graph: ${c} nodes`);
+  const meta = await w.meta();
+  assert.equal(meta.counts.nodes, 7000);
+  assert.equal(meta.counts.edges, 6999);
+  assert.equal(meta.sources[0]?.nodes, 7000);
+  await w.close();
+});
+
+test('confidence and strategy are stored and filterable; removeSource clears everything', async () => {
+  const dir = tempDir();
+  const o = new Ontology([TINY]);
+  const w = SqliteStore.open(o, dir, { mode: 'write' });
+  const g = things(o, 10);
+  await w.replaceSource({ name: 's', kind: 'tiny', origin: 'test', built_at: 'now' }, g.nodes, g.edges);
+  const sure = await w.edges({ ids: [g.nodes[1]!.id], direction: 'out', types: ['LINKS'], edge: [{ attr: 'confidence', op: 'gte', value: 0.9 }], limit: 10, offset: 0 });
+  assert.equal(sure.total, 1);
+  assert.equal(sure.rows[0]!.attrs.strategy, 'test');
+  const unsure = await w.edges({ ids: [g.nodes[0]!.id], direction: 'out', types: ['LINKS'], edge: [{ attr: 'confidence', op: 'gte', value: 0.9 }], limit: 10, offset: 0 });
+  assert.equal(unsure.total, 0);
+  assert.equal(await w.removeSource('s'), true);
+  const meta = await w.meta();
+  assert.deepEqual([meta.counts.nodes, meta.counts.edges, meta.sources.length], [0, 0, 0]);
+  assert.deepEqual(await w.similarNames('Thing1', { limit: 3 }), []);
+  await w.close();
+});
+
+test('validateGraph reports undeclared properties, bad enum values and misplaced edges', () => {
+  const o = new Ontology([TINY]);
+  const { nodes } = things(o, 2);
+  const bad: NodeRecord[] = [{ ...nodes[0]!, props: { colour: 'green', size: 3 } }, nodes[1]!];
+  const problems = validateGraph(o, bad, [{ type: 'LINKS', from: nodes[0]!.id, to: 'th_missing' }, { type: 'NOPE', from: nodes[0]!.id, to: nodes[1]!.id }]);
+  assert.ok(problems.some((p) => /colour should be enum/.test(p)));
+  assert.ok(problems.some((p) => /size is not declared/.test(p)));
+  assert.ok(problems.some((p) => /th_missing: no such node/.test(p)));
+  assert.ok(problems.some((p) => /NOPE.*unknown edge type/.test(p)));
+});
