@@ -5,6 +5,8 @@ import { findConfigFile, loadWorkspaceConfig } from '../config/workspace.js';
 
 const SCHEMA_EXTENSIONS = new Set(['.graphql', '.graphqls', '.gql', '.json']);
 
+const GENERIC_FILE_NAMES = new Set(['schema', 'api', 'graphql', 'index', 'introspection', 'sdl']);
+
 export class TargetError extends Error {}
 
 function sourceNameFrom(text: string): string {
@@ -33,7 +35,10 @@ export async function resolveTarget(target: string, env: Record<string, string |
     }
     if (!SCHEMA_EXTENSIONS.has(ext)) throw new TargetError(`${abs}: not a file Sextant can index. Expected sextant.yaml, or a GraphQL schema (.graphql, .graphqls, .gql, or introspection .json).`);
     const root = dirname(abs);
-    return { root, config: { dir: root, sources: [{ kind: 'graphql', name: sourceNameFrom(basename(abs, ext)), schema: [abs], headers: {}, timeout_ms: 30000 }] } };
+    // `schema.graphql` says little; its folder (`graphql-schema`, `billing-api`) usually names the API.
+    const stem = basename(abs, extname(abs));
+    const name = GENERIC_FILE_NAMES.has(stem.toLowerCase()) ? basename(root) : stem;
+    return { root, config: { dir: root, sources: [{ kind: 'graphql', name: sourceNameFrom(name), schema: [abs], headers: {}, timeout_ms: 30000 }] } };
   }
   const configFile = findConfigFile(abs);
   if (configFile) {
