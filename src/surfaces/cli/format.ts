@@ -7,9 +7,20 @@ function ref(node: Json): string {
   return `${String(node.kind).padEnd(8)} ${String(node.qualified_name)}  [${String(node.id)}]${where ? `  ${where}` : ''}`;
 }
 
-function hintsText(result: Json): string[] {
+/** One POSIX shell word: single-quoted unless plainly safe, so a printed hint runs as it is. */
+export function shellQuote(text: string): string {
+  return /^[A-Za-z0-9_/.:=@%+,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface FormatOptions {
+  /** The `--store` the command was given, repeated in printed hints so they query the same index. */
+  store?: string;
+}
+
+function hintsText(result: Json, opts: FormatOptions): string[] {
   const hints = (result.hints as { tool: string; args: unknown; reason: string }[] | undefined) ?? [];
-  return hints.length ? ['', 'next:', ...hints.map((h) => `  sextant call ${h.tool} '${JSON.stringify(h.args)}'   # ${h.reason}`)] : [];
+  const store = opts.store ? ` --store ${shellQuote(opts.store)}` : '';
+  return hints.length ? ['', 'next:', ...hints.map((h) => `  sextant call ${h.tool} ${shellQuote(JSON.stringify(h.args))}${store}   # ${h.reason}`)] : [];
 }
 
 function absenceText(result: Json): string[] {
@@ -23,10 +34,10 @@ function absenceText(result: Json): string[] {
   return lines;
 }
 
-export function formatResult(tool: string, result: Json): string {
+export function formatResult(tool: string, result: Json, opts: FormatOptions = {}): string {
   if (!result.ok) {
     const error = result.error as Json;
-    return [`error (${String(error.code)}): ${String(error.message)}`, ...hintsText(error)].join('\n');
+    return [`error (${String(error.code)}): ${String(error.message)}`, ...hintsText(error, opts)].join('\n');
   }
   const lines: string[] = [];
   switch (tool) {
@@ -60,5 +71,5 @@ export function formatResult(tool: string, result: Json): string {
     default:
       lines.push(JSON.stringify(result, null, 2));
   }
-  return [...lines, ...absenceText(result), ...hintsText(result)].join('\n');
+  return [...lines, ...absenceText(result), ...hintsText(result, opts)].join('\n');
 }

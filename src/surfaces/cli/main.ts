@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../../config/workspace.js';
@@ -34,7 +35,7 @@ async function callTool(storeOpt: string | undefined, tool: string, args: unknow
   const handle = new StoreHandle(sextantOntology(), locateStore(storeOpt));
   const result = await handle.run(tool, args);
   await handle.close();
-  io.out(asJson ? JSON.stringify(result, null, 2) : formatResult(tool, result as Record<string, unknown>));
+  io.out(asJson ? JSON.stringify(result, null, 2) : formatResult(tool, result as Record<string, unknown>, storeOpt ? { store: handle.location } : {}));
   return result.ok ? EXIT_OK : EXIT_ERROR;
 }
 
@@ -53,7 +54,8 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   if (opts.rebuild) SqliteStore.destroy(storeDir);
   const ontology = sextantOntology();
   const store = openStore(ontology, storeDir, 'write');
-  await store.setRoot?.(target);
+  // Stored so a stale index can say how to rebuild it; absolute, since that message is read from anywhere.
+  await store.setRoot?.(/^https?:\/\//i.test(target) ? target : resolve(target));
   const tty = Boolean(process.stderr.isTTY) && !opts.json;
   const bar = tty ? new cliProgress.SingleBar({ format: ' {source} {phase} [{bar}] {value}/{total}', hideCursor: true, clearOnComplete: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
   let barStarted = false;

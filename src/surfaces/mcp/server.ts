@@ -87,7 +87,9 @@ export async function serveStdio(handle: StoreHandle): Promise<void> {
   const transport = new StdioServerTransport();
   await server.connect(transport);
   await new Promise<void>((resolveClosed) => {
-    transport.onclose = () => resolveClosed();
+    // server.onclose, not transport.onclose: connect() wrapped the transport's handler, and replacing it
+    // would skip the protocol's own cleanup.
+    server.onclose = () => resolveClosed();
     process.stdin.on('end', () => resolveClosed());
   });
   await handle.close();
