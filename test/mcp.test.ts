@@ -380,9 +380,7 @@ for (const transport of TRANSPORTS) {
   });
 }
 
-// ----------------------------------------------------------------------------------------- known gaps
-// Bugs outside src/surfaces found by these tests, kept as `todo` so they document the gap without failing the
-// suite; each turns into a plain pass once fixed (then drop the `todo`).
+// ------------------------------------------------------------------- schemas and tools agree at the edges
 
 describe('MCP: the advertised input schemas and the tools agree', () => {
   let session: Session;
@@ -410,30 +408,32 @@ describe('MCP: the advertised input schemas and the tools agree', () => {
     await shut(session);
   });
 
-  test('describe {ids: []} is an invalid argument, not "No node has id ."', { ...T, todo: 'src/query/coerce.ts asStringList accepts an empty list' }, async () => {
+  test('describe {ids: []} is an invalid argument, not "No node has id ."', T, async () => {
     assert.equal(validate('describe', { ids: [] }), false, 'the schema forbids an empty ids list');
     failed(await callTool(client, 'describe', { ids: [] }), 'invalid_argument', 'describe ids []');
   });
 
-  test('neighbors {ids: []} is an error, not an ok empty answer', { ...T, todo: 'src/query/coerce.ts asStringList accepts an empty list' }, async () => {
+  test('neighbors {ids: []} is an error, not an ok empty answer', T, async () => {
     assert.equal(validate('neighbors', { ids: [], direction: 'out', edge_types: ['HAS_FIELD'] }), false);
     const answer = await callTool(client, 'neighbors', { ids: [], direction: 'out', edge_types: ['HAS_FIELD'] });
     assert.equal(answer.isError, true, JSON.stringify(answer.body).slice(0, 300));
   });
 
-  test('search {kinds: []} is an error, not silently every kind', { ...T, todo: 'src/query/coerce.ts asStringList accepts an empty list' }, async () => {
+  test('search {kinds: []} is an error, not silently every kind', T, async () => {
     assert.equal(validate('search', { query: 'pull', kinds: [] }), false);
     const answer = await callTool(client, 'search', { query: 'pull', kinds: [] });
     assert.equal(answer.isError, true, JSON.stringify(answer.body).slice(0, 300));
   });
 
-  test('search accepts every offset its schema allows', { ...T, todo: 'src/query/tools/search.ts: schema says offset ≤ 100000, the tool rejects > 1000' }, async () => {
-    assert.equal(validate('search', { query: 'pull request', offset: 5000 }), true);
-    const answer = await callTool(client, 'search', { query: 'pull request', offset: 5000 });
+  test('search accepts exactly the offsets its schema allows', T, async () => {
+    assert.equal(validate('search', { query: 'pull request', offset: 150 }), true);
+    const answer = await callTool(client, 'search', { query: 'pull request', offset: 150 });
     assert.equal(answer.isError, false, JSON.stringify(answer.body.error));
+    assert.equal(validate('search', { query: 'pull request', offset: 5000 }), false);
+    failed(await callTool(client, 'search', { query: 'pull request', offset: 5000 }), 'out_of_range', 'search offset 5000');
   });
 
-  test('the neighbors next-page hint keeps edge_filter', { ...T, todo: 'src/query/tools/neighbors.ts: the next-page hint drops edge_filter' }, async () => {
+  test('the neighbors next-page hint keeps edge_filter', T, async () => {
     const body = ok(await callTool(client, 'neighbors', { ids: [pullRequestId], direction: 'out', edge_types: ['HAS_FIELD'], edge_filter: { min_confidence: 0.5 }, limit: 1 }), 'neighbors');
     const next = (body.hints as { tool: string; args: Record<string, unknown> }[]).find((h) => h.tool === 'neighbors');
     assert.ok(next, 'no next-page hint');

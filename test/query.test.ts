@@ -256,7 +256,10 @@ describe('neighbors', () => {
     const id = await idOf('Order');
     await err('neighbors', { ids: [id], edge_types: ['HAS_FIELD'] }, 'missing_argument');
     await err('neighbors', { ids: [id], direction: 'out' }, 'missing_argument');
-    await err('neighbors', { ids: [id], direction: 'out', edge_types: [] }, 'missing_argument');
+    await err('neighbors', { ids: [id], direction: 'out', edge_types: [] }, 'invalid_argument');
+    await err('neighbors', { ids: [], direction: 'out', edge_types: ['HAS_FIELD'] }, 'invalid_argument');
+    await err('describe', { ids: [] }, 'invalid_argument');
+    await err('search', { query: 'order', kinds: [] }, 'invalid_argument');
     await err('neighbors', { ids: [id], direction: 'sideways', edge_types: ['HAS_FIELD'] }, 'bad_enum_value');
     const e = await err('neighbors', { ids: [id], direction: 'out', edge_types: ['HAS_FIELDS'] }, 'unknown_edge_type');
     assert.deepEqual(e.did_you_mean[0], 'HAS_FIELD');

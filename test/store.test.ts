@@ -69,6 +69,7 @@ test('an index built by another ontology version is refused with how to rebuild'
   const o = new Ontology([TINY]);
   const w = SqliteStore.open(o, dir, { mode: 'write' });
   await w.setRoot('/some/root');
+  await w.writeSources([]);
   await w.close();
   const db = new Database(join(dir, 'index.db'));
   db.prepare("UPDATE meta SET value = 'old' WHERE key = 'ontology_version'").run();
@@ -80,10 +81,15 @@ test('an index built by another ontology version is refused with how to rebuild'
     assert.match(e.message, /sextant index \/some\/root --store/);
     return true;
   });
-  // A writer replaces the stale index instead of misreading it.
+  // A writer replaces the stale index instead of misreading it, atomically with its first write.
   const again = SqliteStore.open(o, dir, { mode: 'write' });
-  assert.equal((await again.meta()).ontology_version, o.version);
+  assert.throws(() => SqliteStore.open(o, dir, { mode: 'read' }), /ontology version old/, 'still the old index before the write');
+  const g = things(o, 3);
+  await again.writeSources([{ source: { name: 's', kind: 'tiny', origin: 'test', built_at: 'now' }, nodes: g.nodes, edges: g.edges }]);
   await again.close();
+  const reader = SqliteStore.open(o, dir, { mode: 'read' });
+  assert.equal((await reader.meta()).counts.nodes, 3);
+  await reader.close();
   assert.throws(() => SqliteStore.open(o, tempDir(), { mode: 'read' }), /No index at .*sextant index/);
 });
 

@@ -4,9 +4,9 @@ import type { Ontology } from './ontology/index.js';
 import { DB_FILE, SqliteStore } from './sqlite/store.js';
 import type { Store } from './store.js';
 
-/** Opens the index at `location` (a directory holding the embedded store). */
-export function openStore(ontology: Ontology, location: string, mode: 'read' | 'write'): Store & { setRoot?: (root: string) => Promise<void> } {
-  return SqliteStore.open(ontology, location, { mode });
+/** Opens the index at `location` (a directory holding the embedded store); `reset` starts a writer from empty. */
+export function openStore(ontology: Ontology, location: string, mode: 'read' | 'write', opts: { reset?: boolean } = {}): Store & { setRoot?: (root: string) => Promise<void> } {
+  return SqliteStore.open(ontology, location, { mode, ...opts });
 }
 
 /**

@@ -89,6 +89,12 @@ export interface SourceInfo {
   content_hash?: string;
 }
 
+export interface SourceWrite {
+  source: Omit<SourceInfo, 'nodes' | 'edges'>;
+  nodes: readonly NodeRecord[];
+  edges: readonly EdgeRecord[];
+}
+
 export interface IndexMeta {
   ontology_version: string;
   store_format: number;
@@ -99,6 +105,7 @@ export interface IndexMeta {
 }
 
 export interface WriteProgress {
+  source: string;
   phase: 'nodes' | 'edges' | 'search' | 'done';
   done: number;
   total: number;
@@ -110,7 +117,12 @@ export interface Store {
   readonly location: string;
   meta(): Promise<IndexMeta>;
 
-  /** Atomically replaces everything a source contributed; readers see the old or the new graph, never a mix. */
+  /**
+   * Replaces what each of these sources contributed and removes the `remove`d ones, in one transaction:
+   * readers see the whole old graph or the whole new one, never a mix.
+   */
+  writeSources(writes: readonly SourceWrite[], opts?: { remove?: readonly string[]; onProgress?: (p: WriteProgress) => void }): Promise<SourceInfo[]>;
+  /** `writeSources` for one source. */
   replaceSource(
     source: Omit<SourceInfo, 'nodes' | 'edges'>,
     nodes: readonly NodeRecord[],

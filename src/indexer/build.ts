@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { WorkspaceConfig } from '../config/types.js';
 import type { Ontology } from '../graph/ontology/index.js';
-import type { SourceInfo, Store, WriteProgress } from '../graph/store.js';
+import type { SourceInfo, SourceWrite, Store, WriteProgress } from '../graph/store.js';
 import { validateGraph } from '../graph/validate.js';
 import { buildSource } from './sources.js';
 
@@ -13,8 +13,11 @@ export interface BuildEvents {
 }
 
 export interface BuildReport {
+  /** Per source: what was written, and the seconds spent reading and extracting it. */
   sources: (SourceInfo & { seconds: number; warnings: string[] })[];
   removed: string[];
+  /** Seconds spent writing everything to the store. */
+  write_seconds: number;
   seconds: number;
 }
 
@@ -27,14 +30,17 @@ export class BuildError extends Error {
   }
 }
 
-/** Builds every source of a workspace into the store; sources no longer configured are removed. */
+/**
+ * Builds every source of a workspace, then writes them all (and removes sources no longer configured) in one
+ * store transaction, so a reader never sees a half-built workspace. A failing source fails the build and
+ * leaves the index as it was.
+ */
 export async function buildWorkspace(store: Store, ontology: Ontology, config: WorkspaceConfig, events: BuildEvents = {}, env: Record<string, string | undefined> = process.env): Promise<BuildReport> {
   const started = performance.now();
-  const report: BuildReport = { sources: [], removed: [], seconds: 0 };
   const configured = new Set(config.sources.map((s) => s.name));
-  for (const old of (await store.meta()).sources) {
-    if (!configured.has(old.name) && (await store.removeSource(old.name))) report.removed.push(old.name);
-  }
+  const removed = (await store.meta()).sources.map((s) => s.name).filter((name) => !configured.has(name));
+  const writes: SourceWrite[] = [];
+  const timings = new Map<string, { seconds: number; warnings: string[] }>();
   for (const [i, cfg] of config.sources.entries()) {
     const t0 = performance.now();
     events.sourceStart?.(cfg.name, i, config.sources.length);
@@ -47,16 +53,22 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
     for (const w of built.warnings) events.warning?.(cfg.name, w);
     const problems = validateGraph(ontology, built.nodes, built.edges);
     if (problems.length) throw new BuildError(cfg.name, `source ${cfg.name} produced an invalid graph (a Sextant bug; nothing was written):\n  ${problems.slice(0, 10).join('\n  ')}`);
-    const info = await store.replaceSource(
-      { name: cfg.name, kind: cfg.kind, origin: built.origin, built_at: new Date().toISOString(), content_hash: built.content_hash || hashOf(built) },
-      built.nodes,
-      built.edges,
-      (p) => events.write?.(cfg.name, p),
-    );
-    report.sources.push({ ...info, seconds: round((performance.now() - t0) / 1000), warnings: built.warnings });
+    writes.push({
+      source: { name: cfg.name, kind: cfg.kind, origin: built.origin, built_at: new Date().toISOString(), content_hash: built.content_hash || hashOf(built) },
+      nodes: built.nodes,
+      edges: built.edges,
+    });
+    timings.set(cfg.name, { seconds: round((performance.now() - t0) / 1000), warnings: built.warnings });
   }
-  report.seconds = round((performance.now() - started) / 1000);
-  return report;
+  const t1 = performance.now();
+  const infos = await store.writeSources(writes, { remove: removed, onProgress: (p) => events.write?.(p.source, p) });
+  const writeSeconds = round((performance.now() - t1) / 1000);
+  return {
+    sources: infos.map((info) => ({ ...info, seconds: timings.get(info.name)!.seconds, warnings: timings.get(info.name)!.warnings })),
+    removed,
+    write_seconds: writeSeconds,
+    seconds: round((performance.now() - started) / 1000),
+  };
 }
 
 function hashOf(built: { nodes: unknown[]; edges: unknown[] }): string {

@@ -102,6 +102,7 @@ export function asStringList(value: unknown, argument: string): string[] | undef
     }
   }
   if (!Array.isArray(v)) fail({ code: 'invalid_argument', argument, message: `${argument} must be a list of strings (or one string); got ${describeType(value)}.` });
+  if (v.length === 0) fail({ code: 'invalid_argument', argument, message: `${argument} is an empty list, which would match nothing; give at least one value, or leave ${argument} out where it is optional.` });
   const out: string[] = [];
   for (const item of v) {
     if (typeof item !== 'string' || item.trim() === '') fail({ code: 'invalid_argument', argument, message: `${argument} must hold non-empty strings; got ${describeType(item)} in the list.` });

@@ -15,6 +15,7 @@ import {
   type NodeQuery,
   type Predicate,
   type SourceInfo,
+  type SourceWrite,
   type Store,
   type TextHit,
   type TextQuery,
@@ -31,6 +32,8 @@ type SqlValue = string | number | bigint | null;
 export interface OpenOptions {
   /** `read` refuses a missing or mismatched index; `write` creates or recreates one as needed. */
   mode: 'read' | 'write';
+  /** `write` only: start from an empty index (applied atomically with the first write). */
+  reset?: boolean;
 }
 
 const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, n.props';
@@ -58,6 +61,7 @@ export class SqliteStore implements Store {
   readonly location: string;
   private readonly db: Database.Database;
   private readonly stmtCache = new Map<string, Database.Statement>();
+  private pendingReset = false;
 
   private constructor(
     readonly ontology: Ontology,
@@ -83,38 +87,43 @@ export class SqliteStore implements Store {
       return store;
     }
     mkdirSync(absDir, { recursive: true });
-    if (existsSync(file)) {
-      const db = new Database(file);
+    let db: Database.Database;
+    try {
+      db = new Database(file);
       db.pragma('busy_timeout = 5000');
-      const store = new SqliteStore(ontology, absDir, db);
-      if (store.compatibility() === 'ok') {
-        db.pragma('journal_mode = WAL');
-        return store;
-      }
-      db.close();
+      db.pragma('journal_mode = WAL');
+    } catch {
+      // Not a database at all: nobody can be reading it, so start a new file.
       for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+      db = new Database(file);
+      db.pragma('busy_timeout = 5000');
+      db.pragma('journal_mode = WAL');
     }
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
-    const now = new Date().toISOString();
-    db.transaction(() => {
-      db.exec(schemaDdl(ontology));
-      const put = db.prepare('INSERT INTO meta(key, value) VALUES (?, ?)');
-      put.run('ontology_version', ontology.version);
-      put.run('store_format', String(STORE_FORMAT));
-      put.run('schema_hash', schemaHash(ontology));
-      put.run('created_at', now);
-      put.run('updated_at', now);
-    })();
-    return new SqliteStore(ontology, absDir, db);
+    const store = new SqliteStore(ontology, absDir, db);
+    // An empty, stale or mismatched index is reset inside the first write transaction, so readers keep the old
+    // index until the new one is complete.
+    store.pendingReset = Boolean(opts.reset) || store.compatibility() !== 'ok';
+    return store;
   }
 
-  /** Remove an index directory's database files. */
-  static destroy(dir: string): void {
-    const file = join(resolve(dir), DB_FILE);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  /** Drops every table and creates the schema of this ontology (inside the caller's transaction). */
+  private resetSchema(): void {
+    const objects = this.db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").all() as { type: string; name: string; sql: string | null }[];
+    const quote = (n: string) => `"${n.replace(/"/g, '""')}"`;
+    for (const o of objects.filter((x) => x.type === 'table' && /CREATE VIRTUAL TABLE/i.test(x.sql ?? ''))) this.db.exec(`DROP TABLE IF EXISTS ${quote(o.name)}`);
+    const left = this.db.prepare("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'view')").all() as { type: string; name: string }[];
+    for (const o of left) this.db.exec(`DROP ${o.type === 'view' ? 'VIEW' : 'TABLE'} IF EXISTS ${quote(o.name)}`);
+    this.stmtCache.clear();
+    this.db.exec(schemaDdl(this.ontology));
+    const now = new Date().toISOString();
+    const put = this.db.prepare('INSERT INTO meta(key, value) VALUES (?, ?)');
+    put.run('ontology_version', this.ontology.version);
+    put.run('store_format', String(STORE_FORMAT));
+    put.run('schema_hash', schemaHash(this.ontology));
+    put.run('created_at', now);
+    put.run('updated_at', now);
+    this.pendingReset = false;
   }
 
   private metaValue(key: string): string | undefined {
@@ -156,11 +165,17 @@ export class SqliteStore implements Store {
     return s;
   }
 
+  private root: string | undefined;
+
+  /** What was indexed, recorded with the next write so a stale-index message can say how to rebuild. */
   async setRoot(root: string): Promise<void> {
-    this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('root', root);
+    this.root = root;
   }
 
   async meta(): Promise<IndexMeta> {
+    if (this.pendingReset) {
+      return { ontology_version: this.ontology.version, store_format: STORE_FORMAT, created_at: '', updated_at: '', sources: [], counts: { nodes: 0, edges: 0, by_kind: {}, by_edge_type: {} } };
+    }
     const meta = Object.fromEntries((this.stmt('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
     const sources = (this.stmt('SELECT * FROM sources ORDER BY name').all() as Row[]).map((r) => ({
       name: r.name as string,
@@ -186,41 +201,52 @@ export class SqliteStore implements Store {
 
   // ---------------------------------------------------------------- writing
 
+  async writeSources(writes: readonly SourceWrite[], opts: { remove?: readonly string[]; onProgress?: (p: WriteProgress) => void } = {}): Promise<SourceInfo[]> {
+    const infos: SourceInfo[] = [];
+    this.db.transaction(() => {
+      if (this.pendingReset) this.resetSchema();
+      for (const name of opts.remove ?? []) this.deleteSource(name);
+      for (const { source, nodes, edges } of writes) {
+        const progress = opts.onProgress && ((p: Omit<WriteProgress, 'source'>) => opts.onProgress!({ ...p, source: source.name }));
+        const info: SourceInfo = { ...source, nodes: nodes.length, edges: edges.length };
+        this.deleteSource(source.name);
+        const ridOf = this.insertNodes(nodes, progress);
+        this.insertEdges(source.name, edges, ridOf, progress);
+        this.stmt('INSERT INTO sources(name, kind, origin, built_at, nodes, edges, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+          info.name,
+          info.kind,
+          info.origin,
+          info.built_at,
+          info.nodes,
+          info.edges,
+          info.content_hash ?? null,
+        );
+        infos.push(info);
+        progress?.({ phase: 'done', done: nodes.length + edges.length, total: nodes.length + edges.length });
+      }
+      this.rebuildNames();
+      const put = this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)');
+      put.run('updated_at', new Date().toISOString());
+      if (this.root) put.run('root', this.root);
+    })();
+    return infos;
+  }
+
   async replaceSource(
     source: Omit<SourceInfo, 'nodes' | 'edges'>,
     nodes: readonly NodeRecord[],
     edges: readonly EdgeRecord[],
     onProgress?: (p: WriteProgress) => void,
   ): Promise<SourceInfo> {
-    const db = this.db;
-    const info: SourceInfo = { ...source, nodes: nodes.length, edges: edges.length };
-    db.transaction(() => {
-      this.deleteSource(source.name);
-      const ridOf = this.insertNodes(nodes, onProgress);
-      this.insertEdges(source.name, edges, ridOf, onProgress);
-      this.rebuildNames();
-      this.stmt('INSERT INTO sources(name, kind, origin, built_at, nodes, edges, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-        info.name,
-        info.kind,
-        info.origin,
-        info.built_at,
-        info.nodes,
-        info.edges,
-        info.content_hash ?? null,
-      );
-      this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('updated_at', new Date().toISOString());
-    })();
-    onProgress?.({ phase: 'done', done: nodes.length + edges.length, total: nodes.length + edges.length });
-    return info;
+    const [info] = await this.writeSources([{ source, nodes, edges }], onProgress ? { onProgress } : {});
+    return info!;
   }
 
   async removeSource(name: string): Promise<boolean> {
-    let removed = false;
-    this.db.transaction(() => {
-      removed = this.deleteSource(name);
-      this.rebuildNames();
-    })();
-    return removed;
+    if (this.pendingReset) return false;
+    const had = (this.stmt('SELECT count(*) AS c FROM sources WHERE name = ?').get(name) as { c: number }).c > 0;
+    if (had) await this.writeSources([], { remove: [name] });
+    return had;
   }
 
   private deleteSource(name: string): boolean {
@@ -246,7 +272,7 @@ export class SqliteStore implements Store {
     return indexTokens(parts.join(' ')).join(' ');
   }
 
-  private insertNodes(nodes: readonly NodeRecord[], onProgress?: (p: WriteProgress) => void): Map<string, number> {
+  private insertNodes(nodes: readonly NodeRecord[], onProgress?: (p: Omit<WriteProgress, 'source'>) => void): Map<string, number> {
     const maxRid = (this.stmt('SELECT coalesce(max(rid), 0) AS m FROM nodes').get() as { m: number }).m;
     const ridOf = new Map<string, number>();
     const nodeCols = '(rid, id, kind, name, qualified_name, source, service, module, file, line, props, name_lc, qn_lc, qn_rev)';
@@ -276,7 +302,7 @@ export class SqliteStore implements Store {
     return ridOf;
   }
 
-  private insertEdges(source: string, edges: readonly EdgeRecord[], ridOf: Map<string, number>, onProgress?: (p: WriteProgress) => void): void {
+  private insertEdges(source: string, edges: readonly EdgeRecord[], ridOf: Map<string, number>, onProgress?: (p: Omit<WriteProgress, 'source'>) => void): void {
     const lookup = this.stmt('SELECT rid FROM nodes WHERE id = ?');
     const resolveRid = (id: string): number => {
       let rid = ridOf.get(id);

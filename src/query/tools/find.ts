@@ -70,6 +70,8 @@ async function findAbsence(ctx: ToolContext, kind: string, predicates: Predicate
   for (const field of fields) {
     const value = filter[field];
     if (!NAME_LIKE.has(field) || typeof value !== 'string') continue;
+    const alone = predicates[fields.indexOf(field)]!;
+    if ((await ctx.store.countNodes({ kinds: [kind], predicates: [alone] })) > 0) continue;
     const near = await nameSuggestions(ctx, value.split(/[.#/]/).pop() ?? value, field === 'name' || field === 'qualified_name' ? [kind] : undefined);
     if (near.length) didYouMean[field] = near;
     for (const s of near.slice(0, 1)) hints.push({ tool: 'resolve', args: { identifier: s.name }, reason: `closest name to ${JSON.stringify(value)}` });

@@ -74,7 +74,8 @@ export const neighborsTool: ToolDef = {
     const { rows, total } = await ctx.store.edges({ ids, direction, types, other: { predicates }, edge: edgePredicates, limit, offset });
     const hasMore = offset + rows.length < total;
     const hints: (Hint | undefined)[] = [];
-    if (hasMore) hints.push({ tool: 'neighbors', args: { ids, direction, edge_types: types, ...(Object.keys(filter).length ? { filter } : {}), limit, offset: offset + limit }, reason: `next page (${total - offset - rows.length} more)` });
+    const edgeFilter = asObject(args.edge_filter, 'edge_filter');
+    if (hasMore) hints.push({ tool: 'neighbors', args: { ids, direction, edge_types: types, ...(Object.keys(filter).length ? { filter } : {}), ...(edgeFilter && Object.keys(edgeFilter).length ? { edge_filter: edgeFilter } : {}), limit, offset: offset + limit }, reason: `next page (${total - offset - rows.length} more)` });
     const first = rows[0];
     if (first) hints.push({ tool: 'describe', args: { id: first.other.id }, reason: `full record of ${first.other.qualified_name}` });
     const result: Record<string, unknown> = {

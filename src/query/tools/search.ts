@@ -5,7 +5,7 @@ import { fail } from '../errors.js';
 import { compileFilter } from '../filters.js';
 import { limitHints, type Hint } from '../hints.js';
 import { listEntry, snippetOf } from '../present.js';
-import { filterSchema, limitParam, offsetParam, stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
+import { filterSchema, limitParam, stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 import { nameSuggestions } from './absence.js';
 
 /** Column weights: a term in the name says much more than one in a description. */
@@ -15,6 +15,7 @@ const EXACT_NAME_BONUS = 2;
 /** Up to this much extra for the share of the name's words the query covers, so `ReviewComment` beats `ReviewCommentEdge`. */
 const NAME_COVERAGE_WEIGHT = 0.5;
 const MAX_WINDOW = 200;
+const MAX_OFFSET = MAX_WINDOW - 1;
 
 export const searchTool: ToolDef = {
   name: 'search',
@@ -30,7 +31,7 @@ export const searchTool: ToolDef = {
     { name: 'kinds', description: 'Only these node kinds.', schema: stringListSchema({ type: 'string', enum: o.kindNames() }) },
     { name: 'filter', description: 'Exact conditions (fields must apply to every kind searched; pass `kinds` to use kind-specific fields).', schema: filterSchema(o) },
     limitParam(10, 50),
-    offsetParam,
+    { name: 'offset', description: `How many results to skip (search ranks at most ${MAX_WINDOW} results; past that, refine the query).`, schema: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 } },
     { name: 'explain', description: 'Include score components for each result.', schema: { type: 'boolean', default: false } },
   ],
   run: async (ctx, args) => {
@@ -40,7 +41,7 @@ export const searchTool: ToolDef = {
     const kinds = kindList ? [...new Set(kindList.map((k) => asEnum(k, 'kinds', o.kindNames(), 'kind')!))] : undefined;
     const { predicates, filter } = compileFilter(o, kinds ?? o.kindNames(), args.filter);
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 50 }) ?? 10;
-    const offset = asInteger(args.offset, 'offset', { min: 0, max: 1000 }) ?? 0;
+    const offset = asInteger(args.offset, 'offset', { min: 0, max: MAX_OFFSET }) ?? 0;
     const explain = asBoolean(args.explain, 'explain') ?? false;
     const terms = queryTerms(query);
     if (terms.length === 0) fail({ code: 'invalid_argument', argument: 'query', message: 'query has no words or identifiers to search for.' });

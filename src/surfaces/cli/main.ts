@@ -6,7 +6,6 @@ import { BuildError, buildWorkspace } from '../../indexer/build.js';
 import { defaultStoreDir, resolveTarget, TargetError } from '../../indexer/target.js';
 import { sextantOntology } from '../../graph/ontology/index.js';
 import { locateStore, openStore } from '../../graph/open.js';
-import { SqliteStore } from '../../graph/sqlite/store.js';
 import { StoreError } from '../../graph/store.js';
 import { toolByName, TOOLS } from '../../query/index.js';
 import { serveHttp, serveStdio, StoreHandle } from '../mcp/server.js';
@@ -51,9 +50,8 @@ function parseJsonArgs(text: string | undefined): unknown {
 async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean }, io: Io): Promise<number> {
   const { config, root } = await resolveTarget(target);
   const storeDir = opts.store ?? process.env.SEXTANT_STORE ?? config.store ?? defaultStoreDir(root);
-  if (opts.rebuild) SqliteStore.destroy(storeDir);
   const ontology = sextantOntology();
-  const store = openStore(ontology, storeDir, 'write');
+  const store = openStore(ontology, storeDir, 'write', { reset: Boolean(opts.rebuild) });
   // Stored so a stale index can say how to rebuild it; absolute, since that message is read from anywhere.
   await store.setRoot?.(/^https?:\/\//i.test(target) ? target : resolve(target));
   const tty = Boolean(process.stderr.isTTY) && !opts.json;
