@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildSchema, graphql, introspectionFromSchema, type GraphQLSchema } from 'graphql';
 import type { GraphqlSourceConfig } from '../src/config/types.js';
+import { sharedDir } from './helpers/index.js';
 import { sextantOntology } from '../src/graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord } from '../src/graph/types.js';
 import { buildGraphqlSource, extractGraphql, GraphqlSourceError, loadGraphqlSchema } from '../src/sources/graphql/index.js';
@@ -16,7 +17,7 @@ import type { SourceBuild, SourceContext } from '../src/sources/types.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURES = path.join(ROOT, 'test/fixtures/graphql');
 const OCTOKIT = path.join(ROOT, 'node_modules/@octokit/graphql-schema');
-const HUGR = '/work/shared/fixtures/hugr';
+const HUGR = path.join(sharedDir(), 'fixtures/hugr');
 const ontology = sextantOntology();
 
 function cfg(over: Partial<GraphqlSourceConfig>): GraphqlSourceConfig {

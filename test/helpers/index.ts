@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,4 +41,10 @@ export async function indexSchema(path: string, sourceName: string): Promise<Tes
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The workplace's shared/ folder: beside the repository (as in CI's clone), else the usual /work/shared. */
+export function sharedDir(): string {
+  const beside = fileURLToPath(new URL('../../../shared', import.meta.url));
+  return existsSync(join(beside, 'fixtures')) ? beside : '/work/shared';
 }
