@@ -161,6 +161,8 @@ export interface ToolReport extends LatencyStats {
   error_samples?: { args: Record<string, unknown>; error: unknown }[];
   /** Calls that answered with nothing (status none, no results, no edges): expected for misses. */
   empty: number;
+  /** The same statistics per kind of call (the workload's labels), slowest p95 first. */
+  by_case?: Record<string, { calls: number; median_ms: number; p95_ms: number; max_ms: number }>;
 }
 
 function isEmptyAnswer(result: Record<string, unknown>): boolean {
@@ -171,15 +173,23 @@ function isEmptyAnswer(result: Record<string, unknown>): boolean {
 }
 
 /**
- * Runs `calls` through `runTool` (as a surface would), after `warmup` untimed calls drawn from the same list.
- * Each call is timed on its own; `{ok: false}` answers count as errors.
+ * Runs `calls` through `runTool` (as a surface would): the first `warmup` untimed (they warm the page cache and
+ * the prepared statements), the rest timed one by one. `{ok: false}` answers count as errors, warm-up included.
  */
-export async function timeTool(ctx: ToolContext, tool: string, calls: readonly ToolCall[], warmup = 10): Promise<ToolReport> {
-  for (let i = 0; i < Math.min(warmup, calls.length); i++) await runTool(ctx, tool, calls[i]!.args);
-  const samples: number[] = [];
-  const timed: { ms: number; args: Record<string, unknown> }[] = [];
-  const errorSamples: { args: Record<string, unknown>; error: unknown }[] = [];
+export async function timeTool(ctx: ToolContext, tool: string, all: readonly ToolCall[], warmup: number): Promise<ToolReport> {
   let errors = 0;
+  const errorSamples: { args: Record<string, unknown>; error: unknown }[] = [];
+  for (const call of all.slice(0, warmup)) {
+    const result = (await runTool(ctx, tool, call.args)) as Record<string, unknown>;
+    if (result.ok !== true) {
+      errors++;
+      if (errorSamples.length < 5) errorSamples.push({ args: call.args, error: result.error });
+    }
+  }
+  const calls = all.slice(warmup);
+  const samples: number[] = [];
+  const byLabel = new Map<string, number[]>();
+  const timed: { ms: number; args: Record<string, unknown> }[] = [];
   let empty = 0;
   for (const call of calls) {
     const t0 = performance.now();
@@ -187,15 +197,27 @@ export async function timeTool(ctx: ToolContext, tool: string, calls: readonly T
     const ms = performance.now() - t0;
     samples.push(ms);
     timed.push({ ms, args: call.args });
+    if (call.label) {
+      const list = byLabel.get(call.label) ?? [];
+      list.push(ms);
+      byLabel.set(call.label, list);
+    }
     if (result.ok !== true) {
       errors++;
       if (errorSamples.length < 5) errorSamples.push({ args: call.args, error: result.error });
     } else if (isEmptyAnswer(result)) empty++;
   }
   timed.sort((a, b) => b.ms - a.ms);
+  const cases = [...byLabel.entries()]
+    .map(([label, list]) => {
+      const { calls: n, median_ms, p95_ms, max_ms } = latencyStats(list, 0);
+      return [label, { calls: n, median_ms, p95_ms, max_ms }] as const;
+    })
+    .sort(([a, x], [b, y]) => y.p95_ms - x.p95_ms || a.localeCompare(b));
   return {
     ...latencyStats(samples, errors),
     empty,
+    ...(cases.length ? { by_case: Object.fromEntries(cases) } : {}),
     slowest: timed.slice(0, 3).map((t) => ({ ms: round(t.ms), args: t.args })),
     ...(errorSamples.length ? { error_samples: errorSamples } : {}),
   };

@@ -1,0 +1,242 @@
+/**
+ * `npm run bench`: indexing throughput and query latency, printed as one JSON document on stdout (progress on
+ * stderr). Two workloads:
+ *   - github: GitHub's public GraphQL schema with the real ontology (a real, mid-sized data API);
+ *   - synthetic: a generated code estate (>200k nodes, >1M edges, Zipf-skewed hubs) with its own ontology module.
+ * Latency budgets (p95, synthetic graph) live here, not in tests. The exit code is 0 when over budget (this is a
+ * report) and 1 when any tool answered `{ok: false}` (a bug) or the run failed.
+ *
+ * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github),
+ * --only=github|synthetic, --keep (leave the temporary stores on disk for investigation), --analyze (experiment:
+ * run SQLite's ANALYZE on the synthetic store after indexing, to measure what planner statistics change).
+ */
+import Database from 'better-sqlite3';
+import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { SqliteStore } from '../graph/sqlite/store.js';
+import { validateGraph } from '../graph/validate.js';
+import { runGithub, type GithubReport } from './github.js';
+import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
+import { RssSampler, gc, log, mb, round, storeBytes, timeTool, type ToolReport } from './util.js';
+
+/** p95 latency budgets in milliseconds, checked on the synthetic graph. */
+export const BUDGETS_P95_MS: Readonly<Record<string, number>> = { search: 50, find: 10, describe: 10, neighbors: 10, resolve: 10 };
+const TOOLS = ['search', 'find', 'describe', 'neighbors', 'resolve'] as const;
+/** Untimed calls per tool before timing starts. */
+const WARMUP = 20;
+
+interface Options {
+  calls?: number;
+  only?: 'github' | 'synthetic';
+  keep: boolean;
+  analyze: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
+  const opts: Options = { keep: false, analyze: false };
+  for (const arg of argv) {
+    const [key, value] = arg.split('=', 2);
+    if (key === '--keep') opts.keep = true;
+    else if (key === '--analyze') opts.analyze = true;
+    else if (key === '--calls' && value && /^\d+$/.test(value)) opts.calls = Math.max(1, Number(value));
+    else if (key === '--only' && (value === 'github' || value === 'synthetic')) opts.only = value;
+    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=github|synthetic, --keep, --analyze)`);
+  }
+  return opts;
+}
+
+interface SyntheticReport {
+  description: string;
+  seed: number;
+  generate_seconds: number;
+  index: {
+    seconds: number;
+    nodes: number;
+    edges: number;
+    nodes_per_s: number;
+    edges_per_s: number;
+    store_bytes: number;
+    store_mb: number;
+    by_kind: Record<string, number>;
+    by_edge_type: Record<string, number>;
+    top_calls_in_degree: number[];
+    /** Seconds per write phase (from the store's progress events). */
+    phases_seconds: Record<string, number>;
+  };
+  memory: { peak_rss_mb_sampled: number; max_rss_mb: number; rss_after_index_mb: number };
+  /** Set when --analyze ran ANALYZE on the store before querying (not what `sextant index` does today). */
+  experiment?: { analyze_seconds: number };
+  tools: Record<string, ToolReport>;
+  errors: number;
+}
+
+async function runSynthetic(opts: { calls: number; keep: boolean; analyze: boolean }, rss: RssSampler): Promise<SyntheticReport> {
+  const t0 = performance.now();
+  log('synthetic: generating');
+  const g = generateSynthetic(DEFAULT_SYNTHETIC);
+  const generateSeconds = (performance.now() - t0) / 1000;
+  rss.sample();
+  log(`synthetic: ${g.nodes.length} nodes, ${g.edges.length} edges generated in ${round(generateSeconds, 2)} s`);
+  const problems = validateGraph(g.ontology, g.nodes, g.edges);
+  if (problems.length) throw new Error(`synthetic graph is invalid (a bench bug):\n  ${problems.slice(0, 5).join('\n  ')}`);
+
+  const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-synthetic-'));
+  try {
+    log(`synthetic: indexing into ${dir}`);
+    const writer = SqliteStore.open(g.ontology, dir, { mode: 'write' });
+    let lastPhase = '';
+    const t1 = performance.now();
+    // When each write phase first reported progress (seconds since the write started).
+    const marks: [string, number][] = [];
+    await writer.replaceSource({ name: BENCH_SOURCE, kind: 'bench', origin: 'synthetic', built_at: new Date().toISOString() }, g.nodes, g.edges, (p) => {
+      rss.sample();
+      if (p.phase !== lastPhase) {
+        lastPhase = p.phase;
+        marks.push([p.phase, (performance.now() - t1) / 1000]);
+        log(`synthetic: write phase ${p.phase} at ${round((performance.now() - t1) / 1000, 1)} s`);
+      }
+    });
+    marks.push(['committed', (performance.now() - t1) / 1000]);
+    await writer.close();
+    const indexSeconds = (performance.now() - t1) / 1000;
+    marks.push(['closed', indexSeconds]);
+    // Durations between marks: prepare rows (JS) → insert nodes and list terms → insert full text → insert edges
+    // → names index and commit → close (WAL checkpoint).
+    const phaseNames: Record<string, string> = { nodes: 'prepare_rows', search: 'insert_nodes', edges: 'insert_search_text', done: 'insert_edges', committed: 'names_and_commit', closed: 'close_checkpoint' };
+    const phases: Record<string, number> = {};
+    let previous = 0;
+    for (const [mark, at] of marks) {
+      const name = phaseNames[mark];
+      if (name) phases[name] = round(at - previous, 2);
+      previous = at;
+    }
+    rss.sample();
+    const rssAfterIndex = process.memoryUsage.rss();
+    const bytes = storeBytes(dir);
+    log(`synthetic: indexed in ${round(indexSeconds, 1)} s, ${mb(bytes)} MB on disk`);
+
+    let experiment: SyntheticReport['experiment'];
+    if (opts.analyze) {
+      const t = performance.now();
+      const db = new Database(join(dir, 'index.db'));
+      db.exec('ANALYZE');
+      db.close();
+      experiment = { analyze_seconds: round((performance.now() - t) / 1000) };
+      log(`synthetic: ANALYZE took ${experiment.analyze_seconds} s (experiment)`);
+    }
+
+    const workload = syntheticWorkload(g, DEFAULT_SYNTHETIC.seed + 1, opts.calls + WARMUP);
+    const nodes = g.nodes.length;
+    const edges = g.edges.length;
+    const topIn = [...g.callsIn].sort((a, b) => b - a).slice(0, 5);
+    const counts = g.counts;
+    const ontology = g.ontology;
+    // Drop the in-memory graph before querying: a server would not hold it.
+    (g as { nodes: unknown }).nodes = [];
+    (g as { edges: unknown }).edges = [];
+    gc();
+
+    const reader = SqliteStore.open(ontology, dir, { mode: 'read' });
+    const ctx = { store: reader, ontology };
+    const tools: Record<string, ToolReport> = {};
+    let errors = 0;
+    for (const tool of TOOLS) {
+      const report = await timeTool(ctx, tool, workload[tool], WARMUP);
+      tools[tool] = report;
+      errors += report.errors;
+      rss.sample();
+      log(`synthetic ${tool}: ${report.calls} calls, median ${report.median_ms} ms, p95 ${report.p95_ms} ms, max ${report.max_ms} ms, errors ${report.errors}`);
+    }
+    await reader.close();
+    return {
+      description: `generated code estate: ${DEFAULT_SYNTHETIC.services} services, classes, methods; CALLS targets Zipf-skewed (hubs)`,
+      seed: DEFAULT_SYNTHETIC.seed,
+      generate_seconds: round(generateSeconds),
+      index: {
+        seconds: round(indexSeconds),
+        nodes,
+        edges,
+        nodes_per_s: Math.round(nodes / indexSeconds),
+        edges_per_s: Math.round(edges / indexSeconds),
+        store_bytes: bytes,
+        store_mb: mb(bytes),
+        by_kind: counts.by_kind,
+        by_edge_type: counts.by_edge_type,
+        top_calls_in_degree: topIn,
+        phases_seconds: phases,
+      },
+      memory: {
+        peak_rss_mb_sampled: mb(rss.peak),
+        // Linux reports maxRSS in kilobytes.
+        max_rss_mb: mb(process.resourceUsage().maxRSS * 1024),
+        rss_after_index_mb: mb(rssAfterIndex),
+      },
+      ...(experiment ? { experiment } : {}),
+      tools,
+      errors,
+    };
+  } finally {
+    if (!opts.keep) rmSync(dir, { recursive: true, force: true });
+    else log(`synthetic: store kept at ${dir}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const rss = new RssSampler();
+  rss.sample();
+  const cpuList = cpus();
+  const out: Record<string, unknown> = {
+    bench: 'sextant',
+    machine: {
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: cpuList.length,
+      cpu_model: cpuList[0]?.model.trim() ?? 'unknown',
+      total_memory_mb: mb(totalmem()),
+      date: new Date().toISOString(),
+      gc_exposed: typeof (globalThis as { gc?: unknown }).gc === 'function',
+      // Other processes compete for the CPU: latencies on a loaded machine are worse than on an idle one.
+      load_average_1m_at_start: round(loadavg()[0] ?? 0, 2),
+    },
+  };
+  let errors = 0;
+  if (opts.only !== 'synthetic') {
+    const github: GithubReport = await runGithub({ calls: opts.calls ?? 200, warmup: WARMUP, keep: opts.keep });
+    out.github = github;
+    errors += github.errors;
+    gc();
+  }
+  if (opts.only !== 'github') {
+    const synthetic = await runSynthetic({ calls: opts.calls ?? 300, keep: opts.keep, analyze: opts.analyze }, rss);
+    out.synthetic = synthetic;
+    errors += synthetic.errors;
+    out.budgets = { graph: 'synthetic', metric: 'p95_ms', p95_ms: BUDGETS_P95_MS, ...(opts.analyze ? { experiment: 'analyze' } : {}) };
+    const within: Record<string, unknown> = {};
+    let all = true;
+    for (const tool of TOOLS) {
+      const p95 = synthetic.tools[tool]!.p95_ms;
+      const budget = BUDGETS_P95_MS[tool]!;
+      const pass = p95 < budget;
+      all &&= pass;
+      within[tool] = { p95_ms: p95, budget_ms: budget, pass };
+    }
+    within.all = all;
+    out.within_budget = within;
+  }
+  out.errors = errors;
+  (out.machine as Record<string, unknown>).load_average_1m_at_end = round(loadavg()[0] ?? 0, 2);
+  out.total_seconds = round((performance.now() - started) / 1000, 1);
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  if (errors > 0) {
+    log(`${errors} tool call(s) answered {ok: false}; see error_samples`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[bench] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 2;
+});
