@@ -41,6 +41,7 @@ CREATE TABLE nodes (
   qn_rev TEXT NOT NULL${generated.length ? ',\n' + generated.join(',\n') : ''}
 );
 CREATE INDEX nodes_kind_qn ON nodes(kind, qualified_name, id);
+CREATE INDEX nodes_order ON nodes(rid, kind, qualified_name, id);
 CREATE INDEX nodes_qn ON nodes(qualified_name);
 CREATE INDEX nodes_name ON nodes(name);
 CREATE INDEX nodes_name_lc ON nodes(name_lc);
@@ -68,6 +69,7 @@ CREATE INDEX edges_source ON edges(source);
 CREATE VIRTUAL TABLE search_id USING fts5(name_t, qn_t, content='', contentless_delete=1, tokenize='porter unicode61');
 CREATE VIRTUAL TABLE search_text USING fts5(text_t, content='', contentless_delete=1, tokenize='porter unicode61');
 CREATE VIRTUAL TABLE names USING fts5(name, tokenize='trigram', detail='none');
+CREATE VIRTUAL TABLE names_vocab USING fts5vocab(names, 'row');
 CREATE TABLE name_kinds (nid INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (nid, kind)) WITHOUT ROWID;
 `;
 }

@@ -225,6 +225,10 @@ export class SqliteStore implements Store {
         progress?.({ phase: 'done', done: nodes.length + edges.length, total: nodes.length + edges.length });
       }
       this.rebuildNames();
+      // Fresh statistics let the planner pick the property index over the kind index (find by declaring type:
+      // 240 ms without, 0.1 ms with, on the 200k-node bench).
+      this.db.exec('ANALYZE');
+      this.stmtCache.clear();
       const put = this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)');
       put.run('updated_at', new Date().toISOString());
       if (this.root) put.run('root', this.root);
@@ -482,38 +486,53 @@ export class SqliteStore implements Store {
 
   async edges(q: EdgeQuery): Promise<{ rows: EdgeRow[]; total: number }> {
     if (q.ids.length === 0 || q.types.length === 0) return { rows: [], total: 0 };
-    const origins = this.db.prepare(`SELECT rid, id FROM nodes WHERE id IN (${q.ids.map(() => '?').join(',')})`).all(...q.ids) as { rid: number; id: string }[];
+    const origins = this.db.prepare(`SELECT rid, id FROM nodes WHERE id IN (${q.ids.map(() => '?').join(',')}) ORDER BY id`).all(...q.ids) as { rid: number; id: string }[];
     if (origins.length === 0) return { rows: [], total: 0 };
-    const originRids = origins.map((o) => o.rid);
+    const originId = new Map(origins.map((o) => [o.rid, o.id]));
+    const filtered = (q.other?.kinds?.length ?? 0) > 0 || (q.other?.predicates.length ?? 0) > 0;
     const other = this.whereNodes('n', q.other?.kinds, q.other?.predicates ?? []);
     const edge = this.edgeWhere(q.edge);
-    const parts: string[] = [];
-    const params: SqlValue[] = [];
     const types = q.types.map(() => '?').join(',');
-    const rids = originRids.map(() => '?').join(',');
+    const rids = origins.map(() => '?').join(',');
+    // Origins are ordered by id: a CASE turns each origin's rid into its rank.
+    const originRank = origins.length === 1 ? '' : `CASE e_origin ${origins.map((o, i) => `WHEN ${o.rid} THEN ${i}`).join(' ')} END, `;
+    const keyParts: string[] = [];
+    const countParts: string[] = [];
+    const params: SqlValue[] = [];
+    const countParams: SqlValue[] = [];
     for (const dir of q.direction === 'both' ? (['out', 'in'] as const) : [q.direction]) {
       const [near, far] = dir === 'out' ? ['src', 'dst'] : ['dst', 'src'];
-      parts.push(
-        `SELECT e.type AS e_type, e.key AS e_key, e.attrs AS e_attrs, e.confidence AS e_conf, '${dir}' AS e_dir, o.id AS e_origin, ${NODE_COLUMNS}
-         FROM edges e JOIN nodes n ON n.rid = e.${far} JOIN nodes o ON o.rid = e.${near}
+      // Page on sort keys only (the covering index spares reading whole node rows); full rows come after.
+      keyParts.push(
+        `SELECT e.${near} AS e_origin, e.type AS e_type, e.key AS e_key, e.attrs AS e_attrs, '${dir}' AS e_dir, n.rid AS n_rid, n.kind AS n_kind, n.qualified_name AS n_qn, n.id AS n_id
+         FROM edges e JOIN nodes n ON n.rid = e.${far}
          WHERE e.${near} IN (${rids}) AND e.type IN (${types}) AND ${other.sql} AND ${edge.sql}`,
       );
-      params.push(...originRids, ...q.types, ...other.params, ...edge.params);
+      params.push(...origins.map((o) => o.rid), ...q.types, ...other.params, ...edge.params);
+      countParts.push(
+        filtered
+          ? `SELECT count(*) AS c FROM edges e JOIN nodes n ON n.rid = e.${far} WHERE e.${near} IN (${rids}) AND e.type IN (${types}) AND ${other.sql} AND ${edge.sql}`
+          : `SELECT count(*) AS c FROM edges e WHERE e.${near} IN (${rids}) AND e.type IN (${types}) AND ${edge.sql}`,
+      );
+      countParams.push(...origins.map((o) => o.rid), ...q.types, ...(filtered ? other.params : []), ...edge.params);
     }
-    const union = parts.join(' UNION ALL ');
-    const rows = this.db
-      .prepare(`SELECT * FROM (${union}) ORDER BY e_origin, e_type, e_dir DESC, kind, qualified_name, id, e_key LIMIT ? OFFSET ?`)
+    const page = this.db
+      .prepare(`SELECT * FROM (${keyParts.join(' UNION ALL ')}) ORDER BY ${originRank}e_type, e_dir DESC, n_kind, n_qn, n_id, e_key LIMIT ? OFFSET ?`)
       .all(...params, q.limit, q.offset) as Row[];
     const total =
-      rows.length < q.limit && (q.offset === 0 || rows.length > 0)
-        ? q.offset + rows.length
-        : (this.db.prepare(`SELECT count(*) AS c FROM (${union})`).get(...params) as { c: number }).c;
+      page.length < q.limit && (q.offset === 0 || page.length > 0)
+        ? q.offset + page.length
+        : (this.db.prepare(`SELECT sum(c) AS c FROM (${countParts.join(' UNION ALL ')})`).get(...countParams) as { c: number | null }).c ?? 0;
+    const nodeRows = page.length
+      ? (this.db.prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.rid IN (${[...new Set(page.map((r) => r.n_rid))].join(',')})`).all() as Row[])
+      : [];
+    const byRid = new Map(nodeRows.map((r) => [r.rid as number, this.toNode(r)]));
     return {
       total,
-      rows: rows.map((r) => {
-        const otherNode = this.toNode(r);
+      rows: page.map((r) => {
+        const otherNode = byRid.get(r.n_rid as number)!;
         const dir = r.e_dir as 'in' | 'out';
-        const origin = r.e_origin as string;
+        const origin = originId.get(r.e_origin as number)!;
         return {
           type: r.e_type as string,
           direction: dir,
@@ -568,7 +587,7 @@ export class SqliteStore implements Store {
            SELECT rowid AS rid, 0.0, -bm25(search_text) * ${w.text} FROM search_text WHERE search_text MATCH ?
          ), agg AS (SELECT rid, sum(s_id) AS s_id, sum(s_text) AS s_text FROM hits GROUP BY rid)
          SELECT ${NODE_COLUMNS}, (agg.s_id + agg.s_text) * ${prior} AS score, agg.s_id AS c_id, agg.s_text AS c_text
-         FROM agg JOIN nodes n ON n.rid = agg.rid
+         FROM agg CROSS JOIN nodes n ON n.rid = agg.rid
          WHERE ${where.sql}
          ORDER BY score DESC, n.qualified_name, n.id LIMIT ?`,
       )
@@ -583,28 +602,34 @@ export class SqliteStore implements Store {
   async similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]> {
     const needle = text.trim();
     if (!needle) return [];
-    const grams = [...trigrams(needle)].map((g) => g.trim()).filter((g) => g.length === 3);
+    const grams = [...new Set([...trigrams(needle)].map((g) => g.trim()).filter((g) => g.length === 3))];
     let candidates: { nid: number; name: string }[];
     if (grams.length === 0) {
-      candidates = this.stmt(`SELECT rowid AS nid, name FROM names WHERE name LIKE ? ESCAPE '\\' LIMIT 200`).all(`${escapeLike(needle)}%`) as { nid: number; name: string }[];
+      candidates = this.stmt(`SELECT rowid AS nid, name FROM names WHERE name LIKE ? ESCAPE '\\' LIMIT 500`).all(`${escapeLike(needle)}%`) as { nid: number; name: string }[];
     } else {
-      const match = [...new Set(grams)].map(ftsQuote).join(' OR ');
-      candidates = this.stmt(`SELECT rowid AS nid, name FROM names WHERE names MATCH ? ORDER BY rank LIMIT 300`).all(match) as { nid: number; name: string }[];
+      // Candidates share one of the needle's rarest trigrams: a small match set, scored exactly in JS below,
+      // instead of ranking every name that shares any trigram.
+      const docs = this.db.prepare(`SELECT term, doc FROM names_vocab WHERE term IN (${grams.map(() => '?').join(',')})`).all(...grams) as { term: string; doc: number }[];
+      const rare = docs.sort((a, b) => a.doc - b.doc || a.term.localeCompare(b.term)).slice(0, Math.max(3, Math.ceil(grams.length / 2)));
+      if (rare.length === 0) return [];
+      candidates = this.db.prepare(`SELECT rowid AS nid, name FROM names WHERE names MATCH ? LIMIT 5000`).all(rare.map((r) => ftsQuote(r.term)).join(' OR ')) as { nid: number; name: string }[];
     }
     const kindFilter = opts.kinds && opts.kinds.length > 0 ? new Set(opts.kinds) : undefined;
     const kindsOf = this.stmt('SELECT kind FROM name_kinds WHERE nid = ? ORDER BY kind');
-    const scored: NameSuggestion[] = [];
-    for (const c of candidates) {
-      const similarity = trigramSimilarity(needle, c.name);
-      if (similarity < 0.25) continue;
-      const kinds = (kindsOf.all(c.nid) as { kind: string }[]).map((k) => k.kind).filter((k) => !kindFilter || kindFilter.has(k));
-      if (kinds.length === 0) continue;
-      scored.push({ name: c.name, kinds, similarity: Math.round(similarity * 1000) / 1000 });
-    }
     // Ties (e.g. the type Customer and the field customer) go to the spelling whose case matches the input's.
     const sameCase = (name: string) => (name[0] === needle[0] ? 0 : 1);
-    scored.sort((a, b) => b.similarity - a.similarity || sameCase(a.name) - sameCase(b.name) || a.name.localeCompare(b.name));
-    return scored.slice(0, opts.limit);
+    const scored = candidates
+      .map((c) => ({ ...c, similarity: trigramSimilarity(needle, c.name) }))
+      .filter((c) => c.similarity >= 0.25)
+      .sort((a, b) => b.similarity - a.similarity || sameCase(a.name) - sameCase(b.name) || a.name.localeCompare(b.name));
+    const out: NameSuggestion[] = [];
+    for (const c of scored) {
+      const kinds = (kindsOf.all(c.nid) as { kind: string }[]).map((k) => k.kind).filter((k) => !kindFilter || kindFilter.has(k));
+      if (kinds.length === 0) continue;
+      out.push({ name: c.name, kinds, similarity: Math.round(c.similarity * 1000) / 1000 });
+      if (out.length === opts.limit) break;
+    }
+    return out;
   }
 
   async close(): Promise<void> {

@@ -25,6 +25,15 @@ const TIERS: Tier[] = [
   { reason: 'end of qualified name', score: 0.6, lookup: (ctx, s, kinds) => ctx.store.nodesByQualifiedNameSuffix(s, { ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
 ];
 
+/** The first tier with any match, and its matches. */
+async function lookup(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<{ tier: Tier; found: NodeRecord[] } | undefined> {
+  for (const tier of TIERS) {
+    const found = await tier.lookup(ctx, identifier, kinds);
+    if (found.length > 0) return { tier, found };
+  }
+  return undefined;
+}
+
 export const resolveTool: ToolDef = {
   name: 'resolve',
   title: 'Resolve a name to a node',
@@ -42,9 +51,9 @@ export const resolveTool: ToolDef = {
     const identifier = asString(args.identifier, 'identifier')!;
     const kind = asEnum(args.kind, 'kind', ctx.ontology.kindNames(), 'kind');
     const kinds = kind ? [kind] : undefined;
-    for (const tier of TIERS) {
-      const found = await tier.lookup(ctx, identifier, kinds);
-      if (found.length === 0) continue;
+    const match = await lookup(ctx, identifier, kinds);
+    if (match) {
+      const { tier, found } = match;
       if (found.length === 1) {
         const node = found[0]!;
         return {
@@ -72,9 +81,9 @@ async function noneAnswer(ctx: ToolContext, identifier: string, kind: string | u
   const hints: Hint[] = [];
   const absence: Record<string, unknown> = { reason: `nothing is named ${JSON.stringify(identifier)}${kind ? ` among ${kind} nodes` : ''}` };
   if (kind) {
-    const other = await resolveTool.run(ctx, { identifier });
-    if (other.status !== 'none') {
-      absence.other_kinds = other.status === 'one' ? [other.node] : (other.candidates as { node: unknown }[]).map((c) => c.node);
+    const other = await lookup(ctx, identifier, undefined);
+    if (other) {
+      absence.other_kinds = other.found.slice(0, MAX_CANDIDATES).map((n) => listEntry(ctx.ontology, n));
       hints.push({ tool: 'resolve', args: { identifier }, reason: 'the name exists under another kind' });
     }
   }

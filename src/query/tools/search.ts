@@ -47,7 +47,7 @@ export const searchTool: ToolDef = {
     if (terms.length === 0) fail({ code: 'invalid_argument', argument: 'query', message: 'query has no words or identifiers to search for.' });
 
     const window = Math.min(MAX_WINDOW, Math.max(50, (offset + limit) * 3));
-    const ranked = await rank(ctx, query, terms, kinds, predicates, window);
+    const ranked = await rank(ctx, terms, kinds, predicates, window, offset + limit + 1);
     const page = ranked.hits.slice(offset, offset + limit);
     const hasMore = ranked.hits.length > offset + limit;
     const results = page.map((h) => {
@@ -76,12 +76,13 @@ interface Ranked {
   explain: Record<string, unknown>;
 }
 
-async function rank(ctx: ToolContext, query: string, terms: string[], kinds: string[] | undefined, predicates: Predicate[], window: number): Promise<{ hits: Ranked[]; mode: 'all_terms' | 'some_terms' | 'all_terms+some_terms' | 'none' }> {
+async function rank(ctx: ToolContext, terms: string[], kinds: string[] | undefined, predicates: Predicate[], window: number, needed: number): Promise<{ hits: Ranked[]; mode: 'all_terms' | 'some_terms' | 'all_terms+some_terms' | 'none' }> {
   const kindPriors = Object.fromEntries(ctx.ontology.kinds().map((k) => [k.def.name, k.def.searchPrior]));
   const base = { ...(kinds ? { kinds } : {}), predicates, weights: SEARCH_WEIGHTS, kindPriors, limit: window };
   const all = await ctx.store.searchText({ ...base, terms, mode: 'and' });
   let some: TextHit[] = [];
-  if (all.length < window && terms.length > 1) {
+  // Matching any term is costly for common words, so it runs only when all terms do not fill the page.
+  if (all.length < needed && terms.length > 1) {
     const seen = new Set(all.map((h) => h.node.id));
     some = (await ctx.store.searchText({ ...base, terms, mode: 'or' })).filter((h) => !seen.has(h.node.id));
   }
