@@ -148,6 +148,8 @@ export interface Store {
   edgeCounts(ids: readonly string[]): Promise<Map<string, Record<string, { in: number; out: number }>>>;
 
   searchText(q: TextQuery): Promise<TextHit[]>;
+  /** For each term, how many nodes' text matches it, counted up to `cap` (cheap even for very common terms). */
+  textMatchCounts(terms: readonly string[], cap: number): Promise<number[]>;
   /** Names similar to `text` (trigram similarity), for did-you-mean. */
   similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]>;
 

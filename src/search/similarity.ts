@@ -13,12 +13,19 @@ export function trigrams(text: string): Set<string> {
 
 /** pg_trgm-style similarity: shared trigrams over the union, 0..1. */
 export function trigramSimilarity(a: string, b: string): number {
-  const ta = trigrams(a);
-  const tb = trigrams(b);
-  if (ta.size === 0 || tb.size === 0) return 0;
-  let shared = 0;
-  for (const t of ta) if (tb.has(t)) shared++;
-  return shared / (ta.size + tb.size - shared);
+  return trigramScorer(a)(b);
+}
+
+/** Similarity to one fixed text, its trigrams computed once (for scoring many candidates). */
+export function trigramScorer(text: string): (other: string) => number {
+  const ta = trigrams(text);
+  return (other) => {
+    const tb = trigrams(other);
+    if (ta.size === 0 || tb.size === 0) return 0;
+    let shared = 0;
+    for (const t of tb) if (ta.has(t)) shared++;
+    return shared / (ta.size + tb.size - shared);
+  };
 }
 
 /** Optimal-string-alignment edit distance (Levenshtein plus adjacent transpositions). */

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { indexTokens } from '../../search/tokenize.js';
-import { trigrams, trigramSimilarity } from '../../search/similarity.js';
+import { trigramScorer, trigrams } from '../../search/similarity.js';
 import { CORE_COLUMNS, STORE_FORMAT, type Ontology } from '../ontology/index.js';
 import {
   StoreError,
@@ -286,7 +286,10 @@ export class SqliteStore implements Store {
     const nodeRows: SqlValue[][] = [];
     const idRows: SqlValue[][] = [];
     const textRows: SqlValue[][] = [];
-    for (const n of nodes) {
+    // Rids follow (kind, qualified name, id) within a source, so walking an edge index in rid order is already
+    // the order answers are given in: a page of a hub's 20k callers needs no sort.
+    const ordered = [...nodes].sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : a.qualified_name < b.qualified_name ? -1 : a.qualified_name > b.qualified_name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const n of ordered) {
       rid++;
       if (ridOf.has(n.id)) throw new StoreError('store_corrupt', `duplicate node id ${n.id} (${n.kind} ${n.qualified_name})`);
       ridOf.set(n.id, rid);
@@ -494,21 +497,22 @@ export class SqliteStore implements Store {
     const edge = this.edgeWhere(q.edge);
     const types = q.types.map(() => '?').join(',');
     const rids = origins.map(() => '?').join(',');
-    // Origins are ordered by id: a CASE turns each origin's rid into its rank.
+    // Origins are ordered by id: a CASE turns each origin's rid into its rank. Pages are cut on edge keys alone;
+    // the other ends' full rows are read for the page only.
     const originRank = origins.length === 1 ? '' : `CASE e_origin ${origins.map((o, i) => `WHEN ${o.rid} THEN ${i}`).join(' ')} END, `;
     const keyParts: string[] = [];
     const countParts: string[] = [];
     const params: SqlValue[] = [];
     const countParams: SqlValue[] = [];
-    for (const dir of q.direction === 'both' ? (['out', 'in'] as const) : [q.direction]) {
+    const dirs = q.direction === 'both' ? (['out', 'in'] as const) : [q.direction];
+    for (const dir of dirs) {
       const [near, far] = dir === 'out' ? ['src', 'dst'] : ['dst', 'src'];
-      // Page on sort keys only (the covering index spares reading whole node rows); full rows come after.
       keyParts.push(
-        `SELECT e.${near} AS e_origin, e.type AS e_type, e.key AS e_key, e.attrs AS e_attrs, '${dir}' AS e_dir, n.rid AS n_rid, n.kind AS n_kind, n.qualified_name AS n_qn, n.id AS n_id
-         FROM edges e JOIN nodes n ON n.rid = e.${far}
-         WHERE e.${near} IN (${rids}) AND e.type IN (${types}) AND ${other.sql} AND ${edge.sql}`,
+        `SELECT e.${near} AS e_origin, e.type AS e_type, e.key AS e_key, e.attrs AS e_attrs, '${dir}' AS e_dir, e.${far} AS n_rid
+         FROM edges e${filtered ? ` JOIN nodes n ON n.rid = e.${far}` : ''}
+         WHERE e.${near} IN (${rids}) AND e.type IN (${types}) AND ${filtered ? other.sql : '1'} AND ${edge.sql}`,
       );
-      params.push(...origins.map((o) => o.rid), ...q.types, ...other.params, ...edge.params);
+      params.push(...origins.map((o) => o.rid), ...q.types, ...(filtered ? other.params : []), ...edge.params);
       countParts.push(
         filtered
           ? `SELECT count(*) AS c FROM edges e JOIN nodes n ON n.rid = e.${far} WHERE e.${near} IN (${rids}) AND e.type IN (${types}) AND ${other.sql} AND ${edge.sql}`
@@ -516,9 +520,11 @@ export class SqliteStore implements Store {
       );
       countParams.push(...origins.map((o) => o.rid), ...q.types, ...(filtered ? other.params : []), ...edge.params);
     }
-    const page = this.db
-      .prepare(`SELECT * FROM (${keyParts.join(' UNION ALL ')}) ORDER BY ${originRank}e_type, e_dir DESC, n_kind, n_qn, n_id, e_key LIMIT ? OFFSET ?`)
-      .all(...params, q.limit, q.offset) as Row[];
+    // The other end's rid is its (kind, qualified name) order within a source; with one direction the edge index
+    // already yields rows in this order, so SQLite stops after one page.
+    const order = `ORDER BY ${originRank}e_type, ${dirs.length > 1 ? 'e_dir DESC, ' : ''}n_rid, e_key`;
+    const pageSql = dirs.length > 1 ? `SELECT * FROM (${keyParts.join(' UNION ALL ')}) ${order} LIMIT ? OFFSET ?` : `${keyParts[0]} ${order} LIMIT ? OFFSET ?`;
+    const page = this.db.prepare(pageSql).all(...params, q.limit, q.offset) as Row[];
     const total =
       page.length < q.limit && (q.offset === 0 || page.length > 0)
         ? q.offset + page.length
@@ -599,6 +605,13 @@ export class SqliteStore implements Store {
     }));
   }
 
+  async textMatchCounts(terms: readonly string[], cap: number): Promise<number[]> {
+    const count = this.stmt(
+      `SELECT (SELECT count(*) FROM (SELECT 1 FROM search_id WHERE search_id MATCH ? LIMIT ?)) + (SELECT count(*) FROM (SELECT 1 FROM search_text WHERE search_text MATCH ? LIMIT ?)) AS c`,
+    );
+    return terms.map((t) => Math.min(cap, (count.get(ftsQuote(t), cap, ftsQuote(t), cap) as { c: number }).c));
+  }
+
   async similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]> {
     const needle = text.trim();
     if (!needle) return [];
@@ -610,16 +623,17 @@ export class SqliteStore implements Store {
       // Candidates share one of the needle's rarest trigrams: a small match set, scored exactly in JS below,
       // instead of ranking every name that shares any trigram.
       const docs = this.db.prepare(`SELECT term, doc FROM names_vocab WHERE term IN (${grams.map(() => '?').join(',')})`).all(...grams) as { term: string; doc: number }[];
-      const rare = docs.sort((a, b) => a.doc - b.doc || a.term.localeCompare(b.term)).slice(0, Math.max(3, Math.ceil(grams.length / 2)));
+      const rare = docs.sort((a, b) => a.doc - b.doc || a.term.localeCompare(b.term)).slice(0, 4);
       if (rare.length === 0) return [];
-      candidates = this.db.prepare(`SELECT rowid AS nid, name FROM names WHERE names MATCH ? LIMIT 5000`).all(rare.map((r) => ftsQuote(r.term)).join(' OR ')) as { nid: number; name: string }[];
+      candidates = this.db.prepare(`SELECT rowid AS nid, name FROM names WHERE names MATCH ? LIMIT 3000`).all(rare.map((r) => ftsQuote(r.term)).join(' OR ')) as { nid: number; name: string }[];
     }
     const kindFilter = opts.kinds && opts.kinds.length > 0 ? new Set(opts.kinds) : undefined;
     const kindsOf = this.stmt('SELECT kind FROM name_kinds WHERE nid = ? ORDER BY kind');
+    const similarityTo = trigramScorer(needle);
     // Ties (e.g. the type Customer and the field customer) go to the spelling whose case matches the input's.
     const sameCase = (name: string) => (name[0] === needle[0] ? 0 : 1);
     const scored = candidates
-      .map((c) => ({ ...c, similarity: trigramSimilarity(needle, c.name) }))
+      .map((c) => ({ ...c, similarity: similarityTo(c.name) }))
       .filter((c) => c.similarity >= 0.25)
       .sort((a, b) => b.similarity - a.similarity || sameCase(a.name) - sameCase(b.name) || a.name.localeCompare(b.name));
     const out: NameSuggestion[] = [];

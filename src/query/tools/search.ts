@@ -16,6 +16,8 @@ const EXACT_NAME_BONUS = 2;
 const NAME_COVERAGE_WEIGHT = 0.5;
 const MAX_WINDOW = 200;
 const MAX_OFFSET = MAX_WINDOW - 1;
+/** In the any-term pass, a term matching at least this many nodes is too common to rank by alone. */
+const COMMON_TERM_MATCHES = 5000;
 
 export const searchTool: ToolDef = {
   name: 'search',
@@ -83,8 +85,14 @@ async function rank(ctx: ToolContext, terms: string[], kinds: string[] | undefin
   let some: TextHit[] = [];
   // Matching any term is costly for common words, so it runs only when all terms do not fill the page.
   if (all.length < needed && terms.length > 1) {
-    const seen = new Set(all.map((h) => h.node.id));
-    some = (await ctx.store.searchText({ ...base, terms, mode: 'or' })).filter((h) => !seen.has(h.node.id));
+    // A term that matches a large share of the graph says little on its own; leaving it out of the any-term pass
+    // keeps that pass cheap. All terms still count in the all-terms pass above.
+    const counts = await ctx.store.textMatchCounts(terms, COMMON_TERM_MATCHES);
+    const rare = terms.filter((_, i) => counts[i]! < COMMON_TERM_MATCHES);
+    if (rare.length > 0) {
+      const seen = new Set(all.map((h) => h.node.id));
+      some = (await ctx.store.searchText({ ...base, terms: rare, mode: 'or' })).filter((h) => !seen.has(h.node.id));
+    }
   }
   const queryStems = new Set(terms.map(stem));
   const score = (h: TextHit, matchedAll: boolean): Ranked => {
