@@ -7,10 +7,8 @@
  * report) and 1 when any tool answered `{ok: false}` (a bug) or the run failed.
  *
  * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github),
- * --only=github|synthetic, --keep (leave the temporary stores on disk for investigation), --analyze (experiment:
- * run SQLite's ANALYZE on the synthetic store after indexing, to measure what planner statistics change).
+ * --only=github|synthetic, --keep (leave the temporary stores on disk for investigation).
  */
-import Database from 'better-sqlite3';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,18 +28,16 @@ interface Options {
   calls?: number;
   only?: 'github' | 'synthetic';
   keep: boolean;
-  analyze: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { keep: false, analyze: false };
+  const opts: Options = { keep: false };
   for (const arg of argv) {
     const [key, value] = arg.split('=', 2);
     if (key === '--keep') opts.keep = true;
-    else if (key === '--analyze') opts.analyze = true;
     else if (key === '--calls' && value && /^\d+$/.test(value)) opts.calls = Math.max(1, Number(value));
     else if (key === '--only' && (value === 'github' || value === 'synthetic')) opts.only = value;
-    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=github|synthetic, --keep, --analyze)`);
+    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=github|synthetic, --keep)`);
   }
   return opts;
 }
@@ -65,13 +61,11 @@ interface SyntheticReport {
     phases_seconds: Record<string, number>;
   };
   memory: { peak_rss_mb_sampled: number; max_rss_mb: number; rss_after_index_mb: number };
-  /** Set when --analyze ran ANALYZE on the store before querying (not what `sextant index` does today). */
-  experiment?: { analyze_seconds: number };
   tools: Record<string, ToolReport>;
   errors: number;
 }
 
-async function runSynthetic(opts: { calls: number; keep: boolean; analyze: boolean }, rss: RssSampler): Promise<SyntheticReport> {
+async function runSynthetic(opts: { calls: number; keep: boolean }, rss: RssSampler): Promise<SyntheticReport> {
   const t0 = performance.now();
   log('synthetic: generating');
   const g = generateSynthetic(DEFAULT_SYNTHETIC);
@@ -115,16 +109,6 @@ async function runSynthetic(opts: { calls: number; keep: boolean; analyze: boole
     const rssAfterIndex = process.memoryUsage.rss();
     const bytes = storeBytes(dir);
     log(`synthetic: indexed in ${round(indexSeconds, 1)} s, ${mb(bytes)} MB on disk`);
-
-    let experiment: SyntheticReport['experiment'];
-    if (opts.analyze) {
-      const t = performance.now();
-      const db = new Database(join(dir, 'index.db'));
-      db.exec('ANALYZE');
-      db.close();
-      experiment = { analyze_seconds: round((performance.now() - t) / 1000) };
-      log(`synthetic: ANALYZE took ${experiment.analyze_seconds} s (experiment)`);
-    }
 
     const workload = syntheticWorkload(g, DEFAULT_SYNTHETIC.seed + 1, opts.calls + WARMUP);
     const nodes = g.nodes.length;
@@ -172,7 +156,6 @@ async function runSynthetic(opts: { calls: number; keep: boolean; analyze: boole
         max_rss_mb: mb(process.resourceUsage().maxRSS * 1024),
         rss_after_index_mb: mb(rssAfterIndex),
       },
-      ...(experiment ? { experiment } : {}),
       tools,
       errors,
     };
@@ -210,10 +193,10 @@ async function main(): Promise<void> {
     gc();
   }
   if (opts.only !== 'github') {
-    const synthetic = await runSynthetic({ calls: opts.calls ?? 300, keep: opts.keep, analyze: opts.analyze }, rss);
+    const synthetic = await runSynthetic({ calls: opts.calls ?? 300, keep: opts.keep }, rss);
     out.synthetic = synthetic;
     errors += synthetic.errors;
-    out.budgets = { graph: 'synthetic', metric: 'p95_ms', p95_ms: BUDGETS_P95_MS, ...(opts.analyze ? { experiment: 'analyze' } : {}) };
+    out.budgets = { graph: 'synthetic', metric: 'p95_ms', p95_ms: BUDGETS_P95_MS };
     const within: Record<string, unknown> = {};
     let all = true;
     for (const tool of TOOLS) {

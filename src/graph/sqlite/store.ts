@@ -623,9 +623,14 @@ export class SqliteStore implements Store {
       // Candidates share one of the needle's rarest trigrams: a small match set, scored exactly in JS below,
       // instead of ranking every name that shares any trigram.
       const docs = this.db.prepare(`SELECT term, doc FROM names_vocab WHERE term IN (${grams.map(() => '?').join(',')})`).all(...grams) as { term: string; doc: number }[];
-      const rare = docs.sort((a, b) => a.doc - b.doc || a.term.localeCompare(b.term)).slice(0, 4);
+      const rare = docs.sort((a, b) => a.doc - b.doc || a.term.localeCompare(b.term)).slice(0, 4).map((r) => ftsQuote(r.term));
       if (rare.length === 0) return [];
-      candidates = this.db.prepare(`SELECT rowid AS nid, name FROM names WHERE names MATCH ? LIMIT 3000`).all(rare.map((r) => ftsQuote(r.term)).join(' OR ')) as { nid: number; name: string }[];
+      // Names sharing two of the four rarest trigrams first (a typo rarely breaks more than two); any one of them
+      // only when that finds too little.
+      const pairs = rare.flatMap((a, i) => rare.slice(i + 1).map((b) => `(${a} AND ${b})`));
+      const matchNames = this.stmt(`SELECT rowid AS nid, name FROM names WHERE names MATCH ? LIMIT 3000`);
+      candidates = pairs.length ? (matchNames.all(pairs.join(' OR ')) as { nid: number; name: string }[]) : [];
+      if (candidates.length < opts.limit * 4) candidates = matchNames.all(rare.join(' OR ')) as { nid: number; name: string }[];
     }
     const kindFilter = opts.kinds && opts.kinds.length > 0 ? new Set(opts.kinds) : undefined;
     const kindsOf = this.stmt('SELECT kind FROM name_kinds WHERE nid = ? ORDER BY kind');
