@@ -59,9 +59,7 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   let barStarted = false;
   try {
     const report = await buildWorkspace(store, ontology, config, {
-      sourceStart: (name, i, total) => {
-        if (!tty) io.err(`indexing ${name} (${i + 1}/${total})`);
-      },
+      sourceStart: (name, i, total) => io.err(`indexing ${name} (${i + 1}/${total})`),
       warning: (name, w) => io.err(`warning [${name}]: ${w}`),
       write: (name, p) => {
         if (!bar) return;
