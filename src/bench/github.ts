@@ -11,7 +11,7 @@ import { sextantOntology } from '../graph/ontology/index.js';
 import { SqliteStore } from '../graph/sqlite/store.js';
 import { validateGraph } from '../graph/validate.js';
 import { buildGraphqlSource } from '../sources/graphql/index.js';
-import { Rng, gc, log, mb, round, storeBytes, timeTool, type ToolCall, type ToolReport } from './util.js';
+import { Rng, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolCall, type ToolReport } from './util.js';
 
 /** Where the installed package keeps `schema.graphql` (its `exports` map hides the file from `require.resolve`). */
 export function githubSchemaPath(): string {
@@ -69,18 +69,7 @@ const RESOLVE_MISSES = ['PullRequets', 'Repositry', 'Isue', 'Organisation', 'Com
 
 export interface GithubReport {
   schema: string;
-  index: {
-    seconds: number;
-    load_extract_seconds: number;
-    write_seconds: number;
-    nodes: number;
-    edges: number;
-    nodes_per_s: number;
-    edges_per_s: number;
-    store_bytes: number;
-    store_mb: number;
-    by_kind: Record<string, number>;
-  };
+  index: IndexStats & { load_extract_seconds: number; write_seconds: number };
   tools: Record<string, ToolReport>;
   errors: number;
 }

@@ -16,7 +16,7 @@ import { SqliteStore } from '../graph/sqlite/store.js';
 import { validateGraph } from '../graph/validate.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
-import { RssSampler, gc, log, mb, round, storeBytes, timeTool, type ToolReport } from './util.js';
+import { RssSampler, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolReport } from './util.js';
 
 /** p95 latency budgets in milliseconds, checked on the synthetic graph. */
 export const BUDGETS_P95_MS: Readonly<Record<string, number>> = { search: 50, find: 10, describe: 10, neighbors: 10, resolve: 10 };
@@ -46,15 +46,7 @@ interface SyntheticReport {
   description: string;
   seed: number;
   generate_seconds: number;
-  index: {
-    seconds: number;
-    nodes: number;
-    edges: number;
-    nodes_per_s: number;
-    edges_per_s: number;
-    store_bytes: number;
-    store_mb: number;
-    by_kind: Record<string, number>;
+  index: IndexStats & {
     by_edge_type: Record<string, number>;
     top_calls_in_degree: number[];
     /** Seconds per write phase (from the store's progress events). */

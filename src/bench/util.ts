@@ -154,6 +154,18 @@ export interface ToolCall {
   label?: string;
 }
 
+/** What both bench graphs report about their index build. */
+export interface IndexStats {
+  seconds: number;
+  nodes: number;
+  edges: number;
+  nodes_per_s: number;
+  edges_per_s: number;
+  store_bytes: number;
+  store_mb: number;
+  by_kind: Record<string, number>;
+}
+
 export interface ToolReport extends LatencyStats {
   /** The slowest calls, to point an investigation at them. */
   slowest: { ms: number; args: Record<string, unknown> }[];
