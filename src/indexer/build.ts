@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { WorkspaceConfig } from '../config/types.js';
 import type { Ontology } from '../graph/ontology/index.js';
 import type { SourceInfo, SourceWrite, Store, WriteProgress } from '../graph/store.js';
@@ -54,7 +53,7 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
     const problems = validateGraph(ontology, built.nodes, built.edges);
     if (problems.length) throw new BuildError(cfg.name, `source ${cfg.name} produced an invalid graph (a Sextant bug; nothing was written):\n  ${problems.slice(0, 10).join('\n  ')}`);
     writes.push({
-      source: { name: cfg.name, kind: cfg.kind, origin: built.origin, built_at: new Date().toISOString(), content_hash: built.content_hash || hashOf(built) },
+      source: { name: cfg.name, kind: cfg.kind, origin: built.origin, built_at: new Date().toISOString(), content_hash: built.content_hash },
       nodes: built.nodes,
       edges: built.edges,
     });
@@ -69,10 +68,6 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
     write_seconds: writeSeconds,
     seconds: round((performance.now() - started) / 1000),
   };
-}
-
-function hashOf(built: { nodes: unknown[]; edges: unknown[] }): string {
-  return createHash('sha256').update(JSON.stringify([built.nodes.length, built.edges.length])).digest('hex').slice(0, 16);
 }
 
 function round(n: number): number {
