@@ -225,9 +225,6 @@ export interface SyntheticOptions {
 
 export const DEFAULT_SYNTHETIC: SyntheticOptions = { seed: 20261122, services: 104, calls: 820_000 };
 
-function lowerFirst(s: string): string {
-  return s.charAt(0).toLowerCase() + s.slice(1);
-}
 function kebab(s: string): string {
   return s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }

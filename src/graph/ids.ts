@@ -30,3 +30,8 @@ export function nodeId(ontology: Ontology, source: string, kind: string, identit
   const digest = createHash('sha256').update(`${source}\u0000${kind}\u0000${identity}`).digest();
   return `${info.def.idPrefix}_${base32(digest, 16)}`;
 }
+
+/** Whether a string has the shape of a node id (a kind prefix, `_`, 16 base32 characters). */
+export function looksLikeNodeId(text: string): boolean {
+  return /^[a-z]{2,3}_[0-9a-z]{16}$/.test(text);
+}

@@ -1,12 +1,12 @@
+import { looksLikeNodeId } from '../../graph/ids.js';
 import type { NodeRecord } from '../../graph/types.js';
 import { toRef } from '../../graph/types.js';
-import { asString, asStringList, isBlank } from '../coerce.js';
+import { asString, asStringList } from '../coerce.js';
 import { fail } from '../errors.js';
 import { limitHints, type Hint } from '../hints.js';
 import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 
 const MAX_IDS = 50;
-const ID_SHAPE = /^[a-z]{2,3}_[0-9a-z]{16}$/;
 
 export const describeTool: ToolDef = {
   name: 'describe',
@@ -49,7 +49,7 @@ export const describeTool: ToolDef = {
 
 /** An id as given, or the id of the one node with this exact qualified name (DESIGN.md §2). */
 async function toId(ctx: ToolContext, given: string, argument: string): Promise<string> {
-  if (ID_SHAPE.test(given) && ctx.ontology.kindOfId(given)) return given;
+  if (looksLikeNodeId(given) && ctx.ontology.kindOfId(given)) return given;
   const byName = await ctx.store.nodesByName('qualified_name', given, { caseInsensitive: false, limit: 3 });
   if (byName.length === 1) return byName[0]!.id;
   fail({

@@ -1,3 +1,4 @@
+import { looksLikeNodeId } from '../../graph/ids.js';
 import type { NodeRecord } from '../../graph/types.js';
 import { asEnum, asString } from '../coerce.js';
 import { limitHints, type Hint } from '../hints.js';
@@ -13,11 +14,10 @@ interface Tier {
   lookup: (ctx: ToolContext, identifier: string, kinds: string[] | undefined) => Promise<NodeRecord[]>;
 }
 
-const ID_SHAPE = /^[a-z]{2,3}_[0-9a-z]{16}$/;
 
 /** Lookups from most to least exact; the first tier with any match decides. */
 const TIERS: Tier[] = [
-  { reason: 'exact id', score: 1, lookup: async (ctx, s, kinds) => (ID_SHAPE.test(s) ? (await ctx.store.getNodes([s])).filter((n) => !kinds || kinds.includes(n.kind)) : []) },
+  { reason: 'exact id', score: 1, lookup: async (ctx, s, kinds) => (looksLikeNodeId(s) ? (await ctx.store.getNodes([s])).filter((n) => !kinds || kinds.includes(n.kind)) : []) },
   { reason: 'exact qualified name', score: 0.95, lookup: (ctx, s, kinds) => ctx.store.nodesByName('qualified_name', s, { caseInsensitive: false, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
   { reason: 'exact name', score: 0.9, lookup: (ctx, s, kinds) => ctx.store.nodesByName('name', s, { caseInsensitive: false, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
   { reason: 'qualified name, ignoring case', score: 0.8, lookup: (ctx, s, kinds) => ctx.store.nodesByName('qualified_name', s, { caseInsensitive: true, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
