@@ -3,6 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { GraphqlSourceConfig } from '../src/config/types.js';
 import {
   ConfigError,
   DEFAULT_TIMEOUT_MS,
@@ -115,7 +116,7 @@ describe('valid configs', () => {
     const config = parseWorkspaceConfig(MINIMAL, { path: 'sextant.yaml', env: {} });
     assert.equal(config.path, join(process.cwd(), 'sextant.yaml'));
     assert.equal(config.dir, process.cwd());
-    assert.deepEqual(config.sources[0]?.schema, [join(process.cwd(), 'schema.graphql')]);
+    assert.deepEqual((config.sources as GraphqlSourceConfig[])[0]?.schema, [join(process.cwd(), 'schema.graphql')]);
   });
 
   test('lossless-permissive: blank strings are absent, lone string and JSON text are lists', () => {
@@ -149,7 +150,7 @@ describe('valid configs', () => {
     );
     assert.equal(config.store, undefined);
     assert.deepEqual(
-      config.sources.map((s) => [s.name, s.schema, s.endpoint, s.headers, s.timeout_ms]),
+      (config.sources as GraphqlSourceConfig[]).map((s) => [s.name, s.schema, s.endpoint, s.headers, s.timeout_ms]),
       [
         ['a', [`${WS}/a.graphql`, `${WS}/b.gql`], undefined, {}, 30000],
         ['b', [`${WS}/x.graphqls`], undefined, {}, 30000],
@@ -176,7 +177,7 @@ describe('valid configs', () => {
       { TOKEN: 't' },
     );
     assert.deepEqual(
-      config.sources.map((s) => s.headers),
+      (config.sources as GraphqlSourceConfig[]).map((s) => s.headers),
       [{ Authorization: 'Bearer t' }, { Authorization: 'Bearer t' }],
     );
   });
@@ -185,7 +186,7 @@ describe('valid configs', () => {
     const config = parse(
       lines('sources:', '  - name: a', '    kind: graphql', '    endpoint: https://a.example.com/', '    headers:', '      __proto__: x'),
     );
-    const headers = config.sources[0]!.headers;
+    const headers = (config.sources as GraphqlSourceConfig[])[0]!.headers;
     assert.equal(Object.getPrototypeOf(headers), Object.prototype);
     assert.deepEqual(Object.entries(headers), [['__proto__', 'x']]);
   });
@@ -606,7 +607,7 @@ describe('environment variables in headers', () => {
 
   test('defaults apply when unset or empty; set values win', () => {
     const header = 'X-A: "${A:-da}/${B:-db}/${C:-}/${D}"';
-    assert.deepEqual(parse(config(header), { A: 'va', B: '', D: '' }).sources[0]!.headers, { 'X-A': 'va/db//' });
+    assert.deepEqual((parse(config(header), { A: 'va', B: '', D: '' }).sources as GraphqlSourceConfig[])[0]!.headers, { 'X-A': 'va/db//' });
   });
 
   test('malformed references', () => {
@@ -715,7 +716,7 @@ describe('files', () => {
     const config = await loadWorkspaceConfig(join(dir, 'sextant.yaml'));
     assert.equal(config.path, join(dir, 'sextant.yaml'));
     assert.equal(config.dir, dir);
-    assert.deepEqual(config.sources[0]!.schema, [join(dir, 'schemas')]);
+    assert.deepEqual((config.sources as GraphqlSourceConfig[])[0]!.schema, [join(dir, 'schemas')]);
     assert.equal(config.store, join(dir, '${HOME}'), 'store is a path, not expanded');
   });
 

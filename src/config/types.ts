@@ -13,7 +13,22 @@ export interface GraphqlSourceConfig {
   timeout_ms: number;
 }
 
-export type SourceConfig = GraphqlSourceConfig;
+export interface CodeSourceConfig {
+  kind: 'code';
+  name: string;
+  /** Absolute root directory of the Java / Kotlin tree. */
+  path: string;
+  /** Index test source sets (src/test, …) too. Default false. */
+  include_tests: boolean;
+  /** Extra gitignore-style patterns, relative to `path`. */
+  exclude: string[];
+  /** Role overrides: by annotation simple name, or by type qualified name. */
+  roles: { annotations: Record<string, string>; types: Record<string, string> };
+  /** Capability overrides (added to the detected ones): by annotation simple name, or by type qualified name. */
+  capabilities: { annotations: Record<string, string[]>; types: Record<string, string[]> };
+}
+
+export type SourceConfig = GraphqlSourceConfig | CodeSourceConfig;
 
 export interface WorkspaceConfig {
   /** Absolute path of the config file, or undefined for a config inferred from a path. */

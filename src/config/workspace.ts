@@ -14,7 +14,8 @@ import type { Document, Node, YAMLMap } from 'yaml';
 import { closest } from '../search/similarity.js';
 import { expandEnv, type Env } from './env.js';
 import { ConfigError, type ConfigIssue, type ConfigIssueCode } from './errors.js';
-import type { GraphqlSourceConfig, SourceConfig, WorkspaceConfig } from './types.js';
+import { CAPABILITIES, ROLES } from '../graph/ontology/code.js';
+import type { CodeSourceConfig, GraphqlSourceConfig, SourceConfig, WorkspaceConfig } from './types.js';
 
 export { ConfigError, formatIssue } from './errors.js';
 export type { ConfigErrorCode, ConfigIssue, ConfigIssueCode } from './errors.js';
@@ -151,6 +152,16 @@ export const SOURCE_KINDS = {
       timeout_ms: `request timeout for \`endpoint\` in milliseconds (default ${DEFAULT_TIMEOUT_MS})`,
     },
     read: readGraphqlSource,
+  },
+  code: {
+    fields: {
+      path: 'root directory of the Java / Kotlin source tree (default: the directory of sextant.yaml)',
+      include_tests: 'index test source sets (src/test, src/it, …) too: true or false (default false)',
+      exclude: 'gitignore-style patterns of files or directories to skip, relative to `path`: a pattern or a list',
+      roles: 'role overrides: `annotations: {Annotation: ROLE}` and/or `types: {com.acme.Type: ROLE}`',
+      capabilities: 'capabilities to add: `annotations: {Annotation: [CAPABILITY]}` and/or `types: {com.acme.Type: [CAPABILITY]}`',
+    },
+    read: readCodeSource,
   },
 } as const satisfies Record<SourceConfig['kind'], KindSpec>;
 
@@ -402,6 +413,100 @@ function readSource(
     r.checkKeys(entries, all, `in ${place}`, 'for a source');
   }
   return result;
+}
+
+function readCodeSource({ r, name, place, entries }: SourceInput): CodeSourceConfig | undefined {
+  const pathEntry = entries.get('path');
+  const path = r.string(pathEntry, `\`path\` in ${place}`, 'a directory');
+  const includeTests = readBoolean(r, entries.get('include_tests'), `\`include_tests\` in ${place}`);
+  const exclude = readStringList(r, entries.get('exclude'), `\`exclude\` in ${place}`);
+  const roles = readOverrideMap(r, entries.get('roles'), `\`roles\` in ${place}`, ROLES.filter((x) => x !== 'OTHER'), false);
+  const capabilities = readOverrideMap(r, entries.get('capabilities'), `\`capabilities\` in ${place}`, CAPABILITIES, true);
+  if (path === null || includeTests === null || exclude === null || roles === null || capabilities === null) return undefined;
+  return {
+    kind: 'code',
+    name,
+    path: resolve(r.dir, path ?? '.'),
+    include_tests: includeTests ?? false,
+    exclude: exclude ?? [],
+    roles: (roles as CodeSourceConfig['roles'] | undefined) ?? { annotations: {}, types: {} },
+    capabilities: (capabilities as CodeSourceConfig['capabilities'] | undefined) ?? { annotations: {}, types: {} },
+  };
+}
+
+function readBoolean(r: Reader, e: Entry | undefined, what: string): boolean | null | undefined {
+  if (e?.broken) return null;
+  if (!e || isBlank(e.value)) return undefined;
+  const v = isScalar(e.value) ? e.value.value : undefined;
+  if (typeof v === 'boolean') return v;
+  if (v === 'true' || v === 'false') return v === 'true';
+  r.report('wrong_type', [e.valueNode], `${what} must be true or false, got ${isScalar(e.value) ? `\`${String(v)}\`` : typeName(e.value)}`, 'Write `true` or `false`.');
+  return null;
+}
+
+function readStringList(r: Reader, e: Entry | undefined, what: string): string[] | null | undefined {
+  if (e?.broken) return null;
+  if (!e || isBlank(e.value)) return undefined;
+  const v = e.value;
+  if (isScalar(v) && typeof v.value === 'string') return [v.value];
+  if (isSeq(v)) {
+    const out: string[] = [];
+    for (const raw of v.items) {
+      const item = r.deref(raw);
+      if (isScalar(item) && typeof item.value === 'string') out.push(item.value);
+      else {
+        r.report('wrong_type', [raw, e.valueNode], `every item of ${what} must be a string, got ${typeName(item)}`, 'Quote the value to make it a string.');
+        return null;
+      }
+    }
+    return out;
+  }
+  r.report('wrong_type', [e.valueNode], `${what} must be a string or a list of strings, got ${typeName(v)}`, 'Write `exclude: [legacy/, "**/*Generated.java"]`.');
+  return null;
+}
+
+/** `{annotations: {Name: VALUE}, types: {qualified.Name: VALUE}}`; VALUE a list of values when `list`. */
+function readOverrideMap(r: Reader, e: Entry | undefined, what: string, allowed: readonly string[], list: boolean): Record<string, Record<string, unknown>> | null | undefined {
+  if (e?.broken) return null;
+  if (!e || isBlank(e.value)) return undefined;
+  if (!isMap(e.value)) {
+    r.report('wrong_type', [e.valueNode], `${what} must be a map with \`annotations\` and/or \`types\`, got ${typeName(e.value)}`, `Write e.g. \`annotations: {DomainService: ${allowed[0]}}\`.`);
+    return null;
+  }
+  const out: Record<string, Record<string, unknown>> = { annotations: {}, types: {} };
+  let ok = true;
+  const groups = r.entries(e.value, `in ${what}`);
+  r.checkKeys(groups, ['annotations', 'types'], `in ${what}`, what);
+  for (const [group, g] of groups) {
+    if (group !== 'annotations' && group !== 'types') continue;
+    if (isBlank(g.value)) continue;
+    if (!isMap(g.value)) {
+      r.report('wrong_type', [g.valueNode], `\`${group}\` in ${what} must be a map of name to ${list ? 'a list of values' : 'a value'}, got ${typeName(g.value)}`, `Allowed values: ${allowed.join(', ')}.`);
+      ok = false;
+      continue;
+    }
+    for (const [key, item] of r.entries(g.value, `in \`${group}\` of ${what}`)) {
+      const raw = item.value;
+      const values = isSeq(raw) ? raw.items.map((x) => r.deref(x)) : [raw];
+      const texts: string[] = [];
+      for (const v of values) {
+        const text = isScalar(v) && typeof v.value === 'string' ? v.value.trim().toUpperCase() : undefined;
+        if (text === undefined || !allowed.includes(text)) {
+          const near = text ? closest(text, allowed, 1)[0] : undefined;
+          r.report('invalid_value', [item.valueNode], `\`${key}\` in ${what} has ${text === undefined ? typeName(v) : `\`${text}\``}, which is not one of ${allowed.join(', ')}`, near ? `Did you mean \`${near}\`?` : `Use one of ${allowed.join(', ')}.`);
+          ok = false;
+          continue;
+        }
+        texts.push(text);
+      }
+      if (!list && texts.length > 1) {
+        r.report('invalid_value', [item.valueNode], `\`${key}\` in ${what} gives several roles`, 'A type has one role: give one value.');
+        ok = false;
+      }
+      out[group]![key] = list ? texts : texts[0];
+    }
+  }
+  return ok ? out : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

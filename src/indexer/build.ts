@@ -13,7 +13,7 @@ export interface BuildEvents {
 
 export interface BuildReport {
   /** Per source: what was written, and the seconds spent reading and extracting it. */
-  sources: (SourceInfo & { seconds: number; warnings: string[] })[];
+  sources: (SourceInfo & { seconds: number; warnings: string[]; details?: Record<string, unknown> })[];
   removed: string[];
   /** Seconds spent writing everything to the store. */
   write_seconds: number;
@@ -34,12 +34,17 @@ export class BuildError extends Error {
  * store transaction, so a reader never sees a half-built workspace. A failing source fails the build and
  * leaves the index as it was.
  */
-export async function buildWorkspace(store: Store, ontology: Ontology, config: WorkspaceConfig, events: BuildEvents = {}, env: Record<string, string | undefined> = process.env): Promise<BuildReport> {
+export interface BuildOptions {
+  /** Where sources keep derived data between builds (parsed facts); usually `<store>/cache`. */
+  cacheDir?: string;
+}
+
+export async function buildWorkspace(store: Store, ontology: Ontology, config: WorkspaceConfig, events: BuildEvents = {}, env: Record<string, string | undefined> = process.env, options: BuildOptions = {}): Promise<BuildReport> {
   const started = performance.now();
   const configured = new Set(config.sources.map((s) => s.name));
   const removed = (await store.meta()).sources.map((s) => s.name).filter((name) => !configured.has(name));
   const writes: SourceWrite[] = [];
-  const timings = new Map<string, { seconds: number; warnings: string[] }>();
+  const timings = new Map<string, { seconds: number; warnings: string[]; details?: Record<string, unknown> }>();
   for (const [i, cfg] of config.sources.entries()) {
     const t0 = performance.now();
     events.sourceStart?.(cfg.name, i, config.sources.length);
@@ -48,6 +53,7 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
       baseDir: config.dir,
       env,
       onProgress: (message) => events.message?.(cfg.name, message),
+      ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     });
     for (const w of built.warnings) events.warning?.(cfg.name, w);
     const problems = validateGraph(ontology, built.nodes, built.edges);
@@ -57,13 +63,13 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
       nodes: built.nodes,
       edges: built.edges,
     });
-    timings.set(cfg.name, { seconds: round((performance.now() - t0) / 1000), warnings: built.warnings });
+    timings.set(cfg.name, { seconds: round((performance.now() - t0) / 1000), warnings: built.warnings, ...(built.details ? { details: built.details } : {}) });
   }
   const t1 = performance.now();
   const infos = await store.writeSources(writes, { remove: removed, onProgress: (p) => events.write?.(p.source, p) });
   const writeSeconds = round((performance.now() - t1) / 1000);
   return {
-    sources: infos.map((info) => ({ ...info, seconds: timings.get(info.name)!.seconds, warnings: timings.get(info.name)!.warnings })),
+    sources: infos.map((info) => ({ ...info, ...timings.get(info.name)! })),
     removed,
     write_seconds: writeSeconds,
     seconds: round((performance.now() - started) / 1000),

@@ -49,7 +49,28 @@ export async function resolveTarget(target: string, env: Record<string, string |
   if (schemas.length > 0) {
     return { root: abs, config: { dir: abs, sources: [{ kind: 'graphql', name: sourceNameFrom(basename(abs)), schema: [abs], headers: {}, timeout_ms: 30000 }] } };
   }
-  throw new TargetError(`${abs} has no sextant.yaml and no GraphQL schema files (.graphql, .graphqls, .gql). Add a sextant.yaml listing sources (see README), or point at a schema file.`);
+  if (looksLikeCodeTree(abs)) {
+    return { root: abs, config: { dir: abs, sources: [{ kind: 'code', name: sourceNameFrom(basename(abs)), path: abs, include_tests: false, exclude: [], roles: { annotations: {}, types: {} }, capabilities: { annotations: {}, types: {} } }] } };
+  }
+  throw new TargetError(`${abs} has no sextant.yaml, no Java or Kotlin sources and no GraphQL schema files (.graphql, .graphqls, .gql). Add a sextant.yaml listing sources (see README), or point at a source tree or a schema file.`);
+}
+
+const BUILD_FILES = new Set(['pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts']);
+const SKIP_DIRS = new Set(['node_modules', 'target', 'build', 'out', 'bin']);
+
+/** A directory with a Maven/Gradle build file, or Java/Kotlin sources within a few levels. */
+function looksLikeCodeTree(dir: string, depth = 0): boolean {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  for (const e of entries) {
+    if (e.isFile() && (BUILD_FILES.has(e.name) || e.name.endsWith('.java') || e.name.endsWith('.kt'))) return true;
+  }
+  if (depth >= 6) return false;
+  return entries.some((e) => e.isDirectory() && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name) && looksLikeCodeTree(join(dir, e.name), depth + 1));
 }
 
 export function defaultStoreDir(root: string): string {

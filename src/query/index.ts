@@ -3,6 +3,7 @@ import { checkArguments, inputSchema, type JsonSchema, type ToolContext, type To
 import { closest } from '../search/similarity.js';
 import { describeTool } from './tools/describe.js';
 import { findTool } from './tools/find.js';
+import { impactTool } from './tools/impact.js';
 import { neighborsTool } from './tools/neighbors.js';
 import { resolveTool } from './tools/resolve.js';
 import { searchTool } from './tools/search.js';
@@ -13,7 +14,7 @@ export type { ToolContext, ToolDef } from './tool.js';
 export { ToolError } from './errors.js';
 
 /** Every query tool, in the order they are presented. */
-export const TOOLS: readonly ToolDef[] = [searchTool, findTool, describeTool, neighborsTool, resolveTool];
+export const TOOLS: readonly ToolDef[] = [searchTool, findTool, describeTool, neighborsTool, resolveTool, impactTool];
 
 export type ToolResult = ({ ok: true } & Record<string, unknown>) | { ok: false; error: ToolErrorBody };
 

@@ -13,6 +13,8 @@ export interface SourceBuild {
   edges: EdgeRecord[];
   /** Non-fatal problems worth telling the user (e.g. a file skipped). */
   warnings: string[];
+  /** Source-specific figures for the build report (files parsed, reused, …). */
+  details?: Record<string, unknown>;
 }
 
 export interface SourceContext {
@@ -22,4 +24,6 @@ export interface SourceContext {
   /** Environment used to expand `${VAR}` in configuration (process.env by default). */
   env: Readonly<Record<string, string | undefined>>;
   onProgress?: (message: string, done?: number, total?: number) => void;
+  /** Directory a source may keep derived data in between builds (e.g. parsed facts by content hash). */
+  cacheDir?: string;
 }

@@ -1,3 +1,4 @@
+import { CODE_ONTOLOGY } from './code.js';
 import { GRAPHQL_ONTOLOGY } from './graphql.js';
 import { Ontology } from './registry.js';
 
@@ -6,7 +7,7 @@ export type { FilterField, KindInfo } from './registry.js';
 export type * from './types.js';
 
 /** Every source kind Sextant knows, registered once. */
-export const ONTOLOGY_MODULES = [GRAPHQL_ONTOLOGY] as const;
+export const ONTOLOGY_MODULES = [CODE_ONTOLOGY, GRAPHQL_ONTOLOGY] as const;
 
 let defaultOntology: Ontology | undefined;
 export function sextantOntology(): Ontology {

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../../config/workspace.js';
@@ -52,6 +53,8 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   const storeDir = opts.store ?? process.env.SEXTANT_STORE ?? config.store ?? defaultStoreDir(root);
   const ontology = sextantOntology();
   const store = openStore(ontology, storeDir, 'write', { reset: Boolean(opts.rebuild) });
+  const cacheDir = join(storeDir, 'cache');
+  if (opts.rebuild) await rm(cacheDir, { recursive: true, force: true });
   // Stored so a stale index can say how to rebuild it; absolute, since that message is read from anywhere.
   await store.setRoot?.(/^https?:\/\//i.test(target) ? target : resolve(target));
   const tty = Boolean(process.stderr.isTTY) && !opts.json;
@@ -75,7 +78,7 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
         bar.setTotal(p.total || 1);
         bar.update(p.done, { source: name, phase: p.phase });
       },
-    });
+    }, process.env, { cacheDir });
     const meta = await store.meta();
     if (opts.json) io.out(JSON.stringify({ ok: true, store: storeDir, ...report, counts: meta.counts }, null, 2));
     else {

@@ -1,0 +1,126 @@
+import type { OntologyModule } from './types.js';
+
+export const SYMBOL_KINDS = ['class', 'interface', 'enum', 'record', 'annotation', 'method', 'constructor'] as const;
+export const TYPE_SYMBOL_KINDS = ['class', 'interface', 'enum', 'record', 'annotation'] as const;
+export const ROLES = ['CONTROLLER', 'SERVICE', 'REPOSITORY', 'COMPONENT', 'CONFIG', 'ENTITY', 'CLIENT', 'MAPPER', 'DTO', 'OTHER'] as const;
+export const CAPABILITIES = ['MESSAGE_LISTENER', 'MESSAGE_PRODUCER', 'HTTP_CLIENT', 'SCHEDULED_TASK', 'EXCEPTION_HANDLER'] as const;
+export const CALL_STRATEGIES = [
+  'local',
+  'parameter',
+  'field',
+  'this_super',
+  'chained',
+  'static_import',
+  'static_import_wildcard',
+  'import',
+  'same_package',
+  'qualified_name',
+  'unique_type_name',
+  'lambda_scope',
+  'constructor',
+  'method_reference',
+  'implicit_super',
+  'extension',
+  'overload_ambiguous',
+  'unresolved',
+] as const;
+export const INJECT_STRATEGIES = ['declared_type', 'unique_bean', 'qualifier', 'primary', 'collection', 'ambiguous'] as const;
+
+/** The code ontology (DESIGN.md §5), in-service part: services, symbols and the edges between them. */
+export const CODE_ONTOLOGY: OntologyModule = {
+  sourceKind: 'code',
+  description: 'Java and Kotlin source trees (Spring first): services, types, members, injection and calls.',
+  nodeKinds: [
+    {
+      name: 'service',
+      idPrefix: 'sv',
+      description: 'A deployable: named by spring.application.name when the configuration has one, else by its build unit directory.',
+      qualifiedNameFormat: 'the service name, e.g. order-service',
+      location: ['service', 'file'],
+      searchPrior: 1.2,
+      properties: [
+        { name: 'name_from', type: 'enum', values: ['spring.application.name', 'directory'], description: 'Where the name comes from.', filter: ['eq'] },
+        { name: 'build_tool', type: 'enum', values: ['maven', 'gradle', 'none'], description: 'Build tool of the service root.', filter: ['eq'] },
+        { name: 'directory', type: 'string', description: 'Directory of the service, relative to the source root (empty for the root).', filter: ['eq', 'prefix'] },
+        { name: 'modules', type: 'string_list', description: 'Build modules grouped under the service.', filter: ['eq'] },
+        { name: 'files', type: 'integer', description: 'Number of indexed source files.', filter: ['range'] },
+      ],
+    },
+    {
+      name: 'symbol',
+      idPrefix: 'sy',
+      description: 'A type (class, interface, enum, record, annotation) or a member (method, constructor) of Java or Kotlin code; library types and methods the code uses are external symbols with resolved = false.',
+      qualifiedNameFormat: 'types pkg.Outer.Inner (anonymous pkg.Outer$1, Kotlin file facade pkg.FileKt); members pkg.Type#name(SimpleParamType,…), constructors pkg.Type#<init>(…)',
+      location: ['service', 'module', 'file', 'line'],
+      searchPrior: 1,
+      properties: [
+        { name: 'symbol_kind', type: 'enum', values: SYMBOL_KINDS, description: 'What the symbol is.', filter: ['eq', 'exclude'] },
+        { name: 'language', type: 'enum', values: ['java', 'kotlin'], description: 'Source language.', filter: ['eq'] },
+        { name: 'package', type: 'string', description: 'Package.', filter: ['eq', 'prefix'] },
+        { name: 'declaring_type', type: 'string', description: 'Qualified name of the declaring type (members, nested types).', filter: ['eq'] },
+        { name: 'signature', type: 'string', description: 'Members: name(SimpleParamType,…).' },
+        { name: 'return_type', type: 'string', description: 'Methods: the declared return type as written (generics kept).' },
+        { name: 'parameters', type: 'json', description: 'Members: [{name, type}] with types as written.' },
+        { name: 'modifiers', type: 'string_list', description: 'Java modifiers (Kotlin mapped to their Java meaning, plus Kotlin ones such as suspend).', filter: ['eq'] },
+        { name: 'annotations', type: 'string_list', description: 'Simple names of the annotations on the declaration.', filter: ['eq'], searchable: true },
+        { name: 'annotation_args', type: 'json', description: 'Annotations with their arguments: [{name, written, args: {element: [{kind, text, value?}]}}].' },
+        { name: 'role', type: 'enum', values: ROLES, description: 'Architectural role of a type (Spring stereotypes, meta-annotations, Spring Data, JPA, DTO conventions, sextant.yaml overrides).', filter: ['eq', 'exclude'] },
+        { name: 'capabilities', type: 'string_list', values: CAPABILITIES, description: 'What a type does besides its role.', filter: ['eq'] },
+        { name: 'flavor', type: 'string', description: 'Kotlin flavour (object, companion, data, sealed, facade, value), anonymous or local.', filter: ['eq'] },
+        { name: 'generated', type: 'boolean', description: 'Generated source (@Generated, a generator banner, or sextant.yaml patterns).', filter: ['eq'] },
+        { name: 'generated_by', type: 'string', description: 'Generator when known (openapi, protobuf, mapstruct, lombok, …).', filter: ['eq'] },
+        { name: 'synthetic', type: 'string', description: 'How a member not written in source arises (default_constructor, record_accessor, property_getter, …).', filter: ['eq'] },
+        { name: 'resolved', type: 'boolean', description: 'False for an external symbol: a library type or method the code refers to, outside the indexed sources.', filter: ['eq'] },
+        { name: 'end_line', type: 'integer', description: 'Last line of the declaration.' },
+        { name: 'parse_errors', type: 'integer', description: 'Syntax errors tree-sitter recovered from in the file (types only).', filter: ['range'] },
+      ],
+    },
+    {
+      name: 'unresolved_call',
+      idPrefix: 'uc',
+      description: 'A call site whose receiver type could not be determined statically: kept so callers can see it, never guessed onto a method.',
+      qualifiedNameFormat: 'Caller#method(…)@line:receiver.callee',
+      location: ['service', 'module', 'file', 'line'],
+      searchPrior: 0.3,
+      properties: [
+        { name: 'callee', type: 'string', description: 'Name of the method called.', filter: ['eq'] },
+        { name: 'receiver', type: 'string', description: 'The receiver expression as written (structured).' },
+        { name: 'arg_count', type: 'integer', description: 'Number of arguments (-1 for a method reference).' },
+        { name: 'reason', type: 'enum', values: ['unknown_receiver', 'unknown_member', 'untyped_lambda_parameter', 'unknown_return_type'], description: 'Why the call could not be resolved.', filter: ['eq'] },
+      ],
+    },
+  ],
+  edgeTypes: [
+    { name: 'EXTENDS', description: 'A class extends a class, or an interface extends an interface.', from: ['symbol'], to: ['symbol'], attrs: [], inferred: false },
+    { name: 'IMPLEMENTS', description: 'A class (anonymous ones included) implements an interface.', from: ['symbol'], to: ['symbol'], attrs: [], inferred: false },
+    { name: 'DECLARES', description: 'A type declares a member or a nested type.', from: ['symbol'], to: ['symbol'], attrs: [], inferred: false },
+    { name: 'OVERRIDES', description: 'A method overrides (or implements) the nearest declaration of the same signature on each path up its supertype chain.', from: ['symbol'], to: ['symbol'], attrs: [], inferred: false },
+    {
+      name: 'INJECTS',
+      description:
+        'A bean type gets another injected. One edge to the declared type (strategy declared_type) and, when the declared type is an interface or abstract class, edges to the bean implementations it resolves to (unique_bean, qualifier, primary, collection for List/Set/Map of beans, ambiguous).',
+      from: ['symbol'],
+      to: ['symbol'],
+      attrs: [
+        { name: 'mechanism', type: 'enum', values: ['field', 'constructor', 'setter', 'lombok'], description: 'How the dependency is injected.', filterable: true },
+        { name: 'member', type: 'string', description: 'Field or parameter name.' },
+        { name: 'declared_type', type: 'string', description: 'The type as written at the injection point (List<Foo>, Optional<Foo>, …).' },
+        { name: 'qualifier', type: 'string', description: '@Qualifier / @Named / @Resource(name) value, when given.' },
+      ],
+      inferred: true,
+    },
+    {
+      name: 'CALLS',
+      description: 'A member calls a member (or creates an instance, or references a method). Calls into libraries land on external symbols; calls whose receiver is unknown land on unresolved_call nodes.',
+      from: ['symbol'],
+      to: ['symbol', 'unresolved_call'],
+      attrs: [
+        { name: 'line', type: 'integer', description: 'Line of the call site.' },
+        { name: 'call', type: 'enum', values: ['call', 'new', 'method_ref', 'this_ctor', 'super_ctor'], description: 'Shape of the call site.', filterable: true },
+        { name: 'arg_count', type: 'integer', description: 'Number of arguments (-1 for a method reference).' },
+        { name: 'in_lambda', type: 'boolean', description: 'The call is inside a lambda of the caller.' },
+      ],
+      inferred: true,
+    },
+  ],
+};

@@ -1,0 +1,133 @@
+import type { NodeRecord } from '../../graph/types.js';
+import { asBoolean, asEnum, asInteger, asNumber, asStringList } from '../coerce.js';
+import { fail } from '../errors.js';
+import { limitHints, type Hint } from '../hints.js';
+import { listEntry } from '../present.js';
+import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
+
+/** Edge types impact walks backwards by default: who depends on the origins. */
+export const IMPACT_EDGE_TYPES = ['CALLS', 'INJECTS', 'IMPLEMENTS', 'EXTENDS', 'OVERRIDES'] as const;
+const MAX_IDS = 100;
+const PAGE = 2000;
+
+interface Reached {
+  node: NodeRecord;
+  depth: number;
+  via: { edge_type: string; from: string; confidence?: number };
+}
+
+export const impactTool: ToolDef = {
+  name: 'impact',
+  title: 'What is affected if these change',
+  description: () =>
+    [
+      'The reverse closure of the given code nodes: everything that calls, injects, implements, extends or overrides them, then what depends on those, up to `depth` hops.',
+      'A type as origin also stands for its members (their callers are affected too) unless `include_members` is false.',
+      'Results are grouped by depth, then service; each node says which edge reached it and from where. Capped at `limit` nodes with `has_more`.',
+      '`min_confidence` drops inferred edges below it (unresolved calls are never followed).',
+    ].join('\n'),
+  params: () => [
+    { name: 'ids', description: `Node ids of what changes (at most ${MAX_IDS}).`, schema: stringListSchema(), required: true },
+    { name: 'depth', description: 'How many hops back to walk (default 3, at most 10).', schema: { type: 'integer', minimum: 1, maximum: 10, default: 3 } },
+    { name: 'edge_types', description: `Edge types to walk backwards (default: ${IMPACT_EDGE_TYPES.join(', ')}).`, schema: stringListSchema({ type: 'string', enum: [...IMPACT_EDGE_TYPES] }) },
+    { name: 'include_members', description: 'Treat a type origin as also its members (default true).', schema: { type: 'boolean', default: true } },
+    { name: 'min_confidence', description: 'Follow only edges at least this sure, 0..1 (default 0.5).', schema: { type: 'number', minimum: 0, maximum: 1, default: 0.5 } },
+    { name: 'limit', description: 'Most affected nodes to return (default 200, at most 2000).', schema: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
+  ],
+  run: async (ctx, args) => {
+    const ids = asStringList(args.ids, 'ids')!;
+    if (ids.length > MAX_IDS) fail({ code: 'out_of_range', argument: 'ids', message: `impact takes at most ${MAX_IDS} ids; got ${ids.length}.` });
+    const depth = asInteger(args.depth, 'depth', { min: 1, max: 10 }) ?? 3;
+    const types = [...new Set((asStringList(args.edge_types, 'edge_types') ?? [...IMPACT_EDGE_TYPES]).map((t) => asEnum(t, 'edge_types', IMPACT_EDGE_TYPES, 'edge type')!))].sort();
+    const includeMembers = asBoolean(args.include_members, 'include_members') ?? true;
+    const minConfidence = asNumber(args.min_confidence, 'min_confidence') ?? 0.5;
+    if (minConfidence < 0 || minConfidence > 1) fail({ code: 'out_of_range', argument: 'min_confidence', message: `min_confidence must be between 0 and 1; got ${minConfidence}.` });
+    const limit = asInteger(args.limit, 'limit', { min: 1, max: 2000 }) ?? 200;
+
+    const origins = await ctx.store.getNodes(ids);
+    const missing = ids.filter((id) => !origins.some((n) => n.id === id));
+    if (missing.length) {
+      fail({
+        code: 'not_found',
+        argument: 'ids',
+        message: `No node has id ${missing.map((m) => JSON.stringify(m)).join(', ')}. Get ids from \`search\`, \`find\` or \`resolve\`.`,
+        hints: limitHints([{ tool: 'resolve', args: { identifier: missing[0]! }, reason: 'if that is a name, look it up' }]),
+      });
+    }
+    const notCode = origins.filter((n) => n.kind !== 'symbol' && n.kind !== 'service');
+    if (notCode.length) fail({ code: 'invalid_argument', argument: 'ids', message: `impact walks code symbols; ${notCode[0]!.qualified_name} is a ${notCode[0]!.kind}. Use \`neighbors\` with direction "in" for other kinds.` });
+
+    const seen = new Set<string>(ids);
+    let frontier = [...ids];
+    if (includeMembers) {
+      const members = await walk(ctx, origins.filter(isType).map((n) => n.id), 'out', ['DECLARES'], 0);
+      for (const m of members) if (!seen.has(m.other.id)) {
+        seen.add(m.other.id);
+        frontier.push(m.other.id);
+      }
+    }
+    const reached: Reached[] = [];
+    let truncated = false;
+    for (let d = 1; d <= depth && frontier.length && !truncated; d++) {
+      const rows = await walk(ctx, frontier, 'in', types, minConfidence);
+      const next: string[] = [];
+      for (const r of rows) {
+        if (seen.has(r.other.id)) continue;
+        if (reached.length >= limit) {
+          truncated = true;
+          break;
+        }
+        seen.add(r.other.id);
+        next.push(r.other.id);
+        reached.push({ node: r.other, depth: d, via: { edge_type: r.type, from: r.origin, ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}) } });
+      }
+      frontier = next;
+    }
+    const groups = new Map<string, { depth: number; service: string; nodes: unknown[] }>();
+    for (const r of reached) {
+      const service = r.node.service ?? '(external)';
+      const key = `${String(r.depth).padStart(2, '0')}\0${service}`;
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { depth: r.depth, service, nodes: [] }));
+      g.nodes.push({ ...listEntry(ctx.ontology, r.node), via: r.via });
+    }
+    const services: Record<string, number> = {};
+    for (const r of reached) services[r.node.service ?? '(external)'] = (services[r.node.service ?? '(external)'] ?? 0) + 1;
+    const hints: (Hint | undefined)[] = [];
+    if (truncated) hints.push({ tool: 'impact', args: { ids, depth, edge_types: types, include_members: includeMembers, min_confidence: minConfidence, limit: Math.min(2000, limit * 2) }, reason: 'more nodes are affected than this page shows' });
+    const deepest = reached[reached.length - 1];
+    if (deepest) hints.push({ tool: 'describe', args: { id: deepest.node.id }, reason: `full record of ${deepest.node.qualified_name}` });
+    const result: Record<string, unknown> = {
+      ok: true,
+      origins: origins.map((n) => listEntry(ctx.ontology, n)),
+      total: reached.length,
+      has_more: truncated,
+      by_service: Object.fromEntries(Object.entries(services).sort(([a], [b]) => a.localeCompare(b))),
+      groups: [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, g]) => g),
+    };
+    if (!reached.length) {
+      result.absence = { reason: 'nothing_depends', message: `Nothing reaches ${origins.map((o) => o.qualified_name).join(', ')} through ${types.join(', ')} edges (backwards)${minConfidence > 0 ? ` at confidence ≥ ${minConfidence}` : ''}.` };
+      hints.push({ tool: 'neighbors', args: { ids, direction: 'both', edge_types: types }, reason: 'see every edge of these kinds, both ways' });
+    }
+    result.hints = limitHints(hints);
+    return result;
+  },
+};
+
+function isType(n: NodeRecord): boolean {
+  return n.kind === 'symbol' && n.props.symbol_kind !== 'method' && n.props.symbol_kind !== 'constructor';
+}
+
+/** Every edge of `types` around `ids` in `direction`, in the store's stable order. */
+async function walk(ctx: ToolContext, ids: readonly string[], direction: 'in' | 'out', types: readonly string[], minConfidence: number): Promise<Awaited<ReturnType<ToolContext['store']['edges']>>['rows']> {
+  const out: Awaited<ReturnType<ToolContext['store']['edges']>>['rows'] = [];
+  for (let i = 0; i < ids.length; i += MAX_IDS) {
+    const chunk = ids.slice(i, i + MAX_IDS);
+    for (let offset = 0; ; offset += PAGE) {
+      const { rows, total } = await ctx.store.edges({ ids: chunk, direction, types, edge: minConfidence > 0 ? [{ attr: 'confidence', op: 'gte', value: minConfidence }] : [], limit: PAGE, offset });
+      out.push(...rows);
+      if (offset + rows.length >= total || !rows.length) break;
+    }
+  }
+  return out;
+}

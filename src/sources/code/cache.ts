@@ -1,0 +1,30 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import type { FileFacts } from './ir.js';
+
+/** Bump when extraction changes what it produces for the same file, so cached facts are not reused. */
+export const EXTRACTOR_VERSION = 'code-facts-1';
+
+export interface CachedFile {
+  hash: string;
+  facts: FileFacts;
+}
+
+/** Facts of every file of one code source by path, from the last build. Missing or stale caches read as empty. */
+export async function loadFactsCache(file: string): Promise<Map<string, CachedFile>> {
+  try {
+    const data = deserialize(await readFile(file)) as { version?: string; files?: [string, CachedFile][] };
+    if (data.version !== EXTRACTOR_VERSION || !Array.isArray(data.files)) return new Map();
+    return new Map(data.files);
+  } catch {
+    return new Map();
+  }
+}
+
+export async function saveFactsCache(file: string, files: ReadonlyMap<string, CachedFile>): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, serialize({ version: EXTRACTOR_VERSION, files: [...files] }));
+  await rename(tmp, file);
+}

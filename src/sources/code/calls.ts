@@ -1,0 +1,413 @@
+import { own } from './own.js';
+import type { CallFacts, Expr, TypeRef } from './ir.js';
+import { type CodeModel, isPrimitive, type MemberEntry, simpleTypeName, type TypeEntry, type TypeTarget } from './model.js';
+
+export type CallStrategy =
+  | 'local'
+  | 'parameter'
+  | 'field'
+  | 'this_super'
+  | 'chained'
+  | 'static_import'
+  | 'static_import_wildcard'
+  | 'import'
+  | 'same_package'
+  | 'qualified_name'
+  | 'constructor'
+  | 'method_reference'
+  | 'implicit_super'
+  | 'extension'
+  | 'overload_ambiguous';
+
+const CONFIDENCE: Record<CallStrategy, number> = {
+  local: 0.95,
+  parameter: 0.95,
+  field: 0.95,
+  this_super: 0.95,
+  static_import: 0.95,
+  import: 0.95,
+  qualified_name: 0.95,
+  constructor: 0.95,
+  same_package: 0.9,
+  method_reference: 0.9,
+  implicit_super: 0.9,
+  chained: 0.85,
+  static_import_wildcard: 0.85,
+  extension: 0.8,
+  overload_ambiguous: 0.5,
+};
+
+/** A call's landing: a project member, or an external (library) method or constructor. */
+export type CallTarget = { member: MemberEntry } | { external: { owner: string; name: string } };
+
+export type ResolvedCall =
+  | { call: CallFacts; targets: CallTarget[]; strategy: CallStrategy; confidence: number }
+  | { call: CallFacts; unresolved: 'unknown_receiver' | 'unknown_member' | 'unknown_return_type'; receiver: string };
+
+/** The static type of an expression, and how it was found. `isType`: the expression names a type (static access). */
+type Typed = { target: TypeTarget; strategy: CallStrategy; isType?: boolean } | { unknown: 'unknown_receiver' | 'unknown_return_type' };
+
+const OBJECT_METHODS = new Set(['toString', 'equals', 'hashCode', 'getClass', 'notify', 'notifyAll', 'wait', 'clone', 'finalize']);
+const BOXES: Record<string, string> = { int: 'Integer', long: 'Long', double: 'Double', float: 'Float', boolean: 'Boolean', char: 'Character', short: 'Short', byte: 'Byte' };
+
+/** Resolves the call sites of members to their targets: the receiver cascade, chained calls, overloads. */
+export class CallResolver {
+  constructor(private readonly model: CodeModel) {}
+
+  resolve(caller: MemberEntry, call: CallFacts): ResolvedCall | undefined {
+    switch (call.kind) {
+      case 'new':
+        return this.creation(caller, call);
+      case 'this_ctor':
+        return this.landOn(call, this.model.constructors(caller.owner, call.argCount).filter((m) => m !== caller), 'constructor');
+      case 'super_ctor':
+        return this.superConstructor(caller, call);
+      case 'method_ref':
+        return this.methodReference(caller, call);
+      case 'call':
+        return call.receiver ? this.qualifiedCall(caller, call, call.receiver) : this.bareCall(caller, call);
+    }
+  }
+
+  private creation(caller: MemberEntry, call: CallFacts): ResolvedCall | undefined {
+    if (!call.type) return undefined;
+    const target = this.model.resolveType(call.type, caller.owner);
+    if (call.anonymous) {
+      // `new I() {…}` creates an anonymous class implementing I: there is no constructor of I to call.
+      const anonymous = this.model.typeByQn(call.anonymous, caller.owner.place);
+      if (anonymous?.supers[0]?.relation === 'implements') return undefined;
+    }
+    if (target.external !== undefined) return this.external(call, target.external, '<init>', 'constructor');
+    if (target.entry.facts.kind === 'interface') return undefined;
+    return this.landOn(call, this.model.constructors(target.entry, call.argCount), 'constructor');
+  }
+
+  private superConstructor(caller: MemberEntry, call: CallFacts): ResolvedCall | undefined {
+    const owner = caller.owner;
+    const parent = owner.supers.find((s) => s.relation === 'extends' && owner.facts.kind !== 'interface');
+    if (!parent) return undefined;
+    if (parent.target.external !== undefined) return call.implicit ? undefined : this.external(call, parent.target.external, '<init>', 'constructor');
+    const ctors = this.model.constructors(parent.target.entry, call.argCount);
+    return this.landOn(call, ctors, call.implicit ? 'implicit_super' : 'constructor');
+  }
+
+  private methodReference(caller: MemberEntry, call: CallFacts): ResolvedCall | undefined {
+    if (call.type) {
+      const target = this.model.resolveType(call.type, caller.owner);
+      if (target.external !== undefined) return this.external(call, target.external, '<init>', 'method_reference');
+      return this.landOn(call, this.model.constructors(target.entry, -1), 'method_reference');
+    }
+    const typed = this.typeOf(call.receiver!, caller, call.line);
+    if ('unknown' in typed) return { call, unresolved: typed.unknown, receiver: exprText(call.receiver!) };
+    if (typed.target.external !== undefined) return this.external(call, typed.target.external, call.name, 'method_reference');
+    const found = this.model.findMethods(typed.target.entry, call.name, -1).members;
+    if (found.length) return this.landOn(call, found, 'method_reference');
+    return this.onExternalSupertypes(call, typed.target.entry, 'method_reference') ?? { call, unresolved: 'unknown_member', receiver: exprText(call.receiver!) };
+  }
+
+  private qualifiedCall(caller: MemberEntry, call: CallFacts, receiver: Expr): ResolvedCall {
+    const typed = this.typeOf(receiver, caller, call.line);
+    if ('unknown' in typed) return { call, unresolved: typed.unknown, receiver: exprText(receiver) };
+    if (typed.target.external !== undefined) return this.external(call, typed.target.external, call.name, typed.strategy);
+    const entry = typed.target.entry;
+    const found = this.model.findMethods(entry, call.name, call.argCount);
+    if (found.members.length) return this.pick(caller, call, found.members, typed.strategy);
+    if (typed.isType) {
+      const companion = this.model.types.find((t) => t.outer === entry && t.facts.flavor === 'companion');
+      const onCompanion = companion ? this.model.findMethods(companion, call.name, call.argCount).members : [];
+      if (onCompanion.length) return this.pick(caller, call, onCompanion, typed.strategy);
+    }
+    const extension = this.extensionFor(caller, call, entry);
+    if (extension) return extension;
+    return this.onExternalSupertypes(call, entry, typed.strategy) ?? { call, unresolved: 'unknown_member', receiver: exprText(receiver) };
+  }
+
+  private bareCall(caller: MemberEntry, call: CallFacts): ResolvedCall {
+    const owner = caller.owner;
+    const file = owner.file;
+    const staticOwner = own(file.imports.staticSingle, call.name);
+    if (staticOwner) {
+      const entry = this.model.typeByQn(staticOwner, owner.place);
+      if (!entry) return this.external(call, staticOwner, call.name, 'static_import');
+      const found = this.model.findMethods(entry, call.name, call.argCount).members;
+      if (found.length) return this.pick(caller, call, found, 'static_import');
+    }
+    for (let t: TypeEntry | undefined = owner; t; t = t.outer) {
+      const found = this.model.findMethods(t, call.name, call.argCount).members;
+      if (found.length) return this.pick(caller, call, found, 'this_super');
+    }
+    for (const w of file.imports.staticWildcard) {
+      const entry = this.model.typeByQn(w, owner.place);
+      const found = entry ? this.model.findMethods(entry, call.name, call.argCount).members : [];
+      if (found.length) return this.pick(caller, call, found, 'static_import_wildcard');
+    }
+    if (file.language === 'kotlin') {
+      const kotlin = this.kotlinBareCall(caller, call);
+      if (kotlin) return kotlin;
+    }
+    const externalStatic = file.imports.staticWildcard.filter((w) => !this.model.typeByQn(w, owner.place));
+    if (externalStatic.length === 1) return this.external(call, externalStatic[0]!, call.name, 'static_import_wildcard');
+    for (let t: TypeEntry | undefined = owner; t; t = t.outer) {
+      const inherited = this.onExternalSupertypes(call, t, 'this_super');
+      if (inherited) return inherited;
+    }
+    if (OBJECT_METHODS.has(call.name)) return this.external(call, file.language === 'kotlin' ? 'kotlin.Any' : 'java.lang.Object', call.name, 'this_super');
+    return { call, unresolved: 'unknown_member', receiver: '' };
+  }
+
+  /** Kotlin: `Foo(…)` is a constructor call; top-level functions are found through imports and the package. */
+  private kotlinBareCall(caller: MemberEntry, call: CallFacts): ResolvedCall | undefined {
+    const owner = caller.owner;
+    const asType = /^[A-Z]/.test(call.name) ? this.model.resolveTypeName(call.name, owner) : undefined;
+    if (asType?.entry) return this.landOn(call, this.model.constructors(asType.entry, call.argCount), 'constructor');
+    if (asType?.external) return this.external(call, asType.external, '<init>', 'constructor');
+    const imported = own(owner.file.imports.single, call.name);
+    const packages = imported ? [imported.slice(0, imported.lastIndexOf('.'))] : [owner.file.package];
+    for (const pkg of packages) {
+      const found = this.model.facadesIn(pkg).flatMap((f) => f.members.filter((m) => m.facts.name === call.name && !m.facts.extensionReceiver));
+      if (found.length) return this.pick(caller, call, found, imported ? 'import' : 'same_package');
+    }
+    if (imported) return this.external(call, imported.slice(0, imported.lastIndexOf('.')), call.name, 'import');
+    return undefined;
+  }
+
+  private extensionFor(caller: MemberEntry, call: CallFacts, receiver: TypeEntry): ResolvedCall | undefined {
+    const names = new Set(this.model.ancestors(receiver).project.map((t) => t.facts.name));
+    const candidates = this.model.extensions(call.name).filter((m) => {
+      const visible = m.owner.file.package === caller.owner.file.package || Object.values(caller.owner.file.imports.single).includes(`${m.owner.file.package}.${call.name}`) || caller.owner.file.imports.wildcard.includes(m.owner.file.package);
+      return visible && names.has(simpleTypeName(m.facts.extensionReceiver!).split('.').pop()!) && m.facts.params.length - 1 === call.argCount;
+    });
+    return candidates.length ? this.pick(caller, call, candidates, 'extension') : undefined;
+  }
+
+  /** A method the project type does not declare may come from a library supertype: land on the first one. */
+  private onExternalSupertypes(call: CallFacts, entry: TypeEntry, strategy: CallStrategy): ResolvedCall | undefined {
+    const { external } = this.model.ancestors(entry);
+    if (external.length) return this.external(call, external[0]!, call.name, strategy);
+    if (OBJECT_METHODS.has(call.name)) return this.external(call, entry.file.language === 'kotlin' ? 'kotlin.Any' : 'java.lang.Object', call.name, strategy);
+    return undefined;
+  }
+
+  private external(call: CallFacts, owner: string, name: string, strategy: CallStrategy): ResolvedCall {
+    return { call, targets: [{ external: { owner, name } }], strategy, confidence: CONFIDENCE[strategy] };
+  }
+
+  private landOn(call: CallFacts, members: MemberEntry[], strategy: CallStrategy): ResolvedCall | undefined {
+    if (!members.length) return undefined;
+    if (members.length === 1) return { call, targets: [{ member: members[0]! }], strategy, confidence: CONFIDENCE[strategy] };
+    return { call, targets: members.map((member) => ({ member })), strategy: 'overload_ambiguous', confidence: Math.min(CONFIDENCE[strategy], CONFIDENCE.overload_ambiguous) };
+  }
+
+  /** Several overloads with the right arity: keep those whose parameter types fit the arguments' known types. */
+  private pick(caller: MemberEntry, call: CallFacts, members: MemberEntry[], strategy: CallStrategy): ResolvedCall {
+    let chosen = members;
+    if (members.length > 1 && call.argCount > 0) {
+      const argTypes = call.args.map((a) => this.argType(a, caller, call.line));
+      const fitting = members.filter((m) => m.facts.params.every((p, i) => fits(argTypes[i], simpleTypeName(p.type))));
+      if (fitting.length >= 1) chosen = fitting;
+    }
+    return this.landOn(call, chosen, call.kind === 'method_ref' ? 'method_reference' : strategy)!;
+  }
+
+  private argType(text: string, caller: MemberEntry, line: number): string | undefined {
+    const t = text.trim();
+    if (/^"/.test(t)) return 'String';
+    if (/^-?\d+[lL]$/.test(t)) return 'long';
+    if (/^-?\d+$/.test(t)) return 'int';
+    if (/^-?\d*\.\d+[dD]?$/.test(t)) return 'double';
+    if (/^-?\d*\.?\d+[fF]$/.test(t)) return 'float';
+    if (t === 'true' || t === 'false') return 'boolean';
+    if (/^'.'$/.test(t)) return 'char';
+    const created = /^new\s+([\w.]+)/.exec(t);
+    if (created) return created[1]!.split('.').pop();
+    if (/^[a-z_$][\w$]*$/i.test(t)) {
+      const named = this.declaredTypeOf(t, caller, line);
+      return named ? simpleTypeName(named) : undefined;
+    }
+    return undefined;
+  }
+
+  private declaredTypeOf(name: string, caller: MemberEntry, line: number): TypeRef | undefined {
+    const local = findLocal(caller, name, line);
+    if (local?.type) return local.type;
+    const param = caller.facts.params.find((p) => p.name === name);
+    if (param) return param.type;
+    for (let t: TypeEntry | undefined = caller.owner; t; t = t.outer) {
+      const field = this.model.findField(t, name);
+      if (field?.type) return field.type;
+    }
+    return undefined;
+  }
+
+  /** The static type of a receiver expression (the receiver-resolution cascade). */
+  typeOf(expr: Expr, caller: MemberEntry, line: number, depth = 0): Typed {
+    if (depth > 12) return { unknown: 'unknown_receiver' };
+    const owner = caller.owner;
+    switch (expr.k) {
+      case 'this': {
+        if (!expr.qualifier) return { target: { entry: owner }, strategy: 'this_super' };
+        for (let t: TypeEntry | undefined = owner; t; t = t.outer) if (t.facts.name === expr.qualifier) return { target: { entry: t }, strategy: 'this_super' };
+        return { unknown: 'unknown_receiver' };
+      }
+      case 'super': {
+        if (expr.qualifier) {
+          const iface = this.model.resolveTypeName(expr.qualifier, owner);
+          if (iface) return { target: iface, strategy: 'this_super' };
+        }
+        const parent = owner.supers.find((s) => s.relation === 'extends') ?? owner.supers[0];
+        if (parent) return { target: parent.target, strategy: 'this_super' };
+        return { target: { external: owner.file.language === 'kotlin' ? 'kotlin.Any' : 'java.lang.Object' }, strategy: 'this_super' };
+      }
+      case 'name':
+        return this.typeOfName(expr.name, caller, line, depth);
+      case 'field': {
+        const dotted = dottedName(expr);
+        if (dotted && /^[a-z]/.test(dotted) && !this.isVariable(dotted.split('.')[0]!, caller, line)) {
+          const asType = this.model.resolveTypeName(dotted, owner);
+          if (asType) return { target: asType, strategy: 'qualified_name', isType: true };
+        }
+        const of = this.typeOf(expr.of, caller, line, depth + 1);
+        if ('unknown' in of) return of;
+        if (of.target.external !== undefined) {
+          // `Outer.Inner` of an external type, or a static field of a library type: both unknown statically.
+          return /^[A-Z]/.test(expr.name) && of.isType ? { target: { external: `${of.target.external}.${expr.name}` }, strategy: of.strategy, isType: true } : { unknown: 'unknown_return_type' };
+        }
+        // Java sees a Kotlin object through its INSTANCE field.
+        if (of.isType && expr.name === 'INSTANCE' && of.target.entry.facts.flavor === 'object') return { target: of.target, strategy: of.strategy };
+        const field = this.model.findField(of.target.entry, expr.name);
+        if (field) return this.typeOfDeclared(field.type, field.init, field.owner, caller, line, depth, of.strategy === 'this_super' ? 'field' : 'chained');
+        const nested = this.model.typeByQn(`${of.target.entry.qn}.${expr.name}`, owner.place);
+        if (nested) return { target: { entry: nested }, strategy: of.strategy, isType: true };
+        return { unknown: 'unknown_receiver' };
+      }
+      case 'call': {
+        const resolved = expr.of ? this.qualifiedCall(caller, syntheticCall(expr, line), expr.of) : this.bareCall(caller, syntheticCall(expr, line));
+        if ('unresolved' in resolved) return { unknown: resolved.unresolved === 'unknown_member' ? 'unknown_return_type' : resolved.unresolved };
+        const first = resolved.targets[0]!;
+        if (!('member' in first)) return { unknown: 'unknown_return_type' };
+        const ret = first.member.facts.returnType;
+        if (!ret || isPrimitive(ret.name) || ret.name === 'Unit') return { unknown: 'unknown_return_type' };
+        const target = this.typeVariableSafe(ret, first.member.owner);
+        return target ? { target, strategy: 'chained' } : { unknown: 'unknown_return_type' };
+      }
+      case 'new': {
+        const target = this.typeVariableSafe(expr.type, owner);
+        return target ? { target, strategy: 'constructor' } : { unknown: 'unknown_receiver' };
+      }
+      case 'cast': {
+        const target = this.typeVariableSafe(expr.type, owner);
+        return target ? { target, strategy: 'local' } : { unknown: 'unknown_receiver' };
+      }
+      case 'literal':
+        return expr.type === 'String' ? { target: { external: owner.file.language === 'kotlin' ? 'kotlin.String' : 'java.lang.String' }, strategy: 'local' } : { unknown: 'unknown_receiver' };
+      case 'class_literal':
+        return { target: { external: 'java.lang.Class' }, strategy: 'local' };
+      case 'other':
+        return { unknown: 'unknown_receiver' };
+    }
+  }
+
+  private isVariable(name: string, caller: MemberEntry, line: number): boolean {
+    return !!this.declaredTypeOf(name, caller, line) || !!findLocal(caller, name, line);
+  }
+
+  private typeOfName(name: string, caller: MemberEntry, line: number, depth: number): Typed {
+    const local = findLocal(caller, name, line);
+    if (local) return this.typeOfDeclared(local.type, local.init, caller.owner, caller, line, depth, 'local');
+    const param = caller.facts.params.find((p) => p.name === name);
+    if (param) return this.typeOfDeclared(param.type, undefined, caller.owner, caller, line, depth, 'parameter');
+    for (let t: TypeEntry | undefined = caller.owner; t; t = t.outer) {
+      const field = this.model.findField(t, name);
+      if (field) return this.typeOfDeclared(field.type, field.init, field.owner, caller, line, depth, 'field');
+    }
+    const asType = this.model.resolveTypeName(name, caller.owner);
+    if (asType) {
+      const file = caller.owner.file;
+      const strategy: CallStrategy = own(file.imports.single, name) ? 'import' : asType.entry && asType.entry.file.package === file.package ? 'same_package' : 'import';
+      return { target: asType, strategy, isType: true };
+    }
+    return { unknown: 'unknown_receiver' };
+  }
+
+  private typeOfDeclared(type: TypeRef | undefined, init: Expr | undefined, declaredIn: TypeEntry, caller: MemberEntry, line: number, depth: number, strategy: CallStrategy): Typed {
+    if (type) {
+      const target = this.typeVariableSafe(type, declaredIn);
+      return target ? { target, strategy } : { unknown: 'unknown_receiver' };
+    }
+    if (init) {
+      const inferred = this.typeOf(init, caller, line, depth + 1);
+      return 'unknown' in inferred ? inferred : { target: inferred.target, strategy };
+    }
+    return { unknown: 'unknown_receiver' };
+  }
+
+  /** Resolves a declared type, treating an unresolvable short upper-case name (`T`, `E`, `ID`) as a type variable. */
+  private typeVariableSafe(ref: TypeRef, from: TypeEntry): TypeTarget | undefined {
+    if (isPrimitive(ref.name) || (ref.array ?? 0) > 0) return undefined;
+    const found = this.model.resolveTypeName(ref.name, from);
+    if (found) return found;
+    if (/^[A-Z][A-Z0-9]?$/.test(ref.name)) return undefined;
+    return { external: this.model.externalGuess(ref.name, from.file) };
+  }
+}
+
+function findLocal(caller: MemberEntry, name: string, line: number): import('./ir.js').VariableFacts | undefined {
+  let best: import('./ir.js').VariableFacts | undefined;
+  for (const l of caller.facts.locals) {
+    if (l.name !== name) continue;
+    if (l.line <= line) best = l;
+    else best ??= l;
+  }
+  return best;
+}
+
+function syntheticCall(expr: Extract<Expr, { k: 'call' }>, line: number): CallFacts {
+  return { kind: 'call', name: expr.name, argCount: expr.argCount, args: [], line };
+}
+
+function dottedName(expr: Expr): string | undefined {
+  if (expr.k === 'name') return expr.name;
+  if (expr.k === 'field') {
+    const of = dottedName(expr.of);
+    return of ? `${of}.${expr.name}` : undefined;
+  }
+  return undefined;
+}
+
+function fits(arg: string | undefined, param: string): boolean {
+  if (!arg) return true;
+  if (arg === param || BOXES[arg] === param || BOXES[param] === arg) return true;
+  if (param === 'Object' || param === 'Any') return true;
+  if ((arg === 'int' && (param === 'long' || param === 'double' || param === 'float')) || (arg === 'long' && param === 'double')) return true;
+  return /^[A-Z][A-Z0-9]?$/.test(param);
+}
+
+/** The receiver as written, for unresolved call sites. */
+export function exprText(expr: Expr): string {
+  switch (expr.k) {
+    case 'this':
+      return expr.qualifier ? `${expr.qualifier}.this` : 'this';
+    case 'super':
+      return expr.qualifier ? `${expr.qualifier}.super` : 'super';
+    case 'name':
+      return expr.name;
+    case 'field':
+      return `${exprText(expr.of)}.${expr.name}`;
+    case 'call':
+      return `${expr.of ? `${exprText(expr.of)}.` : ''}${expr.name}(${expr.argCount ? '…' : ''})`;
+    case 'new':
+      return `new ${expr.type.name}(…)`;
+    case 'literal':
+      return expr.type === 'String' ? '"…"' : expr.type;
+    case 'class_literal':
+      return `${expr.type.name}.class`;
+    case 'cast':
+      return `(${expr.type.name}) …`;
+    case 'other':
+      return expr.text.length > 60 ? `${expr.text.slice(0, 57)}…` : expr.text;
+  }
+}
+
+export function confidenceOf(strategy: CallStrategy): number {
+  return CONFIDENCE[strategy];
+}

@@ -1,0 +1,295 @@
+import type { Dirent } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import type { Language } from './ir.js';
+import { languageOfPath } from './parse/parser.js';
+
+export interface DiscoverOptions {
+  includeTests?: boolean;
+  /** gitignore-style patterns, relative to the root. */
+  exclude?: string[];
+}
+
+export interface DiscoveredFile {
+  /** posix, relative to the root. */
+  path: string;
+  language: Language;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface Discovery {
+  /** absolute */
+  root: string;
+  /** .java and .kt sources, sorted by path. */
+  files: DiscoveredFile[];
+  /** application*.yml|yaml|properties and bootstrap*.…, outside test source sets and build output, sorted. */
+  configFiles: string[];
+  /** pom.xml, build.gradle(.kts), settings.gradle(.kts) outside any `src/` tree, sorted. */
+  buildFiles: string[];
+  /**
+   * Skipped entries: a skipped directory counts once (its content is not walked), a skipped file counts once
+   * (only .java / .kt files are counted). Hidden directories and node_modules are not counted.
+   */
+  skipped: { gitignored: number; buildOutput: number; tests: number; excluded: number };
+  warnings: string[];
+}
+
+interface IgnoreLevel {
+  base: string;
+  rules: Ignore;
+}
+
+interface Frame {
+  dir: string;
+  ignores: IgnoreLevel[];
+  inSrc: boolean;
+  inTests: boolean;
+  /** A `target` / `build` dir with no build file beside it: output unless it holds a module itself. */
+  suspectOutput: boolean;
+}
+
+interface Walk {
+  root: string;
+  includeTests: boolean;
+  exclude: Ignore | undefined;
+  result: Discovery;
+}
+
+const GRADLE_FILES = new Set(['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts']);
+const MAVEN_FILE = 'pom.xml';
+const CONFIG_FILE = /^(?:application|bootstrap)(?:-[^.]+)?\.(?:ya?ml|properties)$/;
+const TEST_SOURCE_SET = /^(?:test|tests|it|testFixtures)$|^test[A-Z]|^integrationTest|^[a-z][A-Za-z0-9]*(?:Test|Tests|IT)$/;
+const ALWAYS_SKIPPED = new Set(['node_modules']);
+const PARALLEL_DIRS = 32;
+
+export function isBuildFileName(name: string): boolean {
+  return name === MAVEN_FILE || GRADLE_FILES.has(name);
+}
+
+export function isConfigFileName(name: string): boolean {
+  return CONFIG_FILE.test(name);
+}
+
+export async function discover(root: string, options: DiscoverOptions = {}): Promise<Discovery> {
+  const absolute = resolve(root);
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info?.isDirectory()) throw new Error(`not a directory: ${absolute}`);
+  const walk: Walk = {
+    root: absolute,
+    includeTests: options.includeTests ?? false,
+    exclude: options.exclude?.length ? newIgnore().add(options.exclude) : undefined,
+    result: {
+      root: absolute,
+      files: [],
+      configFiles: [],
+      buildFiles: [],
+      skipped: { gitignored: 0, buildOutput: 0, tests: 0, excluded: 0 },
+      warnings: [],
+    },
+  };
+  const rootIgnores = await gitInfoExclude(walk);
+  let level: Frame[] = [{ dir: '', ignores: rootIgnores, inSrc: false, inTests: false, suspectOutput: false }];
+  while (level.length > 0) {
+    const next: Frame[] = [];
+    for (let i = 0; i < level.length; i += PARALLEL_DIRS) {
+      const children = await Promise.all(level.slice(i, i + PARALLEL_DIRS).map((frame) => visit(walk, frame)));
+      for (const c of children) next.push(...c);
+    }
+    level = next;
+  }
+  return sortResult(walk.result);
+}
+
+function newIgnore(): Ignore {
+  return ignore({ ignorecase: false });
+}
+
+async function gitInfoExclude(walk: Walk): Promise<IgnoreLevel[]> {
+  const text = await readOptional(walk, join(walk.root, '.git', 'info', 'exclude'), '.git/info/exclude');
+  return text === undefined ? [] : [{ base: '', rules: newIgnore().add(text) }];
+}
+
+async function readOptional(walk: Walk, absolute: string, rel: string): Promise<string | undefined> {
+  try {
+    return await readFile(absolute, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') walk.result.warnings.push(`cannot read ${rel}: ${errorText(error)}`);
+    return undefined;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function visit(walk: Walk, frame: Frame): Promise<Frame[]> {
+  const entries = await readEntries(walk, frame.dir);
+  if (!entries) return [];
+  const names = new Set(entries.map((e) => e.name));
+  if (frame.suspectOutput && !(await holdsModule(walk, frame.dir, names))) {
+    walk.result.skipped.buildOutput++;
+    return [];
+  }
+  const ignores = await withGitignore(walk, frame, names);
+  const children: Frame[] = [];
+  const files: Promise<void>[] = [];
+  for (const entry of entries) {
+    const kind = await entryKind(walk, frame.dir, entry);
+    if (kind === 'dir') {
+      const child = childFrame(walk, frame, ignores, names, entry.name);
+      if (child) children.push(child);
+    } else if (kind === 'file') {
+      files.push(addFile(walk, frame, ignores, entry.name));
+    }
+  }
+  await Promise.all(files);
+  return children;
+}
+
+async function readEntries(walk: Walk, dir: string): Promise<Dirent[] | undefined> {
+  try {
+    return await readdir(join(walk.root, dir), { withFileTypes: true });
+  } catch (error) {
+    walk.result.warnings.push(`cannot read directory ${dir || '.'}: ${errorText(error)}`);
+    return undefined;
+  }
+}
+
+async function entryKind(walk: Walk, dir: string, entry: Dirent): Promise<'dir' | 'file' | 'other'> {
+  if (entry.isDirectory()) return 'dir';
+  if (entry.isFile()) return 'file';
+  if (!entry.isSymbolicLink()) return 'other';
+  const target = await stat(join(walk.root, dir, entry.name)).catch(() => undefined);
+  return target?.isFile() ? 'file' : 'other';
+}
+
+async function holdsModule(walk: Walk, dir: string, names: Set<string>): Promise<boolean> {
+  if (hasMaven(names) || hasGradle(names)) return true;
+  if (!names.has('src')) return false;
+  const main = await stat(join(walk.root, dir, 'src', 'main')).catch(() => undefined);
+  return main?.isDirectory() ?? false;
+}
+
+async function withGitignore(walk: Walk, frame: Frame, names: Set<string>): Promise<IgnoreLevel[]> {
+  if (!names.has('.gitignore')) return frame.ignores;
+  const rel = joinRel(frame.dir, '.gitignore');
+  const text = await readOptional(walk, join(walk.root, rel), rel);
+  if (text === undefined) return frame.ignores;
+  return [...frame.ignores, { base: frame.dir, rules: newIgnore().add(text) }];
+}
+
+function childFrame(walk: Walk, frame: Frame, ignores: IgnoreLevel[], siblings: Set<string>, name: string): Frame | undefined {
+  if (name.startsWith('.') || ALWAYS_SKIPPED.has(name)) return undefined;
+  const dir = joinRel(frame.dir, name);
+  const skipped = walk.result.skipped;
+  if (matches(walk.exclude, dir, true)) return count(skipped, 'excluded');
+  if (gitignored(ignores, dir, true)) return count(skipped, 'gitignored');
+  if (!frame.inSrc && isOutputBesideBuildFile(name, siblings)) return count(skipped, 'buildOutput');
+  const isTests = lastSegment(frame.dir) === 'src' && TEST_SOURCE_SET.test(name);
+  if (isTests && !walk.includeTests) return count(skipped, 'tests');
+  return {
+    dir,
+    ignores,
+    inSrc: frame.inSrc || name === 'src',
+    inTests: frame.inTests || isTests,
+    suspectOutput: !frame.inSrc && (name === 'target' || name === 'build') && !hasMaven(siblings) && !hasGradle(siblings),
+  };
+}
+
+function count(skipped: Discovery['skipped'], reason: keyof Discovery['skipped']): undefined {
+  skipped[reason]++;
+  return undefined;
+}
+
+function isOutputBesideBuildFile(name: string, siblings: Set<string>): boolean {
+  const maven = hasMaven(siblings);
+  const gradle = hasGradle(siblings);
+  if (name === 'target') return maven;
+  if (name === 'build' || name === 'out') return gradle;
+  if (name === 'bin') return maven || gradle;
+  return false;
+}
+
+function hasMaven(names: Set<string>): boolean {
+  return names.has(MAVEN_FILE);
+}
+
+function hasGradle(names: Set<string>): boolean {
+  for (const f of GRADLE_FILES) if (names.has(f)) return true;
+  return false;
+}
+
+async function addFile(walk: Walk, frame: Frame, ignores: IgnoreLevel[], name: string): Promise<void> {
+  const path = joinRel(frame.dir, name);
+  const language = languageOfPath(name);
+  const isConfig = !frame.inTests && isConfigFileName(name);
+  const isBuild = !frame.inSrc && !frame.inTests && isBuildFileName(name);
+  if (!language && !isConfig && !isBuild) return;
+  if (matches(walk.exclude, path, false)) {
+    if (language) walk.result.skipped.excluded++;
+    return;
+  }
+  if (gitignored(ignores, path, false)) {
+    if (language) walk.result.skipped.gitignored++;
+    return;
+  }
+  if (isConfig) walk.result.configFiles.push(path);
+  if (isBuild) walk.result.buildFiles.push(path);
+  if (language) await addSource(walk, path, language);
+}
+
+async function addSource(walk: Walk, path: string, language: Language): Promise<void> {
+  try {
+    const info = await stat(join(walk.root, path));
+    walk.result.files.push({ path, language, size: info.size, mtimeMs: info.mtimeMs });
+  } catch (error) {
+    walk.result.warnings.push(`cannot stat ${path}: ${errorText(error)}`);
+  }
+}
+
+function matches(rules: Ignore | undefined, path: string, isDir: boolean): boolean {
+  if (!rules) return false;
+  return testIgnore(rules, isDir ? `${path}/` : path).ignored;
+}
+
+/** The deepest .gitignore with an opinion on the path decides, as in git. */
+function gitignored(levels: IgnoreLevel[], path: string, isDir: boolean): boolean {
+  for (let i = levels.length - 1; i >= 0; i--) {
+    const level = levels[i]!;
+    const rel = level.base === '' ? path : path.slice(level.base.length + 1);
+    const result = testIgnore(level.rules, isDir ? `${rel}/` : rel);
+    if (result.unignored) return false;
+    if (result.ignored) return true;
+  }
+  return false;
+}
+
+function testIgnore(rules: Ignore, path: string): { ignored: boolean; unignored: boolean } {
+  try {
+    return rules.test(path);
+  } catch {
+    return { ignored: false, unignored: false };
+  }
+}
+
+function joinRel(dir: string, name: string): string {
+  return dir === '' ? name : `${dir}/${name}`;
+}
+
+function lastSegment(dir: string): string {
+  return dir.slice(dir.lastIndexOf('/') + 1);
+}
+
+function byString(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sortResult(result: Discovery): Discovery {
+  result.files.sort((a, b) => byString(a.path, b.path));
+  result.configFiles.sort(byString);
+  result.buildFiles.sort(byString);
+  result.warnings.sort(byString);
+  return result;
+}

@@ -1,0 +1,181 @@
+/**
+ * The per-file facts a Java or Kotlin extractor produces. Extraction is a pure function of one file's text, so
+ * these facts are cached by content hash and only changed files are re-parsed; everything that needs more
+ * than one file (type resolution, injection, calls, overrides, roles) is computed from the facts of all files.
+ * Everything here is plain JSON.
+ */
+
+export type Language = 'java' | 'kotlin';
+
+/** A type as written: `java.util.List<Foo>` → `{name: 'java.util.List', args: [{name: 'Foo'}]}`. */
+export interface TypeRef {
+  /** Head name as written, generics and array brackets stripped (`Map.Entry`, `java.util.List`, `Foo`). */
+  name: string;
+  args?: TypeRef[];
+  /** Array dimensions (Java `Foo[]`, Kotlin `Array<Foo>` is an ordinary generic). */
+  array?: number;
+  /** Kotlin `Foo?`. */
+  nullable?: boolean;
+}
+
+/** One annotation argument value. `text` is always the source text; `value` is set for literals. */
+export interface AnnotationValue {
+  /** string: a literal (value unquoted); ref: a name or dotted name (constant, enum); class: `Foo.class`;
+   * number / boolean: literals; expr: anything else (concatenation, call); annotation: a nested annotation. */
+  kind: 'string' | 'ref' | 'class' | 'number' | 'boolean' | 'expr' | 'annotation';
+  text: string;
+  value?: string;
+}
+
+export interface AnnotationFacts {
+  /** Simple name (`RequestMapping`). */
+  name: string;
+  /** As written (`org.springframework.web.bind.annotation.RequestMapping` or `RequestMapping`). */
+  written: string;
+  /** Arguments by element name; a single unnamed argument is `value`; arrays give several values. */
+  args: Record<string, AnnotationValue[]>;
+  line: number;
+  /** Kotlin use-site target (`field`, `get`, `set`, `param`, `file`…), when written. */
+  target?: string;
+}
+
+/**
+ * A receiver or argument expression, structured enough to compute its type:
+ * `a.b().c` → `{k:'field', of: {k:'call', of: {k:'name', name:'a'}, name:'b', argCount:0}, name:'c'}`.
+ */
+export type Expr =
+  | { k: 'this'; qualifier?: string }
+  | { k: 'super'; qualifier?: string }
+  | { k: 'name'; name: string }
+  | { k: 'field'; of: Expr; name: string }
+  | { k: 'call'; of?: Expr; name: string; argCount: number }
+  | { k: 'new'; type: TypeRef }
+  | { k: 'literal'; type: 'String' | 'int' | 'long' | 'double' | 'float' | 'boolean' | 'char' | 'null' }
+  | { k: 'class_literal'; type: TypeRef }
+  | { k: 'cast'; type: TypeRef }
+  | { k: 'other'; text: string };
+
+export interface CallFacts {
+  /** call: `recv.name(...)` or `name(...)`; new: `new T(...)` (name `<init>`); method_ref: `X::name` (`X::new` is
+   * name `<init>`); this_ctor / super_ctor: `this(...)` / `super(...)`, also the implicit `super()`. */
+  kind: 'call' | 'new' | 'method_ref' | 'this_ctor' | 'super_ctor';
+  name: string;
+  /** Absent for a bare call `name(...)`; for `new`, the created type is in `type`. */
+  receiver?: Expr;
+  type?: TypeRef;
+  /** Number of arguments; -1 for a method reference. */
+  argCount: number;
+  /** Source text of the arguments (each cut to 200 characters), for later string resolution. */
+  args: string[];
+  line: number;
+  /** Inside a lambda (attributed to the enclosing member). */
+  inLambda?: boolean;
+  /** The implicit `super()` a constructor without an explicit `this(...)`/`super(...)` makes. */
+  implicit?: boolean;
+  /** Qualified name of the anonymous class this `new` creates, if it has a body. */
+  anonymous?: string;
+}
+
+export interface VariableFacts {
+  name: string;
+  /** Declared type, or absent when inferred (`var x = …`, Kotlin `val x = …`); then `init` says from what. */
+  type?: TypeRef;
+  init?: Expr;
+  line: number;
+}
+
+export interface ParamFacts {
+  name: string;
+  type: TypeRef;
+  annotations: AnnotationFacts[];
+  /** Java varargs `T...` / Kotlin `vararg`. */
+  varargs?: boolean;
+}
+
+export interface MemberFacts {
+  /** `<init>` for constructors. */
+  name: string;
+  kind: 'method' | 'constructor';
+  params: ParamFacts[];
+  /** Absent for constructors; `void` / `Unit` when nothing is returned. */
+  returnType?: TypeRef;
+  modifiers: string[];
+  annotations: AnnotationFacts[];
+  line: number;
+  endLine: number;
+  /** How a member that is not written as such arises. */
+  synthetic?: 'default_constructor' | 'record_constructor' | 'record_accessor' | 'property_getter' | 'property_setter' | 'primary_constructor' | 'lombok_getter' | 'lombok_setter' | 'lombok_constructor';
+  /** Kotlin extension function: the receiver type (on the JVM it is the first parameter). */
+  extensionReceiver?: TypeRef;
+  /** Kotlin property the accessor belongs to. */
+  property?: string;
+  locals: VariableFacts[];
+  calls: CallFacts[];
+}
+
+export interface FieldFacts {
+  name: string;
+  type?: TypeRef;
+  init?: Expr;
+  modifiers: string[];
+  annotations: AnnotationFacts[];
+  line: number;
+  /** Kotlin: a property (`val`/`var`), also a primary-constructor property. */
+  property?: 'val' | 'var';
+}
+
+export interface SupertypeFacts {
+  type: TypeRef;
+  /** What the syntax says; Kotlin `: Foo()` is a class (extends), `: Foo` is unknown until resolved. */
+  relation: 'extends' | 'implements' | 'unknown';
+}
+
+export interface TypeFacts {
+  /** Simple name; anonymous classes are `Outer$1` style (numbered per top-level type, in source order). */
+  name: string;
+  /** `pkg.Outer.Inner`, `pkg.Outer$1` for anonymous, `pkg.FileKt` for a Kotlin file facade. */
+  qualifiedName: string;
+  kind: 'class' | 'interface' | 'enum' | 'record' | 'annotation';
+  /** Kotlin flavour: object, companion object, data class, file facade… */
+  flavor?: 'object' | 'companion' | 'data' | 'sealed' | 'facade' | 'value';
+  /** Qualified name of the lexically enclosing type (nested, local and anonymous types). */
+  outer?: string;
+  anonymous?: boolean;
+  /** Declared inside a method body. */
+  local?: boolean;
+  modifiers: string[];
+  annotations: AnnotationFacts[];
+  supertypes: SupertypeFacts[];
+  fields: FieldFacts[];
+  members: MemberFacts[];
+  /** Enum constant names, in order. */
+  enumConstants?: string[];
+  line: number;
+  endLine: number;
+}
+
+export interface ImportFacts {
+  /** `import a.b.Foo;` → Foo → a.b.Foo (Kotlin `import a.b.Foo as Bar` → Bar → a.b.Foo). */
+  single: Record<string, string>;
+  /** `import a.b.*;` → a.b (a package or a type whose nested types are imported). */
+  wildcard: string[];
+  /** `import static a.b.Foo.bar;` → bar → a.b.Foo. */
+  staticSingle: Record<string, string>;
+  /** `import static a.b.Foo.*;` → a.b.Foo. */
+  staticWildcard: string[];
+}
+
+export interface FileFacts {
+  /** Relative to the source root, `/`-separated. */
+  path: string;
+  language: Language;
+  package: string;
+  imports: ImportFacts;
+  /** Every type, nested, local and anonymous ones included, in source order (outer before inner). */
+  types: TypeFacts[];
+  /** Syntax errors and missing tokens tree-sitter recovered from (the rest of the file is still indexed). */
+  parseErrors: number;
+  /** Generator named by a banner comment at the top (`openapi`, `protobuf`, …) when there is one. */
+  generatedBanner?: string;
+  lines: number;
+}

@@ -1,0 +1,646 @@
+import type { Node, Parser } from 'web-tree-sitter';
+import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
+import { bannerGenerator, countParseErrors, lineOf, stripGenerics } from './common.js';
+
+const TYPE_DECLARATIONS: Record<string, TypeFacts['kind']> = {
+  class_declaration: 'class',
+  interface_declaration: 'interface',
+  enum_declaration: 'enum',
+  record_declaration: 'record',
+  annotation_type_declaration: 'annotation',
+};
+const LOMBOK_CONSTRUCTORS = new Set(['RequiredArgsConstructor', 'AllArgsConstructor']);
+const ARG_TEXT_LIMIT = 200;
+
+/** Extracts the facts of one Java file. Never throws on bad input: what parses is kept, errors are counted. */
+export function extractJava(path: string, text: string, parser: Parser): FileFacts {
+  const tree = parser.parse(text);
+  const facts: FileFacts = {
+    path,
+    language: 'java',
+    package: '',
+    imports: { single: {}, wildcard: [], staticSingle: {}, staticWildcard: [] },
+    types: [],
+    parseErrors: 0,
+    lines: text.length === 0 ? 0 : text.split('\n').length,
+  };
+  const banner = bannerGenerator(text);
+  if (banner) facts.generatedBanner = banner;
+  if (!tree) return { ...facts, parseErrors: 1 };
+  try {
+    const root = tree.rootNode;
+    facts.parseErrors = countParseErrors(root);
+    const extractor = new JavaExtractor(facts);
+    for (const child of root.namedChildren) {
+      if (!child) continue;
+      if (child.type === 'package_declaration') facts.package = packageName(child);
+      else if (child.type === 'import_declaration') addImport(facts.imports, child.text);
+      else if (child.type in TYPE_DECLARATIONS) extractor.topLevel(child);
+      else if (child.type === 'ERROR') extractor.recover(child);
+    }
+    return facts;
+  } finally {
+    tree.delete();
+  }
+}
+
+function packageName(node: Node): string {
+  const name = node.namedChildren.find((c) => c && (c.type === 'scoped_identifier' || c.type === 'identifier'));
+  return name ? name.text.replace(/\s+/g, '') : '';
+}
+
+function addImport(imports: ImportFacts, text: string): void {
+  const body = text
+    .replace(/^import\s+/, '')
+    .replace(/;\s*$/, '')
+    .replace(/\s+/g, '');
+  const isStatic = /^import\s+static\s/.test(text);
+  const name = isStatic ? body.replace(/^static/, '') : body;
+  if (name.endsWith('.*')) {
+    (isStatic ? imports.staticWildcard : imports.wildcard).push(name.slice(0, -2));
+    return;
+  }
+  const cut = name.lastIndexOf('.');
+  if (cut <= 0) return;
+  if (isStatic) imports.staticSingle[name.slice(cut + 1)] = name.slice(0, cut);
+  else imports.single[name.slice(cut + 1)] = name;
+}
+
+interface TypeScope {
+  facts: TypeFacts;
+  /** The top-level type anonymous classes are numbered under. */
+  top: { qualifiedName: string; name: string; anonymous: number };
+}
+
+interface BodyScope {
+  member: MemberFacts;
+  type: TypeScope;
+  inLambda: boolean;
+}
+
+class JavaExtractor {
+  constructor(private readonly file: FileFacts) {}
+
+  topLevel(node: Node): void {
+    const name = node.childForFieldName('name')?.text ?? '';
+    if (!name) return;
+    const qualifiedName = this.file.package ? `${this.file.package}.${name}` : name;
+    this.declareType(node, name, qualifiedName, { qualifiedName, name, anonymous: 0 }, undefined, false);
+  }
+
+  /** A top-level ERROR node can still hold whole declarations tree-sitter recovered; keep them. */
+  recover(node: Node): void {
+    for (const child of node.namedChildren) {
+      if (child && child.type in TYPE_DECLARATIONS) this.topLevel(child);
+    }
+  }
+
+  private declareType(node: Node, name: string, qualifiedName: string, top: TypeScope['top'], outer: string | undefined, local: boolean): TypeFacts {
+    const kind = TYPE_DECLARATIONS[node.type]!;
+    const { modifiers, annotations } = readModifiers(node);
+    const facts: TypeFacts = {
+      name,
+      qualifiedName,
+      kind,
+      modifiers,
+      annotations,
+      supertypes: supertypesOf(node, kind),
+      fields: [],
+      members: [],
+      line: lineOf(node),
+      endLine: node.endPosition.row + 1,
+    };
+    if (outer) facts.outer = outer;
+    if (local) facts.local = true;
+    this.file.types.push(facts);
+    const scope: TypeScope = { facts, top };
+    if (kind === 'record') this.recordComponents(node, scope);
+    const body = node.childForFieldName('body');
+    if (body) this.typeBody(body, scope);
+    this.synthesizeConstructor(node, scope);
+    return facts;
+  }
+
+  private typeBody(body: Node, scope: TypeScope): void {
+    for (const child of body.namedChildren) {
+      if (!child) continue;
+      switch (child.type) {
+        case 'enum_constant':
+          this.enumConstant(child, scope);
+          break;
+        case 'enum_body_declarations':
+          this.typeBody(child, scope);
+          break;
+        case 'field_declaration':
+        case 'constant_declaration':
+          this.field(child, scope);
+          break;
+        case 'method_declaration':
+        case 'annotation_type_element_declaration':
+          this.method(child, scope);
+          break;
+        case 'constructor_declaration':
+        case 'compact_constructor_declaration':
+          this.ctor(child, scope);
+          break;
+        case 'static_initializer':
+        case 'block':
+          this.initializer(child, scope);
+          break;
+        default:
+          if (child.type in TYPE_DECLARATIONS) {
+            const name = child.childForFieldName('name')?.text;
+            if (name) this.declareType(child, name, `${scope.facts.qualifiedName}.${name}`, scope.top, scope.facts.qualifiedName, false);
+          } else if (child.type === 'ERROR') {
+            this.typeBody(child, scope);
+          }
+      }
+    }
+  }
+
+  private enumConstant(node: Node, scope: TypeScope): void {
+    const name = node.childForFieldName('name')?.text;
+    if (name) (scope.facts.enumConstants ??= []).push(name);
+    const body = node.childForFieldName('body');
+    if (body) this.anonymous(body, { name: scope.facts.qualifiedName }, scope, undefined);
+    const args = node.childForFieldName('arguments');
+    if (args) this.walk(args, this.initializerScope(scope));
+  }
+
+  private field(node: Node, scope: TypeScope): void {
+    const { modifiers, annotations } = readModifiers(node);
+    const type = typeRef(node.childForFieldName('type'));
+    if (scope.facts.kind === 'interface' || scope.facts.kind === 'annotation') {
+      for (const m of ['public', 'static', 'final']) if (!modifiers.includes(m)) modifiers.push(m);
+    }
+    for (const declarator of node.childrenForFieldName('declarator')) {
+      if (!declarator) continue;
+      const name = declarator.childForFieldName('name')?.text;
+      if (!name) continue;
+      const dims = declarator.childForFieldName('dimensions');
+      const field: FieldFacts = { name, type: dims ? { ...type, array: (type.array ?? 0) + countDims(dims) } : type, modifiers: [...modifiers], annotations, line: lineOf(declarator) };
+      const value = declarator.childForFieldName('value');
+      if (value) {
+        field.init = toExpr(value);
+        this.walk(value, this.initializerScope(scope));
+      }
+      scope.facts.fields.push(field);
+    }
+  }
+
+  /** Field initializers and initializer blocks: their anonymous classes and lambdas are still types to index. */
+  private initializerScope(scope: TypeScope): BodyScope {
+    return { member: { name: '<clinit>', kind: 'method', params: [], modifiers: [], annotations: [], line: 0, endLine: 0, locals: [], calls: [] }, type: scope, inLambda: false };
+  }
+
+  private initializer(node: Node, scope: TypeScope): void {
+    this.walk(node, this.initializerScope(scope));
+  }
+
+  private method(node: Node, scope: TypeScope): void {
+    const name = node.childForFieldName('name')?.text;
+    if (!name) return;
+    const { modifiers, annotations } = readModifiers(node);
+    const iface = scope.facts.kind === 'interface' || scope.facts.kind === 'annotation';
+    if (iface) {
+      if (!modifiers.includes('public') && !modifiers.includes('private')) modifiers.unshift('public');
+      if (!node.childForFieldName('body') && !modifiers.includes('static') && !modifiers.includes('default')) modifiers.push('abstract');
+    }
+    const dims = node.childForFieldName('dimensions');
+    const returnType = typeRef(node.childForFieldName('type'));
+    const member: MemberFacts = {
+      name,
+      kind: 'method',
+      params: paramsOf(node.childForFieldName('parameters')),
+      returnType: dims ? { ...returnType, array: (returnType.array ?? 0) + countDims(dims) } : returnType,
+      modifiers,
+      annotations,
+      line: lineOf(node),
+      endLine: node.endPosition.row + 1,
+      locals: [],
+      calls: [],
+    };
+    scope.facts.members.push(member);
+    const body = node.childForFieldName('body');
+    if (body) this.walk(body, { member, type: scope, inLambda: false });
+  }
+
+  private ctor(node: Node, scope: TypeScope): void {
+    const { modifiers, annotations } = readModifiers(node);
+    const compact = node.type === 'compact_constructor_declaration';
+    const params = compact ? this.recordParams(scope) : paramsOf(node.childForFieldName('parameters'));
+    if (compact) {
+      const canonical = scope.facts.members.findIndex((m) => m.synthetic === 'record_constructor');
+      if (canonical >= 0) scope.facts.members.splice(canonical, 1);
+    }
+    const member: MemberFacts = { name: '<init>', kind: 'constructor', params, modifiers, annotations, line: lineOf(node), endLine: node.endPosition.row + 1, locals: [], calls: [] };
+    scope.facts.members.push(member);
+    const body = node.childForFieldName('body');
+    if (body) this.walk(body, { member, type: scope, inLambda: false });
+    const first = body?.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
+    if (!compact && scope.facts.kind !== 'enum' && first?.type !== 'explicit_constructor_invocation') {
+      member.calls.unshift({ kind: 'super_ctor', name: '<init>', argCount: 0, args: [], line: member.line, implicit: true });
+    }
+    // An explicit canonical constructor replaces the synthesized one.
+    if (scope.facts.kind === 'record' && !compact) {
+      const sig = params.map((p) => p.type.name).join(',');
+      const canonical = scope.facts.members.findIndex((m) => m.synthetic === 'record_constructor' && m.params.map((p) => p.type.name).join(',') === sig);
+      if (canonical >= 0) scope.facts.members.splice(canonical, 1);
+    }
+  }
+
+  private recordParams(scope: TypeScope): ParamFacts[] {
+    return scope.facts.fields.filter((f) => f.modifiers.includes('final') && !f.modifiers.includes('static') && f.property === undefined).map((f) => ({ name: f.name, type: f.type!, annotations: f.annotations }));
+  }
+
+  private recordComponents(node: Node, scope: TypeScope): void {
+    const params = paramsOf(node.childForFieldName('parameters'));
+    const line = lineOf(node);
+    for (const p of params) {
+      scope.facts.fields.push({ name: p.name, type: p.type, modifiers: ['private', 'final'], annotations: p.annotations, line });
+      scope.facts.members.push({ name: p.name, kind: 'method', params: [], returnType: p.type, modifiers: ['public'], annotations: [], line, endLine: line, synthetic: 'record_accessor', locals: [], calls: [] });
+    }
+    scope.facts.members.push({ name: '<init>', kind: 'constructor', params, modifiers: ['public'], annotations: [], line, endLine: line, synthetic: 'record_constructor', locals: [], calls: [] });
+  }
+
+  /** Records drop accessors the body declares itself; classes without constructors get the default one. */
+  private synthesizeConstructor(node: Node, scope: TypeScope): void {
+    const t = scope.facts;
+    if (t.kind === 'record') {
+      t.members = t.members.filter((m) => m.synthetic !== 'record_accessor' || !t.members.some((o) => !o.synthetic && o.name === m.name && o.params.length === 0));
+      return;
+    }
+    if (t.kind !== 'class' && t.kind !== 'enum') return;
+    if (t.members.some((m) => m.kind === 'constructor')) return;
+    if (t.annotations.some((a) => LOMBOK_CONSTRUCTORS.has(a.name)) && !t.annotations.some((a) => a.name === 'NoArgsConstructor')) return;
+    const line = lineOf(node);
+    const modifiers = t.kind === 'enum' ? ['private'] : t.modifiers.filter((m) => m === 'public' || m === 'protected' || m === 'private');
+    const calls: CallFacts[] = t.kind === 'enum' ? [] : [{ kind: 'super_ctor', name: '<init>', argCount: 0, args: [], line, implicit: true }];
+    t.members.push({ name: '<init>', kind: 'constructor', params: [], modifiers, annotations: [], line, endLine: line, synthetic: 'default_constructor', locals: [], calls });
+  }
+
+  private anonymous(body: Node, superType: TypeRef, outer: TypeScope, creation: CallFacts | undefined): void {
+    const top = outer.top;
+    top.anonymous++;
+    const name = `${top.name}$${top.anonymous}`;
+    const qualifiedName = `${top.qualifiedName}$${top.anonymous}`;
+    if (creation) creation.anonymous = qualifiedName;
+    const facts: TypeFacts = {
+      name,
+      qualifiedName,
+      kind: 'class',
+      anonymous: true,
+      outer: outer.facts.qualifiedName,
+      modifiers: ['final'],
+      annotations: [],
+      supertypes: [{ type: superType, relation: 'unknown' }],
+      fields: [],
+      members: [],
+      line: lineOf(body),
+      endLine: body.endPosition.row + 1,
+    };
+    this.file.types.push(facts);
+    this.typeBody(body, { facts, top });
+  }
+
+  /** Walks a member body: locals, calls, lambdas; nested type declarations become types of their own. */
+  private walk(node: Node, scope: BodyScope): void {
+    switch (node.type) {
+      case 'lambda_expression': {
+        const params = node.childForFieldName('parameters');
+        if (params?.type === 'formal_parameters') for (const p of paramsOf(params)) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(params) });
+        const body = node.childForFieldName('body');
+        if (body) this.walk(body, { ...scope, inLambda: true });
+        return;
+      }
+      case 'local_variable_declaration': {
+        const type = typeRef(node.childForFieldName('type'));
+        const inferred = type.name === 'var';
+        for (const d of node.childrenForFieldName('declarator')) {
+          const name = d?.childForFieldName('name')?.text;
+          if (!d || !name) continue;
+          const value = d.childForFieldName('value');
+          const local: VariableFacts = { name, line: lineOf(d) };
+          if (!inferred) local.type = type;
+          if (value && inferred) local.init = toExpr(value);
+          scope.member.locals.push(local);
+          if (value) this.walk(value, scope);
+        }
+        return;
+      }
+      case 'enhanced_for_statement': {
+        const name = node.childForFieldName('name')?.text;
+        const type = typeRef(node.childForFieldName('type'));
+        if (name) scope.member.locals.push(type.name === 'var' ? { name, line: lineOf(node) } : { name, type, line: lineOf(node) });
+        break;
+      }
+      case 'catch_formal_parameter': {
+        const name = node.childForFieldName('name')?.text;
+        const types = node.namedChildren.find((c) => c?.type === 'catch_type');
+        const first = types?.namedChildren[0];
+        if (name && first) scope.member.locals.push({ name, type: typeRef(first), line: lineOf(node) });
+        break;
+      }
+      case 'resource': {
+        const name = node.childForFieldName('name')?.text;
+        const type = node.childForFieldName('type');
+        if (name && type) scope.member.locals.push({ name, type: typeRef(type), line: lineOf(node) });
+        break;
+      }
+      case 'type_pattern':
+      case 'record_pattern_component': {
+        const type = node.namedChildren.find((c) => c && c.type !== 'identifier' && c.type !== 'modifiers');
+        const name = node.namedChildren.find((c) => c?.type === 'identifier')?.text;
+        if (type && name) scope.member.locals.push({ name, type: typeRef(type), line: lineOf(node) });
+        break;
+      }
+      case 'instanceof_expression': {
+        const name = node.childForFieldName('name')?.text;
+        const type = node.childForFieldName('right');
+        if (name && type) scope.member.locals.push({ name, type: typeRef(type), line: lineOf(node) });
+        break;
+      }
+      case 'method_invocation': {
+        const object = node.childForFieldName('object');
+        const args = argumentTexts(node.childForFieldName('arguments'));
+        const nameNode = node.childForFieldName('name');
+        const call: CallFacts = { kind: 'call', name: nameNode?.text ?? '', argCount: args.length, args, line: lineOf(nameNode ?? node) };
+        if (object) call.receiver = toExpr(object);
+        this.addCall(scope, call);
+        break;
+      }
+      case 'object_creation_expression': {
+        const type = typeRef(node.childForFieldName('type'));
+        const args = argumentTexts(node.childForFieldName('arguments'));
+        const call: CallFacts = { kind: 'new', name: '<init>', type, argCount: args.length, args, line: lineOf(node) };
+        this.addCall(scope, call);
+        for (const child of node.namedChildren) {
+          if (!child) continue;
+          if (child.type === 'class_body') this.anonymous(child, type, scope.type, call);
+          else this.walk(child, scope);
+        }
+        return;
+      }
+      case 'method_reference': {
+        const parts = node.namedChildren.filter((c): c is Node => !!c && c.type !== 'type_arguments');
+        const target = parts[0];
+        const isNew = node.text.trimEnd().endsWith('::new');
+        const name = isNew ? '<init>' : (parts[parts.length - 1]?.text ?? '');
+        if (!target) break;
+        const call: CallFacts = { kind: 'method_ref', name, argCount: -1, args: [], line: lineOf(node) };
+        if (isNew) call.type = typeRef(target);
+        else call.receiver = toExpr(target);
+        this.addCall(scope, call);
+        break;
+      }
+      case 'explicit_constructor_invocation': {
+        const ctor = node.childForFieldName('constructor');
+        const args = argumentTexts(node.childForFieldName('arguments'));
+        this.addCall(scope, { kind: ctor?.type === 'this' ? 'this_ctor' : 'super_ctor', name: '<init>', argCount: args.length, args, line: lineOf(node) });
+        break;
+      }
+      default:
+        if (node.type in TYPE_DECLARATIONS) {
+          const name = node.childForFieldName('name')?.text;
+          if (name) this.declareType(node, name, `${scope.type.facts.qualifiedName}.${name}`, scope.type.top, scope.type.facts.qualifiedName, true);
+          return;
+        }
+    }
+    for (const child of node.namedChildren) if (child) this.walk(child, scope);
+  }
+
+  private addCall(scope: BodyScope, call: CallFacts): void {
+    if (scope.inLambda) call.inLambda = true;
+    scope.member.calls.push(call);
+  }
+}
+
+function readModifiers(node: Node): { modifiers: string[]; annotations: AnnotationFacts[] } {
+  const modifiers: string[] = [];
+  const annotations: AnnotationFacts[] = [];
+  const mods = node.namedChildren.find((c) => c?.type === 'modifiers');
+  if (!mods) return { modifiers, annotations };
+  for (const child of mods.children) {
+    if (!child) continue;
+    if (child.type === 'annotation' || child.type === 'marker_annotation') annotations.push(readAnnotation(child));
+    else if (!child.isNamed || child.type === 'line_comment' || child.type === 'block_comment') {
+      if (!child.isNamed) modifiers.push(child.type);
+    }
+  }
+  return { modifiers, annotations };
+}
+
+export function readAnnotation(node: Node): AnnotationFacts {
+  const written = (node.childForFieldName('name')?.text ?? '').replace(/\s+/g, '');
+  const annotation: AnnotationFacts = { name: written.slice(written.lastIndexOf('.') + 1), written, args: {}, line: lineOf(node) };
+  const list = node.childForFieldName('arguments');
+  if (!list) return annotation;
+  for (const arg of list.namedChildren) {
+    if (!arg || arg.type === 'line_comment' || arg.type === 'block_comment') continue;
+    if (arg.type === 'element_value_pair') {
+      const key = arg.childForFieldName('key')?.text;
+      const value = arg.childForFieldName('value');
+      if (key && value) annotation.args[key] = annotationValues(value);
+    } else {
+      annotation.args['value'] = annotationValues(arg);
+    }
+  }
+  return annotation;
+}
+
+function annotationValues(node: Node): AnnotationValue[] {
+  if (node.type === 'element_value_array_initializer') return node.namedChildren.flatMap((c) => (c && c.type !== 'line_comment' && c.type !== 'block_comment' ? annotationValues(c) : []));
+  return [annotationValue(node)];
+}
+
+function annotationValue(node: Node): AnnotationValue {
+  const text = node.text;
+  switch (node.type) {
+    case 'string_literal':
+    case 'text_block': {
+      const value = stringLiteralValue(node);
+      return value === undefined ? { kind: 'expr', text } : { kind: 'string', text, value };
+    }
+    case 'identifier':
+    case 'field_access':
+    case 'scoped_identifier':
+      return { kind: 'ref', text: text.replace(/\s+/g, '') };
+    case 'class_literal':
+      return { kind: 'class', text, value: stripGenerics(text.replace(/\.class$/, '')) };
+    case 'true':
+    case 'false':
+      return { kind: 'boolean', text, value: text };
+    case 'annotation':
+    case 'marker_annotation':
+      return { kind: 'annotation', text };
+    default:
+      if (/_literal$/.test(node.type)) return { kind: 'number', text, value: text };
+      return { kind: 'expr', text };
+  }
+}
+
+function stringLiteralValue(node: Node): string | undefined {
+  if (node.type === 'text_block') return undefined;
+  let out = '';
+  for (const part of node.namedChildren) {
+    if (!part) continue;
+    if (part.type === 'string_fragment') out += part.text;
+    else if (part.type === 'escape_sequence') out += unescape(part.text);
+    else return undefined;
+  }
+  return out;
+}
+
+function unescape(seq: string): string {
+  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', s: ' ', '"': '"', "'": "'", '\\': '\\' };
+  if (seq.startsWith('\\u')) return String.fromCharCode(parseInt(seq.slice(2).replace(/^u+/, ''), 16));
+  return map[seq.slice(1)] ?? seq.slice(1);
+}
+
+function supertypesOf(node: Node, kind: TypeFacts['kind']): SupertypeFacts[] {
+  const out: SupertypeFacts[] = [];
+  const superclass = node.childForFieldName('superclass');
+  if (superclass) for (const t of superclass.namedChildren) if (t) out.push({ type: typeRef(t), relation: 'extends' });
+  const interfaces = node.childForFieldName('interfaces');
+  const list = (n: Node | null | undefined, relation: SupertypeFacts['relation']): void => {
+    const typeList = n?.namedChildren.find((c) => c?.type === 'type_list');
+    for (const t of typeList?.namedChildren ?? []) if (t) out.push({ type: typeRef(t), relation });
+  };
+  list(interfaces, 'implements');
+  // `interface A extends B, C` — for an interface, `extends` names interfaces.
+  list(
+    node.namedChildren.find((c) => c?.type === 'extends_interfaces'),
+    kind === 'interface' ? 'extends' : 'implements',
+  );
+  return out;
+}
+
+function paramsOf(node: Node | null): ParamFacts[] {
+  if (!node) return [];
+  const out: ParamFacts[] = [];
+  for (const p of node.namedChildren) {
+    if (!p) continue;
+    if (p.type === 'formal_parameter') {
+      const name = p.childForFieldName('name')?.text ?? '';
+      const dims = p.childForFieldName('dimensions');
+      const type = typeRef(p.childForFieldName('type'));
+      out.push({ name, type: dims ? { ...type, array: (type.array ?? 0) + countDims(dims) } : type, annotations: readModifiers(p).annotations });
+    } else if (p.type === 'spread_parameter') {
+      const typeNode = p.namedChildren.find((c) => c && c.type !== 'modifiers' && c.type !== 'variable_declarator');
+      const declarator = p.namedChildren.find((c) => c?.type === 'variable_declarator');
+      const type = typeRef(typeNode ?? null);
+      out.push({ name: declarator?.childForFieldName('name')?.text ?? '', type: { ...type, array: (type.array ?? 0) + 1 }, annotations: readModifiers(p).annotations, varargs: true });
+    }
+  }
+  return out;
+}
+
+function countDims(node: Node): number {
+  return (node.text.match(/\[/g) ?? []).length;
+}
+
+export function typeRef(node: Node | null | undefined): TypeRef {
+  if (!node) return { name: '?' };
+  switch (node.type) {
+    case 'generic_type': {
+      const head = node.namedChildren.find((c) => c && c.type !== 'type_arguments');
+      const args = node.namedChildren.find((c) => c?.type === 'type_arguments');
+      const ref: TypeRef = { name: head ? stripGenerics(head.text) : '?' };
+      const list = args?.namedChildren.filter((c): c is Node => !!c && c.type !== 'annotation' && c.type !== 'marker_annotation').map(typeArg) ?? [];
+      if (list.length) ref.args = list;
+      return ref;
+    }
+    case 'array_type': {
+      const element = typeRef(node.childForFieldName('element'));
+      const dims = node.childForFieldName('dimensions');
+      return { ...element, array: (element.array ?? 0) + (dims ? countDims(dims) : 1) };
+    }
+    case 'annotated_type': {
+      const inner = node.namedChildren.find((c) => c && c.type !== 'annotation' && c.type !== 'marker_annotation');
+      return typeRef(inner);
+    }
+    default:
+      return { name: stripGenerics(node.text) };
+  }
+}
+
+function typeArg(node: Node): TypeRef {
+  if (node.type === 'wildcard') {
+    const bound = node.namedChildren.find((c) => c && c.type !== 'super' && c.type !== 'extends' && c.type !== 'annotation' && c.type !== 'marker_annotation');
+    return bound && /extends/.test(node.text) ? typeRef(bound) : { name: '?' };
+  }
+  return typeRef(node);
+}
+
+function argumentTexts(node: Node | null): string[] {
+  if (!node) return [];
+  const out: string[] = [];
+  for (const a of node.namedChildren) {
+    if (!a || a.type === 'line_comment' || a.type === 'block_comment') continue;
+    const text = a.text;
+    out.push(text.length > ARG_TEXT_LIMIT ? text.slice(0, ARG_TEXT_LIMIT) : text);
+  }
+  return out;
+}
+
+const LITERAL_TYPES: Record<string, Extract<Expr, { k: 'literal' }>['type']> = {
+  string_literal: 'String',
+  text_block: 'String',
+  decimal_integer_literal: 'int',
+  hex_integer_literal: 'int',
+  octal_integer_literal: 'int',
+  binary_integer_literal: 'int',
+  decimal_floating_point_literal: 'double',
+  hex_floating_point_literal: 'double',
+  true: 'boolean',
+  false: 'boolean',
+  character_literal: 'char',
+  null_literal: 'null',
+};
+
+export function toExpr(node: Node): Expr {
+  switch (node.type) {
+    case 'this':
+      return { k: 'this' };
+    case 'super':
+      return { k: 'super' };
+    case 'identifier':
+      return { k: 'name', name: node.text };
+    case 'field_access': {
+      const object = node.childForFieldName('object');
+      const field = node.childForFieldName('field')?.text ?? '';
+      if (object && (object.type === 'this' || object.type === 'super') && field === '') return toExpr(object);
+      if (node.namedChildren.some((c) => c?.type === 'super') && object && object.type !== 'super') return { k: 'super', qualifier: object.text };
+      return object ? { k: 'field', of: toExpr(object), name: field } : { k: 'name', name: field };
+    }
+    case 'scoped_identifier': {
+      const scope = node.childForFieldName('scope');
+      const name = node.childForFieldName('name')?.text ?? '';
+      return scope ? { k: 'field', of: toExpr(scope), name } : { k: 'name', name };
+    }
+    case 'method_invocation': {
+      const object = node.childForFieldName('object');
+      const args = node.childForFieldName('arguments');
+      const argCount = args ? args.namedChildren.filter((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment').length : 0;
+      const call: Expr = { k: 'call', name: node.childForFieldName('name')?.text ?? '', argCount };
+      if (object) call.of = toExpr(object);
+      return call;
+    }
+    case 'object_creation_expression':
+      return { k: 'new', type: typeRef(node.childForFieldName('type')) };
+    case 'parenthesized_expression': {
+      const inner = node.namedChildren[0];
+      return inner ? toExpr(inner) : { k: 'other', text: node.text };
+    }
+    case 'cast_expression':
+      return { k: 'cast', type: typeRef(node.childForFieldName('type')) };
+    case 'class_literal':
+      return { k: 'class_literal', type: typeRef(node.namedChildren[0]) };
+    default: {
+      const literal = LITERAL_TYPES[node.type];
+      if (literal) return { k: 'literal', type: literal };
+      const text = node.text;
+      return { k: 'other', text: text.length > ARG_TEXT_LIMIT ? text.slice(0, ARG_TEXT_LIMIT) : text };
+    }
+  }
+}

@@ -1,0 +1,1392 @@
+import type { Node, Parser } from 'web-tree-sitter';
+import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
+import { bannerGenerator, countParseErrors, lineOf, stripGenerics } from './common.js';
+
+/**
+ * Kotlin extraction, in the JVM view Java code has of it: a file's top-level functions and properties sit on a
+ * `<File>Kt` facade class, properties are fields plus `getX`/`setX` accessors, extension functions take their
+ * receiver as a first `$receiver` parameter, and the primary constructor is a constructor. Calls and locals are
+ * kept as written (`Foo(1)` is a call of `Foo`; the resolver knows which names are types).
+ */
+
+const ARG_TEXT_LIMIT = 200;
+const TYPE_NODES = new Set(['user_type', 'nullable_type', 'non_nullable_type', 'parenthesized_type', 'function_type', 'dynamic']);
+const COMMENTS = new Set(['line_comment', 'block_comment']);
+/** Property modifiers that carry over to the accessors Java sees. */
+const ACCESSOR_MODIFIERS = new Set(['override', 'open', 'abstract', 'final', 'inline', 'external', 'expect', 'actual']);
+const ARRAY_OF = /^(array|intArray|longArray|shortArray|byteArray|charArray|booleanArray|floatArray|doubleArray)Of$/;
+
+/** Extracts the facts of one Kotlin file. Never throws on bad input: what parses is kept, errors are counted. */
+export function extractKotlin(path: string, text: string, parser: Parser): FileFacts {
+  const facts: FileFacts = {
+    path,
+    language: 'kotlin',
+    package: '',
+    imports: { single: {}, wildcard: [], staticSingle: {}, staticWildcard: [] },
+    types: [],
+    parseErrors: 0,
+    lines: text.length === 0 ? 0 : text.split('\n').length,
+  };
+  const banner = bannerGenerator(text);
+  if (banner) facts.generatedBanner = banner;
+  let tree: ReturnType<Parser['parse']>;
+  try {
+    tree = parser.parse(text);
+  } catch {
+    tree = null;
+  }
+  if (!tree) return { ...facts, parseErrors: 1 };
+  try {
+    const root = tree.rootNode;
+    facts.parseErrors = countParseErrors(root);
+    const extractor = new KotlinExtractor(facts, path);
+    try {
+      for (const child of root.namedChildren) extractor.topLevel(child);
+    } catch {
+      // A shape this extractor did not foresee: keep what was extracted before it.
+    }
+    extractor.finish();
+    return facts;
+  } finally {
+    tree.delete();
+  }
+}
+
+function addImport(imports: ImportFacts, node: Node): void {
+  let name = '';
+  let alias: string | undefined;
+  let wildcard = false;
+  let afterAs = false;
+  for (const c of node.children) {
+    if (c.type === 'qualified_identifier' || (c.type === 'identifier' && !afterAs && !name)) name = ident(c);
+    else if (c.type === 'as') afterAs = true;
+    else if (c.type === 'identifier' && afterAs) alias = ident(c);
+    else if (c.type === '*') wildcard = true;
+  }
+  if (!name) return;
+  if (wildcard) {
+    imports.wildcard.push(name);
+    return;
+  }
+  imports.single[alias ?? name.slice(name.lastIndexOf('.') + 1)] = name;
+}
+
+/** An identifier or dotted name as written, without backticks and whitespace. */
+function ident(node: Node | null | undefined): string {
+  return node ? node.text.replace(/[`\s]/g, '') : '';
+}
+
+function cut(text: string): string {
+  return text.length > ARG_TEXT_LIMIT ? text.slice(0, ARG_TEXT_LIMIT) : text;
+}
+
+function endLineOf(node: Node): number {
+  return node.endPosition.row + 1;
+}
+
+/** `billing-utils.kt` → `Billing_utilsKt`, as kotlinc names a file facade. */
+function facadeName(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.kts?$/, '');
+  const safe = base.replace(/[^A-Za-z0-9_$]/g, '_');
+  return `${safe.charAt(0).toUpperCase()}${safe.slice(1)}Kt`;
+}
+
+function capitalize(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** `isActive` → `isActive`, `name` → `getName`. */
+function getterName(property: string): string {
+  return /^is[A-Z]/.test(property) ? property : `get${capitalize(property)}`;
+}
+
+/** `isActive` → `setActive`, `name` → `setName`. */
+function setterName(property: string): string {
+  return /^is[A-Z]/.test(property) ? `set${property.slice(2)}` : `set${capitalize(property)}`;
+}
+
+interface Top {
+  qualifiedName: string;
+  name: string;
+  anonymous: number;
+}
+
+type Role = 'class' | 'enum' | 'interface' | 'annotation' | 'object' | 'facade' | 'anonymous';
+
+interface TypeScope {
+  facts: TypeFacts;
+  /** The top-level type (or the file facade) anonymous objects are numbered under. */
+  top: Top;
+  role: Role;
+  /** Where property initializers and `init` blocks go: the primary (or default) constructor, else a throwaway. */
+  init: BodyScope;
+  /** Class with secondary constructors only: initializer facts wait here for the first of them. */
+  pendingInit?: MemberFacts;
+  firstSecondary?: MemberFacts;
+}
+
+/** What a type declaration is made of; a declaration tree-sitter flattened into an ERROR node has some of it. */
+interface TypeShape {
+  nodeType: string;
+  mods: Node | undefined;
+  /** Its keyword tokens (`class`, `interface`, `object`, `companion`). */
+  keywords: Set<string>;
+  specifiers: Node | undefined;
+  primary: Node | undefined;
+  body: Node[];
+  at: Node;
+  endLine: number;
+}
+
+interface BodyScope {
+  member: MemberFacts;
+  type: TypeScope;
+  inLambda: boolean;
+}
+
+interface Modifiers {
+  visibility?: string;
+  /** Every other modifier keyword, as written. */
+  written: string[];
+  annotations: AnnotationFacts[];
+}
+
+function newMember(name: string, kind: MemberFacts['kind'], line: number, endLine: number): MemberFacts {
+  return { name, kind, params: [], modifiers: [], annotations: [], line, endLine, locals: [], calls: [] };
+}
+
+class KotlinExtractor {
+  private jvmName: string | undefined;
+  private facade: TypeScope | undefined;
+  /** Local and anonymous types of top-level functions: listed after the facade, which comes last. */
+  private readonly facadeTypes: TypeFacts[] = [];
+
+  constructor(
+    private readonly file: FileFacts,
+    private readonly path: string,
+  ) {}
+
+  topLevel(node: Node): void {
+    switch (node.type) {
+      case 'file_annotation':
+        this.fileAnnotation(node);
+        break;
+      case 'package_header': {
+        const name = node.namedChildren.find((c) => c.type === 'qualified_identifier' || c.type === 'identifier');
+        this.file.package = ident(name);
+        break;
+      }
+      case 'import':
+        addImport(this.file.imports, node);
+        break;
+      case 'class_declaration':
+      case 'object_declaration': {
+        const name = ident(node.childForFieldName('name'));
+        if (!name) break;
+        const qualifiedName = this.file.package ? `${this.file.package}.${name}` : name;
+        this.declareType(node, name, qualifiedName, { qualifiedName, name, anonymous: 0 }, undefined, false);
+        break;
+      }
+      case 'function_declaration':
+        this.method(node, this.facadeScope());
+        break;
+      case 'property_declaration':
+        this.property(node, this.facadeScope());
+        break;
+      case 'ERROR':
+        this.recover(node, undefined);
+        break;
+    }
+  }
+
+  /** Emits the facade (when anything is on it) after every other type, then the types declared inside it. */
+  finish(): void {
+    const facade = this.facade?.facts;
+    if (!facade || (facade.members.length === 0 && facade.fields.length === 0)) return;
+    this.file.types.push(facade, ...this.facadeTypes);
+  }
+
+  /**
+   * An ERROR node: declarations tree-sitter kept whole are extracted as usual; a declaration it flattened into
+   * loose tokens (`class` `Name` `:` delegation_specifiers `{` `fun` `name` parameters … statements) is pieced
+   * back together as far as it goes: the type, its supertypes, its functions and the code following each.
+   */
+  private recover(node: Node, outer: TypeScope | undefined): void {
+    const children = node.children;
+    let mods: Node | undefined;
+    // Braces say where a flattened type or function ends.
+    let depth = 0;
+    const open: { type: TypeScope; depth: number }[] = [];
+    let body: { scope: BodyScope; depth: number } | undefined;
+    const current = (): TypeScope | undefined => open[open.length - 1]?.type ?? outer;
+    for (let i = 0; i < children.length; i++) {
+      const c = children[i]!;
+      const next = children[i + 1];
+      const type = current();
+      switch (c.type) {
+        case 'modifiers':
+          mods = c;
+          continue;
+        case '{':
+          depth++;
+          continue;
+        case '}':
+          depth--;
+          if (body && depth <= body.depth) {
+            body.scope.member.endLine = lineOf(c);
+            body = undefined;
+          }
+          while (open.length > 0 && depth <= open[open.length - 1]!.depth) open.pop()!.type.facts.endLine = lineOf(c);
+          continue;
+        case 'class':
+        case 'interface':
+        case 'object': {
+          const companion = c.type === 'object' && children[i - 1]?.type === 'companion';
+          if (next?.type !== 'identifier' && !companion) break;
+          const name = next?.type === 'identifier' ? ident(next) : 'Companion';
+          if (next?.type === 'identifier') i++;
+          const keywords = new Set([c.type]);
+          const nodeType = companion ? 'companion_object' : c.type === 'object' ? 'object_declaration' : 'class_declaration';
+          const shape: TypeShape = { nodeType, mods, keywords, specifiers: undefined, primary: undefined, body: [], at: c, endLine: endLineOf(node) };
+          // The header's own parts, when they follow.
+          while (i + 1 < children.length && (children[i + 1]!.type === 'primary_constructor' || children[i + 1]!.type === 'type_parameters' || children[i + 1]!.type === ':' || children[i + 1]!.type === 'delegation_specifiers')) {
+            const part = children[++i]!;
+            if (part.type === 'primary_constructor') shape.primary = part;
+            else if (part.type === 'delegation_specifiers') shape.specifiers = part;
+          }
+          let declared: TypeScope;
+          if (type) declared = this.declareShape(shape, name, `${type.facts.qualifiedName}.${name}`, type.top, type, false);
+          else {
+            const qualifiedName = this.file.package ? `${this.file.package}.${name}` : name;
+            declared = this.declareShape(shape, name, qualifiedName, { qualifiedName, name, anonymous: 0 }, undefined, false);
+          }
+          open.push({ type: declared, depth });
+          body = undefined;
+          mods = undefined;
+          continue;
+        }
+        case 'fun': {
+          if (next?.type !== 'identifier') break;
+          const scope = type ?? this.facadeScope();
+          const member = newMember(ident(next), 'method', lineOf(c), endLineOf(node));
+          const m = readModifiers(mods);
+          member.annotations = m.annotations;
+          member.modifiers = memberModifiers(m, scope, true, m.annotations.some((a) => a.name === 'JvmStatic'));
+          i++;
+          if (children[i + 1]?.type === 'function_value_parameters') member.params = readParams(children[++i]).params;
+          scope.facts.members.push(member);
+          body = { scope: { member, type: scope, inLambda: false }, depth };
+          mods = undefined;
+          continue;
+        }
+        case 'ERROR':
+          this.recover(c, type);
+          continue;
+        case 'import':
+        case 'package_header':
+          if (!type) this.topLevel(c);
+          continue;
+        case 'class_declaration':
+        case 'object_declaration':
+        case 'function_declaration':
+        case 'property_declaration':
+        case 'companion_object':
+        case 'secondary_constructor':
+        case 'anonymous_initializer':
+        case 'enum_entry':
+          if (type) this.typeBody([c], type);
+          else this.topLevel(c);
+          body = undefined;
+          mods = undefined;
+          continue;
+      }
+      if (c.isNamed && body && !COMMENTS.has(c.type)) this.walk(c, body.scope);
+    }
+  }
+
+  private fileAnnotation(node: Node): void {
+    for (const c of node.namedChildren) {
+      if (c.type !== 'constructor_invocation') continue;
+      const type = c.namedChildren.find((x) => x.type === 'user_type');
+      if (!type || !/(^|\.)JvmName$/.test(ident(type))) continue;
+      const arg = c.namedChildren.find((x) => x.type === 'value_arguments')?.namedChildren.find((x) => x.type === 'value_argument');
+      const literal = arg?.namedChildren[arg.namedChildren.length - 1];
+      const value = literal ? stringValue(literal) : undefined;
+      if (value) this.jvmName = value;
+    }
+  }
+
+  private facadeScope(): TypeScope {
+    if (this.facade) return this.facade;
+    const name = this.jvmName ?? facadeName(this.path);
+    const qualifiedName = this.file.package ? `${this.file.package}.${name}` : name;
+    const facts: TypeFacts = {
+      name,
+      qualifiedName,
+      kind: 'class',
+      flavor: 'facade',
+      modifiers: ['public', 'final'],
+      annotations: [],
+      supertypes: [],
+      fields: [],
+      members: [],
+      line: 1,
+      endLine: Math.max(1, this.file.lines),
+    };
+    const scope: TypeScope = { facts, top: { qualifiedName, name, anonymous: 0 }, role: 'facade', init: undefined as unknown as BodyScope };
+    scope.init = throwaway(scope);
+    this.facade = scope;
+    return scope;
+  }
+
+  private pushType(facts: TypeFacts, top: Top): void {
+    if (this.facade && top === this.facade.top) this.facadeTypes.push(facts);
+    else this.file.types.push(facts);
+  }
+
+  // ---- types ----
+
+  private declareType(node: Node, name: string, qualifiedName: string, top: Top, outer: TypeScope | undefined, local: boolean): TypeScope {
+    const children = node.children;
+    const body = children.find((c) => c.type === 'class_body' || c.type === 'enum_class_body');
+    return this.declareShape(
+      {
+        nodeType: node.type,
+        mods: children.find((c) => c.type === 'modifiers'),
+        keywords: new Set(children.filter((c) => !c.isNamed).map((c) => c.type)),
+        specifiers: children.find((c) => c.type === 'delegation_specifiers'),
+        primary: children.find((c) => c.type === 'primary_constructor'),
+        body: body ? body.namedChildren : [],
+        at: node,
+        endLine: endLineOf(node),
+      },
+      name,
+      qualifiedName,
+      top,
+      outer,
+      local,
+    );
+  }
+
+  private declareShape(shape: TypeShape, name: string, qualifiedName: string, top: Top, outer: TypeScope | undefined, local: boolean): TypeScope {
+    const mods = readModifiers(shape.mods);
+    const written = new Set(mods.written);
+    let kind: TypeFacts['kind'] = 'class';
+    let role: Role = 'class';
+    let flavor: TypeFacts['flavor'];
+    if (shape.nodeType === 'object_declaration') {
+      role = 'object';
+      flavor = 'object';
+    } else if (shape.nodeType === 'companion_object') {
+      role = 'object';
+      flavor = 'companion';
+    } else if (shape.keywords.has('interface')) {
+      kind = 'interface';
+      role = 'interface';
+    } else if (written.has('enum')) {
+      kind = 'enum';
+      role = 'enum';
+    } else if (written.has('annotation')) {
+      kind = 'annotation';
+      role = 'annotation';
+    }
+    if (!flavor) {
+      if (written.has('data')) flavor = 'data';
+      else if (written.has('sealed')) flavor = 'sealed';
+      else if (written.has('value') || (written.has('inline') && kind === 'class')) flavor = 'value';
+    }
+    const modifiers = [mods.visibility ?? 'public', ...mods.written.filter((m) => m !== 'enum' && m !== 'annotation')];
+    if (shape.nodeType === 'companion_object') modifiers.push('companion');
+    if (written.has('sealed') && kind === 'class') modifiers.push('abstract');
+    const extendable = written.has('open') || written.has('abstract') || written.has('sealed') || written.has('final');
+    if ((kind === 'class' || kind === 'enum') && !extendable) modifiers.push('final');
+
+    const facts: TypeFacts = {
+      name,
+      qualifiedName,
+      kind,
+      modifiers,
+      annotations: mods.annotations,
+      supertypes: [],
+      fields: [],
+      members: [],
+      line: lineOf(shape.at),
+      endLine: shape.endLine,
+    };
+    if (flavor) facts.flavor = flavor;
+    if (outer) facts.outer = outer.facts.qualifiedName;
+    if (local) facts.local = true;
+    this.pushType(facts, top);
+
+    const scope: TypeScope = { facts, top, role, init: undefined as unknown as BodyScope };
+    scope.init = throwaway(scope);
+    const supers = readSupertypes(shape.specifiers, role);
+    facts.supertypes = supers.supertypes;
+
+    if (role === 'class' || role === 'enum') {
+      if (shape.primary || !shape.body.some((c) => c.type === 'secondary_constructor')) {
+        const ctor = this.primaryConstructor(shape.primary, shape.at, scope, supers.superCall);
+        scope.init = { member: ctor, type: scope, inLambda: false };
+      } else {
+        scope.pendingInit = newMember('<init>', 'constructor', 0, 0);
+        scope.init = { member: scope.pendingInit, type: scope, inLambda: false };
+      }
+    } else if (role === 'annotation') {
+      this.annotationElements(shape.primary, scope);
+    }
+    // Supertype constructor arguments and `by` delegates are evaluated by the constructor.
+    if (shape.specifiers) this.walk(shape.specifiers, scope.init);
+    this.typeBody(shape.body, scope);
+    if (scope.pendingInit && scope.firstSecondary) {
+      const target = scope.firstSecondary;
+      const head = target.calls.length > 0 && (target.calls[0]!.kind === 'this_ctor' || target.calls[0]!.kind === 'super_ctor') ? 1 : 0;
+      target.calls.splice(head, 0, ...scope.pendingInit.calls);
+      target.locals.unshift(...scope.pendingInit.locals);
+      scope.pendingInit = undefined;
+    }
+    return scope;
+  }
+
+  /** `annotation class A(val value: String)`: Java sees the parameters as the annotation's elements (methods). */
+  private annotationElements(primary: Node | undefined, scope: TypeScope): void {
+    const list = primary?.children.find((c) => c.type === 'class_parameters');
+    for (const p of list?.namedChildren ?? []) {
+      if (p.type !== 'class_parameter') continue;
+      const name = ident(p.namedChildren.find((c) => c.type === 'identifier'));
+      if (!name) continue;
+      const member = newMember(name, 'method', lineOf(p), endLineOf(p));
+      member.returnType = typeRef(p.namedChildren.find((c) => TYPE_NODES.has(c.type)));
+      member.modifiers = ['public', 'abstract'];
+      member.annotations = readModifiers(p.namedChildren.find((c) => c.type === 'modifiers')).annotations;
+      scope.facts.members.push(member);
+    }
+  }
+
+  private primaryConstructor(primary: Node | undefined, classNode: Node, scope: TypeScope, superCall: CallFacts | undefined): MemberFacts {
+    const where = primary ?? classNode;
+    const line = lineOf(where);
+    const ctor = newMember('<init>', 'constructor', line, primary ? endLineOf(primary) : line);
+    ctor.synthetic = primary ? 'primary_constructor' : 'default_constructor';
+    const mods = readModifiers(primary?.children.find((c) => c.type === 'modifiers'));
+    ctor.modifiers = scope.role === 'enum' ? ['private'] : [mods.visibility ?? 'public', ...mods.written];
+    ctor.annotations = mods.annotations;
+    if (superCall) ctor.calls.push(superCall);
+    else if (scope.role !== 'enum') ctor.calls.push({ kind: 'super_ctor', name: '<init>', argCount: 0, args: [], line, implicit: true });
+    scope.facts.members.push(ctor);
+    const ctorScope: BodyScope = { member: ctor, type: scope, inLambda: false };
+    const list = primary?.children.find((c) => c.type === 'class_parameters');
+    for (const p of list?.namedChildren ?? []) {
+      if (p.type !== 'class_parameter') continue;
+      this.classParameter(p, scope, ctor, ctorScope);
+    }
+    return ctor;
+  }
+
+  /** A primary-constructor parameter; `val`/`var` ones are properties too (field and accessors). */
+  private classParameter(node: Node, scope: TypeScope, ctor: MemberFacts, ctorScope: BodyScope): void {
+    let mods: Modifiers = { written: [], annotations: [] };
+    let kind: 'val' | 'var' | undefined;
+    let name = '';
+    let typeNode: Node | undefined;
+    let defaultValue: Node | undefined;
+    let afterEq = false;
+    for (const c of node.children) {
+      if (c.type === 'modifiers') mods = readModifiers(c);
+      else if (c.type === 'val' || c.type === 'var') kind = c.type;
+      else if (c.type === 'identifier' && !name) name = ident(c);
+      else if (c.type === '=') afterEq = true;
+      else if (TYPE_NODES.has(c.type) && !afterEq && !typeNode) typeNode = c;
+      else if (afterEq && c.isNamed && !COMMENTS.has(c.type)) defaultValue = c;
+    }
+    if (!name) return;
+    const type = typeRef(typeNode);
+    const varargs = mods.written.includes('vararg');
+    const paramAnnotations = kind ? mods.annotations.filter((a) => a.target === undefined || a.target === 'param') : mods.annotations;
+    const param: ParamFacts = { name, type: varargs ? { ...type, array: (type.array ?? 0) + 1 } : type, annotations: paramAnnotations };
+    if (varargs) param.varargs = true;
+    ctor.params.push(param);
+    if (defaultValue) this.walk(defaultValue, ctorScope);
+    if (!kind) return;
+    const propertyMods: Modifiers = { written: mods.written.filter((m) => m !== 'vararg'), annotations: mods.annotations.filter((a) => a.target !== undefined && a.target !== 'param') };
+    if (mods.visibility) propertyMods.visibility = mods.visibility;
+    this.declareProperty(scope, {
+      name,
+      kind,
+      mods: propertyMods,
+      type: param.type,
+      line: lineOf(node),
+      endLine: endLineOf(node),
+    });
+  }
+
+  private typeBody(children: Node[], scope: TypeScope): void {
+    for (const child of children) {
+      switch (child.type) {
+        case 'function_declaration':
+          this.method(child, scope);
+          break;
+        case 'property_declaration':
+          this.property(child, scope);
+          break;
+        case 'secondary_constructor':
+          this.secondaryConstructor(child, scope);
+          break;
+        case 'anonymous_initializer':
+          this.walk(child, scope.init);
+          break;
+        case 'class_declaration':
+        case 'object_declaration':
+        case 'companion_object': {
+          const name = ident(child.childForFieldName('name')) || (child.type === 'companion_object' ? 'Companion' : '');
+          if (name) this.declareType(child, name, `${scope.facts.qualifiedName}.${name}`, scope.top, scope, false);
+          break;
+        }
+        case 'enum_entry':
+          this.enumEntry(child, scope);
+          break;
+        case 'ERROR':
+          this.recover(child, scope);
+          break;
+      }
+    }
+  }
+
+  private enumEntry(node: Node, scope: TypeScope): void {
+    const name = ident(node.namedChildren.find((c) => c.type === 'identifier'));
+    if (name) (scope.facts.enumConstants ??= []).push(name);
+    const args = node.namedChildren.find((c) => c.type === 'value_arguments');
+    if (args) this.walk(args, throwaway(scope));
+    const body = node.namedChildren.find((c) => c.type === 'class_body');
+    if (body) this.anonymous(body, [{ type: { name: scope.facts.qualifiedName }, relation: 'unknown' }], scope, undefined);
+  }
+
+  /** An object expression or an enum constant's body: an anonymous class numbered under the top-level type. */
+  private anonymous(body: Node | undefined, supertypes: SupertypeFacts[], outer: TypeScope, creation: CallFacts | undefined, at?: Node): void {
+    const top = outer.top;
+    top.anonymous++;
+    const name = `${top.name}$${top.anonymous}`;
+    const qualifiedName = `${top.qualifiedName}$${top.anonymous}`;
+    if (creation) creation.anonymous = qualifiedName;
+    const where = at ?? body!;
+    const facts: TypeFacts = {
+      name,
+      qualifiedName,
+      kind: 'class',
+      anonymous: true,
+      outer: outer.facts.qualifiedName,
+      modifiers: ['final'],
+      annotations: [],
+      supertypes,
+      fields: [],
+      members: [],
+      line: lineOf(where),
+      endLine: endLineOf(where),
+    };
+    this.pushType(facts, top);
+    const scope: TypeScope = { facts, top, role: 'anonymous', init: undefined as unknown as BodyScope };
+    scope.init = throwaway(scope);
+    if (body) this.typeBody(body.namedChildren, scope);
+  }
+
+  // ---- members ----
+
+  private method(node: Node, scope: TypeScope): void {
+    let mods: Modifiers = { written: [], annotations: [] };
+    let name = '';
+    let receiver: Node | undefined;
+    let returnNode: Node | undefined;
+    let paramsNode: Node | undefined;
+    let body: Node | undefined;
+    for (const c of node.children) {
+      if (c.type === 'modifiers') mods = readModifiers(c);
+      else if (c.type === 'identifier' && !name) name = ident(c);
+      else if (TYPE_NODES.has(c.type)) {
+        if (!name) receiver = c;
+        else returnNode = c;
+      } else if (c.type === 'function_value_parameters') paramsNode = c;
+      else if (c.type === 'function_body') body = c;
+    }
+    if (!name) return;
+    const member = newMember(name, 'method', lineOf(node), endLineOf(node));
+    member.annotations = mods.annotations;
+    member.modifiers = memberModifiers(mods, scope, !!body, mods.annotations.some((a) => a.name === 'JvmStatic'));
+    const { params, defaults } = readParams(paramsNode);
+    if (receiver) {
+      const type = typeRef(receiver);
+      member.extensionReceiver = type;
+      params.unshift({ name: '$receiver', type, annotations: [] });
+    }
+    member.params = params;
+    if (returnNode) member.returnType = typeRef(returnNode);
+    else if (!body || body.namedChildren.some((c) => c.type === 'block')) member.returnType = { name: 'Unit' };
+    scope.facts.members.push(member);
+    const bodyScope: BodyScope = { member, type: scope, inLambda: false };
+    for (const d of defaults) this.walk(d, bodyScope);
+    if (body) this.walk(body, bodyScope);
+  }
+
+  private secondaryConstructor(node: Node, scope: TypeScope): void {
+    let mods: Modifiers = { written: [], annotations: [] };
+    let paramsNode: Node | undefined;
+    let delegation: Node | undefined;
+    let body: Node | undefined;
+    for (const c of node.namedChildren) {
+      if (c.type === 'modifiers') mods = readModifiers(c);
+      else if (c.type === 'function_value_parameters') paramsNode = c;
+      else if (c.type === 'constructor_delegation_call') delegation = c;
+      else if (c.type === 'block') body = c;
+    }
+    const member = newMember('<init>', 'constructor', lineOf(node), endLineOf(node));
+    member.modifiers = scope.role === 'enum' ? ['private'] : [mods.visibility ?? 'public', ...mods.written];
+    member.annotations = mods.annotations;
+    const { params, defaults } = readParams(paramsNode);
+    member.params = params;
+    scope.facts.members.push(member);
+    scope.firstSecondary ??= member;
+    const bodyScope: BodyScope = { member, type: scope, inLambda: false };
+    if (delegation) {
+      const args = delegation.namedChildren.find((c) => c.type === 'value_arguments');
+      const texts = argumentTexts(args);
+      const isThis = delegation.children.some((c) => c.type === 'this');
+      member.calls.push({ kind: isThis ? 'this_ctor' : 'super_ctor', name: '<init>', argCount: texts.length, args: texts, line: lineOf(delegation) });
+      if (args) this.walk(args, bodyScope);
+    } else if (scope.role !== 'enum') {
+      member.calls.push({ kind: 'super_ctor', name: '<init>', argCount: 0, args: [], line: member.line, implicit: true });
+    }
+    for (const d of defaults) this.walk(d, bodyScope);
+    if (body) this.walk(body, bodyScope);
+  }
+
+  /** A `val`/`var` in a class body or at the top level. */
+  private property(node: Node, scope: TypeScope): void {
+    let mods: Modifiers = { written: [], annotations: [] };
+    let kind: 'val' | 'var' = 'val';
+    let receiver: Node | undefined;
+    let declaration: Node | undefined;
+    let init: Node | undefined;
+    let delegate: Node | undefined;
+    let getter: Node | undefined;
+    let setter: Node | undefined;
+    let afterEq = false;
+    for (const c of node.children) {
+      switch (c.type) {
+        case 'modifiers':
+          mods = readModifiers(c);
+          break;
+        case 'val':
+        case 'var':
+          kind = c.type;
+          break;
+        case 'variable_declaration':
+        case 'multi_variable_declaration':
+          declaration = c;
+          break;
+        case '=':
+          afterEq = true;
+          break;
+        case 'property_delegate':
+          delegate = c;
+          break;
+        case 'getter':
+          getter = c;
+          break;
+        case 'setter':
+          setter = c;
+          break;
+        default:
+          if (TYPE_NODES.has(c.type) && !declaration) receiver = c;
+          else if (afterEq && !init && c.isNamed && !COMMENTS.has(c.type)) init = c;
+      }
+    }
+    if (!declaration || declaration.type !== 'variable_declaration') {
+      if (init) this.walk(init, scope.init);
+      return;
+    }
+    const name = ident(declaration.namedChildren.find((c) => c.type === 'identifier'));
+    if (!name) return;
+    const typeNode = declaration.namedChildren.find((c) => TYPE_NODES.has(c.type));
+    const accessors = this.declareProperty(scope, {
+      name,
+      kind,
+      mods,
+      type: typeNode ? typeRef(typeNode) : undefined,
+      init,
+      receiver: receiver ? typeRef(receiver) : undefined,
+      getter,
+      setter,
+      line: lineOf(declaration),
+      endLine: endLineOf(node),
+    });
+    if (init) this.walk(init, scope.init);
+    if (delegate) this.walk(delegate, scope.init);
+    const getterBody = getter?.namedChildren.find((c) => c.type === 'function_body');
+    if (getterBody) this.walk(getterBody, accessors.getter ? { member: accessors.getter, type: scope, inLambda: false } : throwaway(scope));
+    const setterBody = setter?.namedChildren.find((c) => c.type === 'function_body');
+    if (setterBody) this.walk(setterBody, accessors.setter ? { member: accessors.setter, type: scope, inLambda: false } : throwaway(scope));
+  }
+
+  /** The field and the accessors Java sees for one property. */
+  private declareProperty(
+    scope: TypeScope,
+    p: { name: string; kind: 'val' | 'var'; mods: Modifiers; type?: TypeRef; init?: Node; receiver?: TypeRef; getter?: Node; setter?: Node; line: number; endLine: number },
+  ): { getter?: MemberFacts; setter?: MemberFacts } {
+    const { mods } = p;
+    const byTarget = (...targets: (string | undefined)[]): AnnotationFacts[] => mods.annotations.filter((a) => targets.includes(a.target));
+    const getterMods = readModifiers(p.getter?.namedChildren.find((c) => c.type === 'modifiers'));
+    const setterMods = readModifiers(p.setter?.namedChildren.find((c) => c.type === 'modifiers'));
+    const getterBody = p.getter?.namedChildren.find((c) => c.type === 'function_body');
+    const setterBody = p.setter?.namedChildren.find((c) => c.type === 'function_body');
+    const visibility = mods.visibility ?? 'public';
+    const setterVisibility = setterMods.visibility ?? visibility;
+    const noAccessors = mods.written.includes('const') || mods.annotations.some((a) => a.name === 'JvmField' && (a.target === undefined || a.target === 'field'));
+    const emitGetter = !noAccessors && (visibility !== 'private' || !!getterBody);
+    const emitSetter = p.kind === 'var' && !noAccessors && (setterVisibility !== 'private' || !!setterBody);
+    const jvmStatic = mods.annotations.some((a) => a.name === 'JvmStatic');
+
+    // The field: extension properties have none (there is nowhere to keep it).
+    if (!p.receiver) {
+      const modifiers = [visibility, ...mods.written];
+      const abstract = modifiers.includes('abstract') || (scope.role === 'interface' && !getterBody);
+      if (abstract && !modifiers.includes('abstract')) modifiers.push('abstract');
+      if (p.kind === 'val' && !abstract && !modifiers.includes('final')) modifiers.push('final');
+      if (scope.role === 'facade' || scope.role === 'object') modifiers.push('static');
+      const annotations = mods.annotations.filter((a) => {
+        if (a.target === 'get') return !emitGetter;
+        if (a.target === 'set' || a.target === 'setparam') return !emitSetter;
+        return true;
+      });
+      const field: FieldFacts = { name: p.name, modifiers, annotations, line: p.line, property: p.kind };
+      if (p.type) field.type = p.type;
+      else {
+        const from = p.init ?? getterBody?.namedChildren.find((c) => !COMMENTS.has(c.type) && c.type !== 'block');
+        if (from) field.init = toExpr(from);
+      }
+      scope.facts.fields.push(field);
+    }
+
+    const accessorWritten: Modifiers = { written: mods.written.filter((m) => ACCESSOR_MODIFIERS.has(m)), annotations: [] };
+    const receiverParams = (): ParamFacts[] => (p.receiver ? [{ name: '$receiver', type: p.receiver, annotations: [] }] : []);
+    const out: { getter?: MemberFacts; setter?: MemberFacts } = {};
+    // An interface property's accessors are abstract unless a getter body is written.
+    const hasBody = scope.role !== 'interface' || !!getterBody;
+    if (emitGetter) {
+      const where = p.getter;
+      const getter = newMember(getterName(p.name), 'method', where ? lineOf(where) : p.line, where ? endLineOf(where) : p.line);
+      getter.synthetic = 'property_getter';
+      getter.property = p.name;
+      getter.modifiers = memberModifiers({ ...accessorWritten, visibility }, scope, hasBody, jvmStatic);
+      getter.annotations = [...byTarget('get'), ...getterMods.annotations];
+      getter.params = receiverParams();
+      const declared = p.getter?.namedChildren.find((c) => TYPE_NODES.has(c.type));
+      const type = declared ? typeRef(declared) : p.type;
+      if (type) getter.returnType = type;
+      if (p.receiver) getter.extensionReceiver = p.receiver;
+      scope.facts.members.push(getter);
+      out.getter = getter;
+    }
+    if (emitSetter) {
+      const where = p.setter;
+      const setter = newMember(setterName(p.name), 'method', where ? lineOf(where) : p.line, where ? endLineOf(where) : p.line);
+      setter.synthetic = 'property_setter';
+      setter.property = p.name;
+      setter.modifiers = memberModifiers({ ...accessorWritten, visibility: setterVisibility }, scope, scope.role !== 'interface' || !!setterBody, jvmStatic);
+      setter.annotations = [...byTarget('set'), ...setterMods.annotations];
+      const valueName = ident(p.setter?.namedChildren.find((c) => c.type === 'identifier')) || 'value';
+      const valueType = p.type ?? inferredType(p.init) ?? { name: 'Any' };
+      setter.params = [...receiverParams(), { name: valueName, type: valueType, annotations: byTarget('setparam') }];
+      setter.returnType = { name: 'Unit' };
+      if (p.receiver) setter.extensionReceiver = p.receiver;
+      scope.facts.members.push(setter);
+      out.setter = setter;
+    }
+    return out;
+  }
+
+  // ---- bodies ----
+
+  /** Walks code: locals, calls, lambdas; object expressions and local classes become types of their own. */
+  private walk(node: Node, scope: BodyScope): void {
+    switch (node.type) {
+      case 'call_expression':
+        this.call(node, scope);
+        return;
+      case 'navigation_expression': {
+        const children = node.children;
+        if (children.some((c) => c.type === '::')) {
+          const target = children[children.length - 1];
+          const left = children[0];
+          if (target && target.text !== 'class' && left) {
+            this.addCall(scope, { kind: 'method_ref', name: ident(target), receiver: toExpr(left), argCount: -1, args: [], line: lineOf(node) });
+          }
+          if (left) this.walk(left, scope);
+          return;
+        }
+        break;
+      }
+      case 'callable_reference': {
+        const children = node.namedChildren;
+        const target = children[children.length - 1];
+        const call: CallFacts = { kind: 'method_ref', name: ident(target), argCount: -1, args: [], line: lineOf(node) };
+        const on = children.length > 1 ? children[0] : undefined;
+        if (on && TYPE_NODES.has(on.type)) call.receiver = { k: 'name', name: stripGenerics(on.text) };
+        this.addCall(scope, call);
+        return;
+      }
+      case 'lambda_literal':
+      case 'anonymous_function': {
+        const inner: BodyScope = { ...scope, inLambda: true };
+        for (const c of node.namedChildren) {
+          if (c.type === 'lambda_parameters') {
+            for (const v of c.namedChildren) if (v.type === 'variable_declaration') this.typedLocal(v, scope.member);
+          } else if (c.type === 'function_value_parameters') {
+            for (const p of readParams(c).params) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(c) });
+          } else this.walk(c, inner);
+        }
+        return;
+      }
+      case 'object_literal':
+        this.objectLiteral(node, scope);
+        return;
+      case 'property_declaration':
+        this.localProperty(node, scope);
+        return;
+      case 'function_declaration': {
+        // A local function: its code runs later, like a lambda's.
+        const inner: BodyScope = { ...scope, inLambda: true };
+        for (const c of node.namedChildren) {
+          if (c.type === 'function_value_parameters') {
+            const { params, defaults } = readParams(c);
+            for (const p of params) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(c) });
+            for (const d of defaults) this.walk(d, inner);
+          } else if (c.type === 'function_body') this.walk(c, inner);
+        }
+        return;
+      }
+      case 'class_declaration':
+      case 'object_declaration': {
+        const name = ident(node.childForFieldName('name'));
+        if (name) this.declareType(node, name, `${scope.type.facts.qualifiedName}.${name}`, scope.type.top, scope.type, true);
+        return;
+      }
+      case 'for_statement':
+        for (const c of node.namedChildren) if (c.type === 'variable_declaration') this.typedLocal(c, scope.member);
+        break;
+      case 'catch_block': {
+        const name = ident(node.namedChildren.find((c) => c.type === 'identifier'));
+        const type = node.namedChildren.find((c) => TYPE_NODES.has(c.type));
+        if (name && type) scope.member.locals.push({ name, type: typeRef(type), line: lineOf(node) });
+        break;
+      }
+      case 'when_subject': {
+        const v = node.namedChildren.find((c) => c.type === 'variable_declaration');
+        if (v) {
+          const name = ident(v.namedChildren.find((c) => c.type === 'identifier'));
+          const type = v.namedChildren.find((c) => TYPE_NODES.has(c.type));
+          const value = node.namedChildren.find((c) => c !== v && c.type !== 'annotation');
+          const local: VariableFacts = { name, line: lineOf(v) };
+          if (type) local.type = typeRef(type);
+          else if (value) local.init = toExpr(value);
+          if (name) scope.member.locals.push(local);
+        }
+        break;
+      }
+      case 'binary_expression': {
+        const generic = genericCall(node);
+        if (generic) {
+          const call: CallFacts = { kind: 'call', name: generic.name, argCount: 1, args: [cut(generic.arg.text)], line: lineOf(node) };
+          if (generic.receiver) call.receiver = toExpr(generic.receiver);
+          this.addCall(scope, call);
+          if (generic.receiver) this.walk(generic.receiver, scope);
+          this.walk(generic.arg, scope);
+          return;
+        }
+        break;
+      }
+      case 'identifier':
+      case 'string_content':
+      case 'line_comment':
+      case 'block_comment':
+        return;
+    }
+    for (const child of node.namedChildren) this.walk(child, scope);
+  }
+
+  private call(node: Node, scope: BodyScope): void {
+    const { callee, valueArgs, lambdas } = callParts(node);
+    if (!callee) return;
+    const args = [...argumentTexts(valueArgs), ...lambdas.map((l) => cut(l.text))];
+    const target = calleeOf(callee);
+    const call: CallFacts = { kind: 'call', name: target.name, argCount: args.length, args, line: lineOf(node) };
+    if (target.receiver) call.receiver = toExpr(target.receiver);
+    this.addCall(scope, call);
+    if (target.receiver) this.walk(target.receiver, scope);
+    if (valueArgs) this.walk(valueArgs, scope);
+    for (const l of lambdas) this.walk(l, scope);
+  }
+
+  private objectLiteral(node: Node, scope: BodyScope): void {
+    const specifiers = node.namedChildren.find((c) => c.type === 'delegation_specifiers');
+    const supers = readSupertypes(specifiers, 'class');
+    const first = supers.supertypes[0];
+    const creation: CallFacts = {
+      kind: 'new',
+      name: '<init>',
+      type: first ? first.type : { name: 'Any' },
+      argCount: supers.superCall?.argCount ?? 0,
+      args: supers.superCall?.args ?? [],
+      line: lineOf(node),
+    };
+    this.addCall(scope, creation);
+    const body = node.namedChildren.find((c) => c.type === 'class_body');
+    this.anonymous(body, supers.supertypes, scope.type, creation, node);
+    if (specifiers) this.walk(specifiers, scope);
+  }
+
+  private localProperty(node: Node, scope: BodyScope): void {
+    let declaration: Node | undefined;
+    let init: Node | undefined;
+    let afterEq = false;
+    for (const c of node.children) {
+      if (c.type === 'variable_declaration' || c.type === 'multi_variable_declaration') declaration = c;
+      else if (c.type === '=') afterEq = true;
+      else if (c.type === 'property_delegate') this.walk(c, scope);
+      else if (afterEq && !init && c.isNamed && !COMMENTS.has(c.type)) init = c;
+    }
+    if (declaration?.type === 'variable_declaration') {
+      const name = ident(declaration.namedChildren.find((c) => c.type === 'identifier'));
+      const type = declaration.namedChildren.find((c) => TYPE_NODES.has(c.type));
+      const local: VariableFacts = { name, line: lineOf(declaration) };
+      if (type) local.type = typeRef(type);
+      else if (init) local.init = toExpr(init);
+      if (name) scope.member.locals.push(local);
+    } else if (declaration) {
+      // `val (a, b) = pair`: component types are not written unless declared.
+      for (const v of declaration.namedChildren) {
+        if (v.type !== 'variable_declaration') continue;
+        const name = ident(v.namedChildren.find((c) => c.type === 'identifier'));
+        const type = v.namedChildren.find((c) => TYPE_NODES.has(c.type));
+        const local: VariableFacts = { name, line: lineOf(v) };
+        if (type) local.type = typeRef(type);
+        if (name) scope.member.locals.push(local);
+      }
+    }
+    if (init) this.walk(init, scope);
+  }
+
+  /** A lambda or loop variable, kept when its type is written. */
+  private typedLocal(v: Node, member: MemberFacts): void {
+    const name = ident(v.namedChildren.find((c) => c.type === 'identifier'));
+    const type = v.namedChildren.find((c) => TYPE_NODES.has(c.type));
+    if (name && type) member.locals.push({ name, type: typeRef(type), line: lineOf(v) });
+  }
+
+  private addCall(scope: BodyScope, call: CallFacts): void {
+    if (scope.inLambda) call.inLambda = true;
+    scope.member.calls.push(call);
+  }
+}
+
+/** Initializers of objects, interfaces and the facade: walked for their types, their facts dropped (as Java's). */
+function throwaway(type: TypeScope): BodyScope {
+  return { member: newMember('<clinit>', 'method', 0, 0), type, inLambda: false };
+}
+
+function readModifiers(node: Node | null | undefined): Modifiers {
+  const mods: Modifiers = { written: [], annotations: [] };
+  if (!node) return mods;
+  for (const c of node.namedChildren) {
+    if (c.type === 'annotation') mods.annotations.push(...readAnnotations(c));
+    else if (c.type === 'visibility_modifier') mods.visibility = c.text;
+    else if (!COMMENTS.has(c.type)) mods.written.push(c.text);
+  }
+  return mods;
+}
+
+/** Java words for a member: visibility, what is written, then abstract/default/final/static as the JVM sees it. */
+function memberModifiers(mods: Modifiers, scope: TypeScope, hasBody: boolean, jvmStatic: boolean): string[] {
+  const visibility = mods.visibility ?? 'public';
+  const out = [visibility, ...mods.written];
+  if (scope.role === 'interface' || scope.role === 'annotation') {
+    if (!hasBody) {
+      if (!out.includes('abstract')) out.push('abstract');
+    } else if (visibility !== 'private') out.push('default');
+  } else if (!out.some((m) => m === 'open' || m === 'abstract' || m === 'override' || m === 'final')) {
+    out.push('final');
+  }
+  if (scope.role === 'facade' || (jvmStatic && scope.role === 'object')) out.push('static');
+  return out;
+}
+
+function readAnnotations(node: Node): AnnotationFacts[] {
+  let target: string | undefined;
+  const out: AnnotationFacts[] = [];
+  const line = lineOf(node);
+  for (const c of node.namedChildren) {
+    if (c.type === 'use_site_target') target = c.text.replace(/[:\s]/g, '');
+    else if (c.type === 'user_type') out.push(annotation(c, undefined, line));
+    else if (c.type === 'constructor_invocation') {
+      const type = c.namedChildren.find((x) => TYPE_NODES.has(x.type));
+      if (type) out.push(annotation(type, c.namedChildren.find((x) => x.type === 'value_arguments'), line));
+    }
+  }
+  if (target) for (const a of out) a.target = target;
+  return out;
+}
+
+function annotation(type: Node, args: Node | undefined, line: number): AnnotationFacts {
+  const written = typeRef(type).name;
+  const facts: AnnotationFacts = { name: written.slice(written.lastIndexOf('.') + 1), written, args: {}, line };
+  for (const arg of args?.namedChildren ?? []) {
+    if (arg.type !== 'value_argument') continue;
+    const { name, value } = splitArgument(arg);
+    if (!value) continue;
+    const key = name ?? 'value';
+    (facts.args[key] ??= []).push(...annotationValues(value));
+  }
+  return facts;
+}
+
+function splitArgument(arg: Node): { name?: string; value?: Node } {
+  const children = arg.children;
+  const eq = children.findIndex((c) => c.type === '=');
+  const named = children.filter((c) => c.isNamed && !COMMENTS.has(c.type));
+  if (eq < 0) return { value: named[named.length - 1] };
+  const name = children.slice(0, eq).find((c) => c.type === 'identifier');
+  const value = children.slice(eq + 1).find((c) => c.isNamed && !COMMENTS.has(c.type));
+  return name ? { name: ident(name), value } : { value };
+}
+
+function annotationValues(node: Node): AnnotationValue[] {
+  if (node.type === 'collection_literal') return node.namedChildren.filter((c) => !COMMENTS.has(c.type)).flatMap(annotationValues);
+  if (node.type === 'call_expression') {
+    const callee = node.namedChildren[0];
+    if (callee?.type === 'identifier' && ARRAY_OF.test(callee.text)) {
+      const args = node.namedChildren.find((c) => c.type === 'value_arguments');
+      return (args?.namedChildren ?? []).flatMap((a) => {
+        const value = a.type === 'value_argument' ? splitArgument(a).value : undefined;
+        return value ? annotationValues(value) : [];
+      });
+    }
+  }
+  return [annotationValue(node)];
+}
+
+function annotationValue(node: Node): AnnotationValue {
+  const text = node.text;
+  switch (node.type) {
+    case 'string_literal':
+    case 'multiline_string_literal': {
+      const value = stringValue(node);
+      return value === undefined ? { kind: 'expr', text } : { kind: 'string', text, value };
+    }
+    case 'identifier':
+      if (text === 'true' || text === 'false') return { kind: 'boolean', text, value: text };
+      if (text === 'null') return { kind: 'expr', text };
+      return { kind: 'ref', text: ident(node) };
+    case 'navigation_expression': {
+      const children = node.children;
+      const op = children.find((c) => c.type === '::' || c.type === '.' || c.type === '?.');
+      const last = children[children.length - 1];
+      if (op?.type === '::' && last?.text === 'class' && children[0]) return { kind: 'class', text, value: stripGenerics(children[0].text) };
+      if (op?.type === '.' && /^[\w.`\s]+$/.test(text)) return { kind: 'ref', text: ident(node) };
+      return { kind: 'expr', text };
+    }
+    case 'number_literal':
+    case 'float_literal':
+      return { kind: 'number', text, value: text };
+    case 'unary_expression': {
+      const operand = node.namedChildren[0];
+      if ((operand?.type === 'number_literal' || operand?.type === 'float_literal') && /^[-+]/.test(text)) return { kind: 'number', text, value: text.replace(/\s+/g, '') };
+      return { kind: 'expr', text };
+    }
+    case 'call_expression': {
+      // Nested annotations are written as constructor calls: `@A(b = B("x"))`.
+      const callee = node.namedChildren[0];
+      const name = callee && (callee.type === 'identifier' || callee.type === 'navigation_expression') ? ident(callee) : '';
+      if (/^([\w]+\.)*[A-Z]\w*$/.test(name)) return { kind: 'annotation', text };
+      return { kind: 'expr', text };
+    }
+    case 'annotated_expression':
+      return { kind: 'annotation', text };
+    default:
+      return { kind: 'expr', text };
+  }
+}
+
+/** The value of a string literal without templates (`"a\n"` → `a` newline); undefined for `"$x"` or `"${x}"`. */
+function stringValue(node: Node): string | undefined {
+  if (node.type !== 'string_literal' && node.type !== 'multiline_string_literal') return undefined;
+  if (node.namedChildren.some((c) => c.type === 'interpolation')) return undefined;
+  const raw = node.type === 'multiline_string_literal';
+  const text = node.text;
+  const quote = raw ? 3 : 1;
+  if (text.length < quote * 2) return undefined;
+  const inner = text.slice(quote, text.length - quote);
+  let out = '';
+  for (let i = 0; i < inner.length; i++) {
+    const ch = inner[i]!;
+    if (ch === '\\' && !raw) {
+      const next = inner[i + 1] ?? '';
+      if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(inner.slice(i + 2, i + 6))) {
+        out += String.fromCharCode(parseInt(inner.slice(i + 2, i + 6), 16));
+        i += 5;
+      } else {
+        out += ({ n: '\n', t: '\t', r: '\r', b: '\b', '0': '\0' } as Record<string, string>)[next] ?? next;
+        i += 1;
+      }
+    } else if (ch === '$' && /[A-Za-z_{`]/.test(inner[i + 1] ?? '')) {
+      return undefined;
+    } else out += ch;
+  }
+  return out;
+}
+
+function readSupertypes(node: Node | undefined, role: Role): { supertypes: SupertypeFacts[]; superCall?: CallFacts } {
+  const supertypes: SupertypeFacts[] = [];
+  let superCall: CallFacts | undefined;
+  // An interface's supertypes are interfaces, an enum's too; a class's are known only when invoked (`Base()`).
+  const plain: SupertypeFacts['relation'] = role === 'interface' ? 'extends' : role === 'enum' ? 'implements' : 'unknown';
+  for (const spec of node?.namedChildren ?? []) {
+    if (spec.type !== 'delegation_specifier') continue;
+    for (const c of spec.namedChildren) {
+      if (c.type === 'constructor_invocation') {
+        const type = c.namedChildren.find((x) => TYPE_NODES.has(x.type));
+        supertypes.push({ type: typeRef(type), relation: 'extends' });
+        const args = argumentTexts(c.namedChildren.find((x) => x.type === 'value_arguments'));
+        superCall ??= { kind: 'super_ctor', name: '<init>', argCount: args.length, args, line: lineOf(c) };
+      } else if (c.type === 'explicit_delegation') {
+        const type = c.namedChildren.find((x) => TYPE_NODES.has(x.type));
+        supertypes.push({ type: typeRef(type), relation: 'unknown' });
+      } else if (TYPE_NODES.has(c.type)) {
+        supertypes.push({ type: typeRef(c), relation: plain });
+      }
+    }
+  }
+  return superCall ? { supertypes, superCall } : { supertypes };
+}
+
+function readParams(node: Node | undefined): { params: ParamFacts[]; defaults: Node[] } {
+  const params: ParamFacts[] = [];
+  const defaults: Node[] = [];
+  if (!node) return { params, defaults };
+  let pending: Modifiers | undefined;
+  for (const c of node.namedChildren) {
+    if (c.type === 'parameter_modifiers') pending = readModifiers(c);
+    else if (c.type === 'parameter') {
+      const name = ident(c.namedChildren.find((x) => x.type === 'identifier'));
+      const type = typeRef(c.namedChildren.find((x) => TYPE_NODES.has(x.type)));
+      const varargs = pending?.written.includes('vararg') ?? false;
+      const param: ParamFacts = { name, type: varargs ? { ...type, array: (type.array ?? 0) + 1 } : type, annotations: pending?.annotations ?? [] };
+      if (varargs) param.varargs = true;
+      params.push(param);
+      pending = undefined;
+    } else if (!COMMENTS.has(c.type)) defaults.push(c);
+  }
+  return { params, defaults };
+}
+
+export function typeRef(node: Node | null | undefined): TypeRef {
+  if (!node) return { name: '?' };
+  switch (node.type) {
+    case 'user_type': {
+      const parts: string[] = [];
+      let args: Node | undefined;
+      for (const c of node.namedChildren) {
+        if (c.type === 'identifier') parts.push(ident(c));
+        else if (c.type === 'type_arguments') args = c;
+      }
+      const ref: TypeRef = { name: parts.join('.') };
+      const list = args?.namedChildren.filter((c) => c.type === 'type_projection').map(typeProjection) ?? [];
+      if (list.length) ref.args = list;
+      return ref;
+    }
+    case 'nullable_type':
+      return { ...typeRef(node.namedChildren.find((c) => TYPE_NODES.has(c.type))), nullable: true };
+    case 'non_nullable_type':
+    case 'parenthesized_type':
+      return typeRef(node.namedChildren.find((c) => TYPE_NODES.has(c.type)));
+    case 'function_type': {
+      // `A.(B) -> C` is `Function2<A, B, C>`.
+      const parts = node.namedChildren.filter((c) => c.type !== 'type_modifiers' && !COMMENTS.has(c.type));
+      const params = parts.find((c) => c.type === 'function_type_parameters');
+      const receiver = parts[0] !== params ? parts[0] : undefined;
+      const result = parts[parts.length - 1];
+      const args: TypeRef[] = [];
+      if (receiver) args.push(typeRef(receiver));
+      for (const p of params?.namedChildren ?? []) {
+        if (p.type === 'parameter') args.push(typeRef(p.namedChildren.find((x) => TYPE_NODES.has(x.type))));
+        else if (TYPE_NODES.has(p.type)) args.push(typeRef(p));
+      }
+      const arity = args.length;
+      args.push(result && result !== params ? typeRef(result) : { name: 'Unit' });
+      return { name: `Function${arity}`, args };
+    }
+    default:
+      return { name: stripGenerics(node.text).replace(/`/g, '') || '?' };
+  }
+}
+
+/** `out T` → T; `in T` and `*` → `?` (as Java's `? super T` and `?`). */
+function typeProjection(node: Node): TypeRef {
+  const type = node.namedChildren.find((c) => TYPE_NODES.has(c.type));
+  if (!type) return { name: '?' };
+  if (node.namedChildren.some((c) => c.type === 'variance_modifier' && c.text === 'in')) return { name: '?' };
+  return typeRef(type);
+}
+
+function argumentTexts(node: Node | null | undefined): string[] {
+  const out: string[] = [];
+  for (const a of node?.namedChildren ?? []) {
+    if (a.type !== 'value_argument') continue;
+    const { name, value } = splitArgument(a);
+    out.push(cut(name !== undefined && value ? value.text : a.text));
+  }
+  return out;
+}
+
+/**
+ * A call's callee, value arguments and trailing lambdas. The grammar nests `f(x) { … }` as a call of `f(x)` with
+ * the lambda; that is one call of `f` with both.
+ */
+function callParts(node: Node): { callee?: Node; valueArgs?: Node; lambdas: Node[] } {
+  let callee: Node | undefined;
+  let valueArgs: Node | undefined;
+  const lambdas: Node[] = [];
+  for (const c of node.namedChildren) {
+    if (c.type === 'value_arguments') valueArgs = c;
+    else if (c.type === 'annotated_lambda') lambdas.push(c);
+    else if (c.type === 'type_arguments' || COMMENTS.has(c.type)) continue;
+    else callee ??= c;
+  }
+  if (callee?.type === 'call_expression' && !valueArgs && lambdas.length > 0) {
+    const inner = callParts(callee);
+    if (inner.callee && inner.valueArgs && inner.lambdas.length === 0) return { callee: inner.callee, valueArgs: inner.valueArgs, lambdas };
+  }
+  return valueArgs ? { callee, valueArgs, lambdas } : { callee, lambdas };
+}
+
+/** What a call calls: `f(…)` → f; `a.f(…)` / `a?.f(…)` → f on a; anything else is `invoke` on it. */
+function calleeOf(callee: Node): { name: string; receiver?: Node } {
+  if (callee.type === 'identifier') return { name: ident(callee) };
+  if (callee.type === 'navigation_expression') {
+    const children = callee.children;
+    const op = children.find((c) => c.type === '.' || c.type === '?.');
+    const last = children[children.length - 1];
+    const left = children[0];
+    if (op && last?.type === 'identifier' && left) return { name: ident(last), receiver: left };
+  }
+  return { name: 'invoke', receiver: callee };
+}
+
+/**
+ * The grammar reads `ArrayList<String>(10)` as `(ArrayList < String) > (10)`; a comparison whose right side is a
+ * parenthesized expression and whose middle is a capitalised name is taken for the generic call it almost always is.
+ */
+function genericCall(node: Node): { name: string; receiver?: Node; arg: Node } | undefined {
+  const [left, op, right] = node.children;
+  if (op?.type !== '>' || right?.type !== 'parenthesized_expression' || left?.type !== 'binary_expression') return undefined;
+  const [head, lt, typeArg] = left.children;
+  if (lt?.type !== '<' || !head || !typeArg || !/^[A-Z][\w.]*$/.test(typeArg.text.replace(/\s+/g, ''))) return undefined;
+  if (typeArg.type !== 'identifier' && typeArg.type !== 'navigation_expression') return undefined;
+  const arg = right.namedChildren.find((c) => !COMMENTS.has(c.type));
+  if (!arg) return undefined;
+  if (head.type === 'identifier') return { name: ident(head), arg };
+  if (head.type === 'navigation_expression') {
+    const target = calleeOf(head);
+    if (target.receiver && target.name !== 'invoke') return { name: target.name, receiver: target.receiver, arg };
+  }
+  return undefined;
+}
+
+/** The type of a few obvious initializers (`0`, `"x"`, `true`), for a setter's parameter when none is written. */
+function inferredType(node: Node | undefined): TypeRef | undefined {
+  if (!node) return undefined;
+  const e = toExpr(node);
+  if (e.k !== 'literal') return undefined;
+  const map: Record<string, string> = { String: 'String', int: 'Int', long: 'Long', double: 'Double', float: 'Float', boolean: 'Boolean', char: 'Char' };
+  const name = map[e.type];
+  return name ? { name } : undefined;
+}
+
+export function toExpr(node: Node): Expr {
+  switch (node.type) {
+    case 'identifier': {
+      const text = node.text;
+      if (text === 'true' || text === 'false') return { k: 'literal', type: 'boolean' };
+      if (text === 'null') return { k: 'literal', type: 'null' };
+      return { k: 'name', name: ident(node) };
+    }
+    case 'this_expression':
+    case 'super_expression': {
+      const label = node.namedChildren.find((c) => c.type === 'identifier');
+      const e: Expr = node.type === 'this_expression' ? { k: 'this' } : { k: 'super' };
+      if (label) e.qualifier = ident(label);
+      return e;
+    }
+    case 'navigation_expression': {
+      const children = node.children;
+      const op = children.find((c) => c.type === '.' || c.type === '?.' || c.type === '::');
+      const left = children[0];
+      const last = children[children.length - 1];
+      if (op && left && last?.type === 'identifier' && left !== last) {
+        if (op.type === '::') return last.text === 'class' ? { k: 'class_literal', type: { name: stripGenerics(left.text) || '?' } } : other(node);
+        return { k: 'field', of: toExpr(left), name: ident(last) };
+      }
+      return other(node);
+    }
+    case 'call_expression': {
+      const { callee, valueArgs, lambdas } = callParts(node);
+      if (!callee) return other(node);
+      const argCount = (valueArgs?.namedChildren.filter((a) => a.type === 'value_argument').length ?? 0) + lambdas.length;
+      const target = calleeOf(callee);
+      const e: Expr = { k: 'call', name: target.name, argCount };
+      if (target.receiver) e.of = toExpr(target.receiver);
+      return e;
+    }
+    case 'string_literal':
+    case 'multiline_string_literal':
+      return { k: 'literal', type: 'String' };
+    case 'number_literal':
+      return { k: 'literal', type: /[lL]$/.test(node.text) ? 'long' : 'int' };
+    case 'float_literal':
+      return { k: 'literal', type: /[fF]$/.test(node.text) ? 'float' : 'double' };
+    case 'character_literal':
+      return { k: 'literal', type: 'char' };
+    case 'as_expression': {
+      const type = node.namedChildren.find((c, i) => i > 0 && TYPE_NODES.has(c.type));
+      const ref = typeRef(type);
+      return { k: 'cast', type: node.children.some((c) => c.type === 'as?') ? { ...ref, nullable: true } : ref };
+    }
+    case 'parenthesized_expression':
+    case 'annotated_expression': {
+      const inner = node.namedChildren.filter((c) => c.type !== 'annotation' && !COMMENTS.has(c.type));
+      return inner.length === 1 ? toExpr(inner[0]!) : other(node);
+    }
+    case 'unary_expression': {
+      // `x!!` has x's type.
+      const operand = node.namedChildren[0];
+      if (operand && node.children.some((c) => c.type === '!!')) return toExpr(operand);
+      return other(node);
+    }
+    case 'object_literal': {
+      const specifiers = node.namedChildren.find((c) => c.type === 'delegation_specifiers');
+      const first = readSupertypes(specifiers, 'class').supertypes[0];
+      return { k: 'new', type: first ? first.type : { name: 'Any' } };
+    }
+    case 'binary_expression': {
+      const generic = genericCall(node);
+      if (generic) {
+        const e: Expr = { k: 'call', name: generic.name, argCount: 1 };
+        if (generic.receiver) e.of = toExpr(generic.receiver);
+        return e;
+      }
+      return other(node);
+    }
+    default:
+      return other(node);
+  }
+}
+
+function other(node: Node): Expr {
+  return { k: 'other', text: cut(node.text) };
+}

@@ -1,0 +1,111 @@
+/**
+ * The code graph through the two real surfaces: `sextant index` + `sextant call` (child processes), and the
+ * official MCP SDK client over stdio. Same fixture and expectations as code-estate.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { callTool, connectStdio, indexInto, jsonOf, killAll, runCli, tempDir, type Connection } from './helpers/e2e.js';
+import { ESTATE, IMPACT_CASES, impactSets } from './helpers/estate.js';
+
+const O = 'com.acme.orders.';
+let storeDir: string;
+
+before(async () => {
+  storeDir = await tempDir('sextant-code-e2e-');
+  const r = await indexInto(ESTATE, storeDir);
+  assert.match(r.stdout, /estate: \d+ nodes, \d+ edges/);
+  assert.match(r.stderr, /BrokenOrderImporter\.java/, 'the file with syntax errors is reported');
+});
+after(killAll);
+
+async function cli(tool: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+  const r = await runCli(['call', tool, JSON.stringify(args), '--store', storeDir]);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  return jsonOf(r);
+}
+
+async function idOf(qn: string): Promise<string> {
+  const r = await cli('resolve', { identifier: qn, kind: 'symbol' });
+  assert.equal(r.status, 'one', JSON.stringify(r));
+  return r.node.id;
+}
+
+describe('code graph through sextant call', () => {
+  test('callers of an interface method, through injected interfaces and chained calls', async () => {
+    const r = await cli('neighbors', { ids: [await idOf(`${O}api.PaymentHandler#handle(OrderDto)`)], direction: 'in', edge_types: ['CALLS'] });
+    assert.deepEqual(r.edges.map((e: any) => e.other.qualified_name).sort(), [`${O}api.PaymentHandler#handle(OrderDto,int)`, `${O}service.OrderService#place(CreateOrderRequest,String)`]);
+    const place = r.edges.find((e: any) => e.other.qualified_name.includes('place'));
+    assert.equal(place.attrs.strategy, 'chained');
+    assert.equal(place.attrs.line, 49);
+  });
+
+  test('implementations, overrides and roles', async () => {
+    const impls = await cli('neighbors', { ids: await idOf(`${O}api.PaymentHandler`), direction: 'in', edge_types: 'IMPLEMENTS' });
+    assert.deepEqual(impls.edges.map((e: any) => e.other.name).sort(), ['CardPaymentHandler', 'InvoicePaymentHandler', 'PaymentRouter$1', 'PaypalPaymentHandler']);
+    const over = await cli('neighbors', { ids: await idOf(`${O}pricing.SeasonalPricer#price(OrderDto)`), direction: 'out', edge_types: ['OVERRIDES'] });
+    assert.deepEqual(over.edges.map((e: any) => e.other.qualified_name), [`${O}pricing.DiscountPricer#price(OrderDto)`]);
+    const repos = await cli('find', { kind: 'symbol', filter: { role: 'REPOSITORY' } });
+    assert.deepEqual(repos.results.map((n: any) => n.name).sort(), ['InMemoryInvoiceStore', 'OrderRepository', 'StockItemRepository']);
+  });
+
+  test('impact, grouped by service and depth', async () => {
+    const [seed, expected] = IMPACT_CASES[1]!;
+    const r = await cli('impact', { ids: [await idOf(seed)], depth: 5 });
+    assert.deepEqual(impactSets(r), expected);
+  });
+
+  test('a bad edge type is a usage-level tool error with exit 1', async () => {
+    const r = await runCli(['call', 'impact', JSON.stringify({ ids: ['x'], edge_types: ['CALS'] }), '--store', storeDir]);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout + r.stderr, /CALLS/);
+  });
+});
+
+describe('code graph through the MCP client (stdio)', () => {
+  let conn: Connection;
+  before(async () => {
+    conn = await connectStdio(storeDir);
+  });
+  after(async () => conn?.close());
+
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const a = await callTool(conn.client, name, args);
+    assert.equal(a.isError, false, JSON.stringify(a.body));
+    return a.body;
+  };
+  const id = async (qn: string) => (await call('resolve', { identifier: qn })).node.id as string;
+
+  test('injections: declared types and the beans they resolve to', async () => {
+    const r = await call('neighbors', { ids: [await id(`${O}payment.PaymentRouter`)], direction: 'out', edge_types: ['INJECTS'] });
+    assert.deepEqual(
+      r.edges.map((e: any) => `${e.other.name} ${e.attrs.mechanism} ${e.attrs.member} ${e.attrs.strategy}`).sort(),
+      [
+        'CardPaymentHandler constructor cardHandler qualifier',
+        'CardPaymentHandler constructor handlers collection',
+        'InvoicePaymentHandler constructor handlers collection',
+        'PaymentHandler constructor cardHandler declared_type',
+        'PaymentHandler constructor handlers declared_type',
+        'PaymentHandler field defaultHandler declared_type',
+        'PaypalPaymentHandler constructor handlers collection',
+        'PaypalPaymentHandler field defaultHandler primary',
+      ],
+    );
+  });
+
+  test('callers across a Java → Kotlin boundary and an unresolved call site', async () => {
+    const r = await call('neighbors', { ids: [await id('com.acme.billing.core.BillingUtilsKt#totalWithTax(Invoice)')], direction: 'in', edge_types: ['CALLS'] });
+    assert.deepEqual(r.edges.map((e: any) => e.other.qualified_name).sort(), ['com.acme.billing.core.InvoiceService#issue(String,List)', 'com.acme.billing.web.LegacyInvoiceExporter#export(Invoice)']);
+    const out = await call('neighbors', { ids: [await id(`${O}service.OrderService#cancel(Long)`)], direction: 'out', edge_types: ['CALLS'], filter: { name: 'ifPresent' } });
+    assert.equal(out.edges.length, 1);
+    assert.equal(out.edges[0].other.kind, 'unresolved_call');
+    assert.equal(out.edges[0].attrs.strategy, 'unresolved');
+    const described = await call('describe', { id: await id(`${O}service.OrderService#cancel(Long)`) });
+    assert.equal(described.node.edges.CALLS.out, 3);
+  });
+
+  test('impact over MCP', async () => {
+    const [seed, expected] = IMPACT_CASES[0]!;
+    const r = await call('impact', { ids: [await id(seed)], depth: 5 });
+    assert.deepEqual(impactSets(r), expected);
+  });
+});
