@@ -444,7 +444,7 @@ describe('missing required', () => {
         ['missing_required', 5, '`sources[2]` is empty'],
       ],
     );
-    assert.match(err.issues[1]!.message, /Add `kind: graphql` \(known kinds: `graphql`\)\./);
+    assert.match(err.issues[1]!.message, /Add `kind:` with one of the known kinds: `code`, `graphql` /);
   });
 
   test('a blank name counts as missing', () => {
@@ -504,10 +504,10 @@ describe('sources', () => {
   test('unknown kind: did-you-mean and the known kinds', () => {
     const near = only(fails(lines('sources:', '  - name: a', '    kind: GraphQl', '    schema: a.graphql')));
     assert.deepEqual([near.code, near.line, near.column], ['unknown_kind', 3, 11]);
-    assert.match(near.message, /unknown source kind `GraphQl` in source `a`\. Did you mean `graphql`\? Known kinds: `graphql`\./);
+    assert.match(near.message, /unknown source kind `GraphQl` in source `a`\. Did you mean `graphql`\? Known kinds: `code`, `graphql`\./);
     const far = only(fails(lines('sources:', '  - name: a', '    kind: kafka', '    schema: a.graphql')));
     assert.doesNotMatch(far.message, /Did you mean/);
-    assert.match(far.message, /Known kinds: `graphql`\./);
+    assert.match(far.message, /Known kinds: `code`, `graphql`\./);
   });
 
   test('headers and timeout_ms apply only to endpoint', () => {
@@ -769,5 +769,53 @@ describe('files', () => {
       assert.match(err.message, /^sextant\.yaml:1:10: `sources` is an empty list\./);
       return true;
     });
+  });
+});
+
+describe('code sources', () => {
+  test('path, include_tests, exclude and overrides are read; path defaults to the config directory', () => {
+    const config = parseWorkspaceConfig(
+      lines(
+        'sources:',
+        '  - name: estate',
+        '    kind: code',
+        '    path: services',
+        '    include_tests: true',
+        '    exclude: [legacy/]',
+        '    roles:',
+        '      annotations: {DomainService: service}',
+        '      types: {com.acme.Foo: CONFIG}',
+        '    capabilities:',
+        '      annotations: {Outbox: [MESSAGE_PRODUCER]}',
+        '  - name: other',
+        '    kind: code',
+      ),
+      { path: '/repo/sextant.yaml', env: {} },
+    );
+    assert.deepEqual(config.sources[0], {
+      kind: 'code',
+      name: 'estate',
+      path: '/repo/services',
+      include_tests: true,
+      exclude: ['legacy/'],
+      roles: { annotations: { DomainService: 'SERVICE' }, types: { 'com.acme.Foo': 'CONFIG' } },
+      capabilities: { annotations: { Outbox: ['MESSAGE_PRODUCER'] }, types: {} },
+    });
+    assert.equal((config.sources[1] as { path: string }).path, '/repo');
+  });
+
+  test('bad values teach: a misspelt role, a non-boolean, an unknown override group, a graphql-only key', () => {
+    let err: unknown;
+    try {
+      parseWorkspaceConfig(lines('sources:', '  - name: estate', '    kind: code', '    include_tests: maybe', '    roles:', '      annotations: {DomainService: SERVCE}', '      fqns: {}', '    headers: {A: b}'), { path: '/repo/sextant.yaml', env: {} });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof ConfigError);
+    const messages = (err as ConfigError).issues.map((i) => i.message).join('\n');
+    assert.match(messages, /`include_tests` in source `estate` must be true or false, got `maybe`/);
+    assert.match(messages, /`SERVCE`, which is not one of .*Did you mean `SERVICE`\?/);
+    assert.match(messages, /fqns/);
+    assert.match(messages, /headers/);
   });
 });

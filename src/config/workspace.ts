@@ -166,7 +166,7 @@ export const SOURCE_KINDS = {
 } as const satisfies Record<SourceConfig['kind'], KindSpec>;
 
 type KindName = keyof typeof SOURCE_KINDS;
-const KIND_NAMES = Object.keys(SOURCE_KINDS) as KindName[];
+const KIND_NAMES = (Object.keys(SOURCE_KINDS) as KindName[]).sort();
 
 function kindSpec(kind: string): KindSpec | undefined {
   return Object.hasOwn(SOURCE_KINDS, kind) ? SOURCE_KINDS[kind as KindName] : undefined;
@@ -385,7 +385,7 @@ function readSource(
   const kind = r.string(kindEntry, `\`kind\` in ${place}`, 'a source kind');
   let spec: KindSpec | undefined;
   if (kind === undefined) {
-    const fix = `Add \`kind: ${KIND_NAMES[0]}\` (known kinds: ${KIND_NAMES.map(code).join(', ')}).`;
+    const fix = `Add \`kind:\` with one of the known kinds: ${KIND_NAMES.map(code).join(', ')} (\`code\` for a Java/Kotlin tree, \`graphql\` for a schema or endpoint).`;
     r.report('missing_required', [node], `${place} has no \`kind\``, fix);
   } else if (typeof kind === 'string') {
     spec = kindSpec(kind);

@@ -78,6 +78,8 @@ export interface NameSuggestion {
 }
 
 export interface SourceInfo {
+  /** How the last write went: only what changed (`patch`), or everything (`full`). Not stored. */
+  written?: 'full' | 'patch';
   name: string;
   kind: string;
   /** Where it was read from: a path or URL, with secrets left out. */
@@ -93,6 +95,11 @@ export interface SourceWrite {
   source: Omit<SourceInfo, 'nodes' | 'edges'>;
   nodes: readonly NodeRecord[];
   edges: readonly EdgeRecord[];
+  /**
+   * The store may apply only what changed since the source's last write (nodes grouped by file, each group
+   * compared by content hash). The result is the same as a full write: same nodes, edges and answer order.
+   */
+  incremental?: boolean;
 }
 
 export interface IndexMeta {

@@ -62,6 +62,7 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
       source: { name: cfg.name, kind: cfg.kind, origin: built.origin, built_at: new Date().toISOString(), content_hash: built.content_hash },
       nodes: built.nodes,
       edges: built.edges,
+      incremental: true,
     });
     timings.set(cfg.name, { seconds: round((performance.now() - t0) / 1000), warnings: built.warnings, ...(built.details ? { details: built.details } : {}) });
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EdgeAttrDef, EdgeTypeDef, FilterOp, NodeKindDef, OntologyModule, PropertyDef, PropertyType } from './types.js';
 
 /** Bumped whenever the on-disk layout changes independently of the ontology declarations. */
-export const STORE_FORMAT = 1;
+export const STORE_FORMAT = 2;
 
 /** Properties every node has. `location` ones apply only to kinds that list them. */
 export const CORE_PROPERTIES: readonly PropertyDef[] = [

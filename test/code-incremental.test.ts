@@ -1,0 +1,96 @@
+/**
+ * Incremental re-indexing gives exactly what a full build gives: after each step of a scripted sequence of
+ * edits, the incrementally updated index (facts cache + store patch) and a fresh full index of the same tree
+ * hold the same nodes, the same edges and the same node order (which is the order answers are given in).
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { sextantOntology } from '../src/graph/ontology/index.js';
+import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
+import { ESTATE, estateSource } from './helpers/estate.js';
+
+const ontology = sextantOntology();
+let root: string;
+let work: string;
+const incrementalStore = () => join(work, 'incremental');
+
+async function index(storeDir: string, cacheDir?: string): Promise<BuildReport> {
+  const store = SqliteStore.open(ontology, storeDir, { mode: 'write' });
+  try {
+    return await buildWorkspace(store, ontology, { dir: root, sources: [estateSource(root)] }, {}, process.env, cacheDir ? { cacheDir } : {});
+  } finally {
+    await store.close();
+  }
+}
+
+/** Everything the index holds, in rid order (nodes) and a stable order (edges), without the rids themselves. */
+function dump(storeDir: string): { nodes: string[]; edges: string[] } {
+  const db = new Database(join(storeDir, 'index.db'), { readonly: true });
+  try {
+    const nodes = (db.prepare('SELECT id, kind, name, qualified_name, source, service, module, file, line, props FROM nodes ORDER BY rid').all() as Record<string, unknown>[]).map((r) => JSON.stringify(r));
+    const edges = (db.prepare('SELECT s.id AS src, e.type, d.id AS dst, e.key, e.confidence, e.attrs FROM edges e JOIN nodes s ON s.rid = e.src JOIN nodes d ON d.rid = e.dst ORDER BY src, e.type, dst, e.key').all() as Record<string, unknown>[]).map((r) => JSON.stringify(r));
+    return { nodes, edges };
+  } finally {
+    db.close();
+  }
+}
+
+const P = 'orders/orders-app/src/main/java/com/acme/orders/';
+const edit = (rel: string, f: (text: string) => string) => writeFileSync(join(root, rel), f(readFileSync(join(root, rel), 'utf8')));
+
+const STEPS: [string, () => void][] = [
+  ['nothing changed', () => {}],
+  ['a method and a call added to one file', () => edit(`${P}service/OrderBatch.java`, (t) => t.replace(/\n}\s*$/, '\n    public int twice() {\n        return size() + size();\n    }\n}\n'))],
+  [
+    'a new file: another PaymentHandler implementation (new nodes between existing ones; callers elsewhere unchanged)',
+    () =>
+      writeFileSync(
+        join(root, `${P}payment/CashPaymentHandler.java`),
+        'package com.acme.orders.payment;\n\nimport com.acme.orders.api.OrderDto;\nimport com.acme.orders.api.PaymentHandler;\nimport com.acme.orders.api.PaymentResult;\nimport org.springframework.stereotype.Component;\n\n@Component("cash")\npublic class CashPaymentHandler implements PaymentHandler {\n    public boolean supports(String method) { return "cash".equals(method); }\n    public PaymentResult handle(OrderDto order) { return PaymentResult.declined("no cash"); }\n}\n',
+      ),
+  ],
+  ['a method removed that others call (their edges change too)', () => edit(`${P}service/OrderBatch.java`, (t) => t.replace(/\n    public int size\(\) \{[\s\S]*?\n    \}\n/, '\n'))],
+  ['a file deleted', () => unlinkSync(join(root, `${P}jobs/OrderCleanupJob.java`))],
+  ['a file moved to another package', () => renameSync(join(root, `${P}payment/CashPaymentHandler.java`), join(root, `${P}service/CashPaymentHandler.java`))],
+  ['a Kotlin file edited', () => edit('billing/billing-core/src/main/kotlin/com/acme/billing/core/BillingUtils.kt', (t) => `${t}\nfun halve(amount: java.math.BigDecimal): java.math.BigDecimal = amount.divide(java.math.BigDecimal(2))\n`)],
+  ['the service name changed in application.yml', () => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('order-service', 'ordering'))],
+];
+
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'sextant-incremental-'));
+  root = join(work, 'estate');
+  cpSync(ESTATE, root, { recursive: true });
+});
+after(() => rmSync(work, { recursive: true, force: true }));
+
+describe('incremental re-index equals a full build', () => {
+  test('the first build is full and parses every file', async () => {
+    const r = await index(incrementalStore(), join(work, 'cache'));
+    assert.equal(r.sources[0]!.written, 'full');
+    assert.equal((r.sources[0]!.details as { parsed: number }).parsed, 53);
+  });
+
+  for (const [i, [what, apply]] of STEPS.entries()) {
+    test(`step ${i + 1}: ${what}`, async () => {
+      apply();
+      const inc = await index(incrementalStore(), join(work, 'cache'));
+      const fullDir = join(work, `full-${i}`);
+      await index(fullDir);
+      const a = dump(incrementalStore());
+      const b = dump(fullDir);
+      assert.equal(a.nodes.length, b.nodes.length, 'node count');
+      assert.deepEqual(a.nodes, b.nodes, 'nodes and their order');
+      assert.deepEqual(a.edges, b.edges, 'edges');
+      const details = inc.sources[0]!.details as { parsed: number };
+      if (what === 'nothing changed') assert.equal(details.parsed, 0);
+      else if (!what.includes('application.yml') && !what.includes('deleted')) assert.equal(details.parsed, 1, 'only the changed file is parsed again');
+      if (!what.includes('application.yml')) assert.equal(inc.sources[0]!.written, 'patch', 'applied as a patch');
+      rmSync(fullDir, { recursive: true, force: true });
+    });
+  }
+});
