@@ -4,7 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { callTool, connectStdio, indexInto, jsonOf, killAll, runCli, tempDir, type Connection } from './helpers/e2e.js';
+import { spawn } from 'node:child_process';
+import { cpSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, callTool, childEnv, connectStdio, indexInto, jsonOf, killAll, runCli, tempDir, type Connection } from './helpers/e2e.js';
 import { ESTATE, IMPACT_CASES, impactSets } from './helpers/estate.js';
 
 const O = 'com.acme.orders.';
@@ -109,3 +112,45 @@ describe('code graph through the MCP client (stdio)', () => {
     assert.deepEqual(impactSets(r), expected);
   });
 });
+
+describe('index --watch', () => {
+  test('keeps the index fresh while files change, and every answer says how fresh it is', async () => {
+    const work = await tempDir('sextant-watch-');
+    const root = join(work, 'estate');
+    cpSync(ESTATE, root, { recursive: true });
+    const store = join(work, 'store');
+    const child = spawn(process.execPath, [BIN, 'index', root, '--store', store, '--watch'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const waitFor = async (what: () => boolean | Promise<boolean>, label: string, ms = 30000) => {
+      const until = Date.now() + ms;
+      while (!(await what())) {
+        if (Date.now() > until) assert.fail(`timed out waiting for ${label}; stderr:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    try {
+      await waitFor(() => stderr.includes('watching for changes'), 'the watcher');
+      const before = jsonOf(await runCli(['call', 'resolve', JSON.stringify({ identifier: `${O}payment.CashPaymentHandler` }), '--store', store]));
+      assert.equal(before.status, 'none');
+      assert.equal(typeof before.index.updated_at, 'string');
+      assert.equal(typeof before.index.age_seconds, 'number');
+      writeFileSync(
+        join(root, 'orders/orders-app/src/main/java/com/acme/orders/payment/CashPaymentHandler.java'),
+        'package com.acme.orders.payment;\n\nimport com.acme.orders.api.OrderDto;\nimport com.acme.orders.api.PaymentHandler;\nimport com.acme.orders.api.PaymentResult;\n\n@org.springframework.stereotype.Component\npublic class CashPaymentHandler implements PaymentHandler {\n    public boolean supports(String m) { return false; }\n    public PaymentResult handle(OrderDto o) { return PaymentResult.declined("cash"); }\n}\n',
+      );
+      await waitFor(async () => jsonOf(await runCli(['call', 'resolve', JSON.stringify({ identifier: `${O}payment.CashPaymentHandler` }), '--store', store])).status === 'one', 'the new class');
+      assert.match(stderr, /index updated in \d+ ms/);
+      const impls = jsonOf(await runCli(['call', 'neighbors', JSON.stringify({ ids: [(await idOfIn(store, `${O}api.PaymentHandler`))], direction: 'in', edge_types: ['IMPLEMENTS'] }), '--store', store]));
+      assert.equal(impls.edges.length, 5);
+    } finally {
+      child.kill('SIGINT');
+      await new Promise((r) => child.once('close', r));
+    }
+  });
+});
+
+async function idOfIn(store: string, qn: string): Promise<string> {
+  const r = jsonOf(await runCli(['call', 'resolve', JSON.stringify({ identifier: qn }), '--store', store]));
+  return r.node.id;
+}

@@ -123,6 +123,10 @@ export interface Store {
   /** Where the index lives (directory or connection), for messages. */
   readonly location: string;
   meta(): Promise<IndexMeta>;
+  /** When the index was last written, and since when a watcher has seen changes it has not written yet. Cheap. */
+  freshness(): Promise<{ updated_at: string; pending_since?: string }>;
+  /** Records (or, with null, clears) that source files changed and a write is coming. Write mode only. */
+  markPending?(since: string | null): Promise<void>;
 
   /**
    * Replaces what each of these sources contributed and removes the `remove`d ones, in one transaction:

@@ -47,10 +47,18 @@ export async function runTool(ctx: ToolContext, name: string, rawArgs: unknown):
     }
     const args = asObject(rawArgs, 'arguments') ?? {};
     checkArguments(tool, ctx.ontology, args);
-    return (await tool.run(ctx, args)) as ToolResult;
+    const result = await tool.run(ctx, args);
+    return { ...result, index: await freshnessOf(ctx) } as unknown as ToolResult;
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, error: err.body };
     const message = err instanceof Error ? err.message : String(err);
     return { ok: false, error: { code: 'internal', message: `Internal error in ${name}: ${message}. This is a Sextant bug; the index is unchanged.` } };
   }
+}
+
+/** How fresh the answer is: when the index was written, how long ago, and whether changes are waiting. */
+async function freshnessOf(ctx: ToolContext): Promise<Record<string, unknown>> {
+  const f = await ctx.store.freshness();
+  const age = f.updated_at ? Math.max(0, Math.round((Date.now() - Date.parse(f.updated_at)) / 1000)) : null;
+  return { updated_at: f.updated_at, age_seconds: age, ...(f.pending_since ? { changes_pending_since: f.pending_since } : {}) };
 }

@@ -175,6 +175,18 @@ export class SqliteStore implements Store {
     this.pendingReset = false;
   }
 
+  async freshness(): Promise<{ updated_at: string; pending_since?: string }> {
+    if (this.pendingReset) return { updated_at: '' };
+    const pending = this.metaValue('pending_since');
+    return { updated_at: this.metaValue('updated_at') ?? '', ...(pending ? { pending_since: pending } : {}) };
+  }
+
+  async markPending(since: string | null): Promise<void> {
+    if (this.pendingReset) return;
+    if (since) this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('pending_since', since);
+    else this.stmt('DELETE FROM meta WHERE key = ?').run('pending_since');
+  }
+
   private metaValue(key: string): string | undefined {
     try {
       const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
@@ -291,6 +303,7 @@ export class SqliteStore implements Store {
       this.stmtCache.clear();
       const put = this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)');
       put.run('updated_at', new Date().toISOString());
+      this.stmt('DELETE FROM meta WHERE key = ?').run('pending_since');
       if (this.root) put.run('root', this.root);
     })();
     return infos;

@@ -5,9 +5,11 @@ import cliProgress from 'cli-progress';
 import { ConfigError } from '../../config/workspace.js';
 import { BuildError, buildWorkspace } from '../../indexer/build.js';
 import { defaultStoreDir, resolveTarget, TargetError } from '../../indexer/target.js';
+import { watchWorkspace } from '../../indexer/watch.js';
+import type { WorkspaceConfig } from '../../config/types.js';
 import { sextantOntology } from '../../graph/ontology/index.js';
 import { locateStore, openStore } from '../../graph/open.js';
-import { StoreError } from '../../graph/store.js';
+import { StoreError, type Store } from '../../graph/store.js';
 import { toolByName, TOOLS } from '../../query/index.js';
 import { serveHttp, serveStdio, StoreHandle } from '../mcp/server.js';
 import { VERSION } from '../../version.js';
@@ -48,7 +50,7 @@ function parseJsonArgs(text: string | undefined): unknown {
   }
 }
 
-async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean }, io: Io): Promise<number> {
+async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean; watch?: boolean }, io: Io): Promise<number> {
   const { config, root } = await resolveTarget(target);
   const storeDir = opts.store ?? process.env.SEXTANT_STORE ?? config.store ?? defaultStoreDir(root);
   const ontology = sextantOntology();
@@ -86,11 +88,39 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
       for (const r of report.removed) io.out(`${r}: removed (no longer configured)`);
       io.out(`index: ${storeDir} (${meta.counts.nodes} nodes, ${meta.counts.edges} edges)`);
     }
+    if (opts.watch) await watchAndUpdate(target, config, storeDir, store, cacheDir, io);
     return EXIT_OK;
   } finally {
     bar?.stop();
     await store.close();
   }
+}
+
+/** `index --watch`: keeps the index fresh until interrupted; each update is one transaction readers never see half of. */
+async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: string, store: Store, cacheDir: string, io: Io): Promise<void> {
+  let config = first;
+  const watcher = watchWorkspace(
+    config,
+    storeDir,
+    async () => {
+      config = (await resolveTarget(target)).config;
+      const report = await buildWorkspace(store, sextantOntology(), config, { warning: (name, w) => io.err(`warning [${name}]: ${w}`) }, process.env, { cacheDir });
+      for (const s of report.sources) io.err(`${new Date().toISOString()} ${s.name}: ${s.written === 'patch' ? 'updated' : 'rewritten'} (${s.nodes} nodes, ${s.edges} edges)`);
+    },
+    async (since) => store.markPending?.(since),
+    {
+      changed: (paths) => io.err(`${paths.length} file${paths.length === 1 ? '' : 's'} changed; updating the index`),
+      rebuilt: (ms) => io.err(`index updated in ${ms} ms`),
+      failed: (err) => io.err(`update failed (the index is unchanged): ${err instanceof Error ? err.message : String(err)}`),
+    },
+  );
+  await watcher.ready;
+  io.err('watching for changes (Ctrl+C to stop)');
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await watcher.close();
 }
 
 async function runStatus(opts: { store?: string; json?: boolean }, io: Io): Promise<number> {
@@ -133,6 +163,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(new Option('--store <dir>', 'index directory (default: SEXTANT_STORE, the config\'s store, else .sextant/ in the indexed root)'))
     .option('--rebuild', 'delete the existing index first')
     .option('--json', 'print the build report as JSON')
+    .option('--watch', 'after indexing, keep the index up to date as files change (Ctrl+C to stop)')
     .action(async (target: string, opts) => setCode(await runIndex(target, opts, io)));
 
   program
