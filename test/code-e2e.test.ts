@@ -51,9 +51,9 @@ describe('code graph through sextant call', () => {
     assert.deepEqual(repos.results.map((n: any) => n.name).sort(), ['InMemoryInvoiceStore', 'OrderRepository', 'StockItemRepository']);
   });
 
-  test('impact, grouped by service and depth', async () => {
+  test('impact, grouped by service and depth (an exact qualified name stands for the id)', async () => {
     const [seed, expected] = IMPACT_CASES[1]!;
-    const r = await cli('impact', { ids: [await idOf(seed)], depth: 5 });
+    const r = await cli('impact', { ids: [seed], depth: 5 });
     assert.deepEqual(impactSets(r), expected);
   });
 

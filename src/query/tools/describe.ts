@@ -1,8 +1,8 @@
-import { looksLikeNodeId } from '../../graph/ids.js';
 import type { NodeRecord } from '../../graph/types.js';
 import { toRef } from '../../graph/types.js';
 import { asString, asStringList } from '../coerce.js';
 import { fail } from '../errors.js';
+import { toId } from '../node-ids.js';
 import { limitHints, type Hint } from '../hints.js';
 import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 
@@ -27,7 +27,7 @@ export const describeTool: ToolDef = {
     if (single === undefined && many === undefined) fail({ code: 'missing_argument', argument: 'id', message: 'describe needs `id` (one node) or `ids` (several). Find ids with `search`, `find` or `resolve`.' });
     if (many && many.length > MAX_IDS) fail({ code: 'out_of_range', argument: 'ids', message: `describe takes at most ${MAX_IDS} ids at once; got ${many.length}. Split the list.` });
     const wanted = many ?? [single!];
-    const ids = await Promise.all(wanted.map((w) => toId(ctx, w, many ? 'ids' : 'id')));
+    const ids = await Promise.all(wanted.map((w) => toId(ctx, 'describe', w, many ? 'ids' : 'id')));
     const nodes = await ctx.store.getNodes(ids);
     const found = new Set(nodes.map((n) => n.id));
     const missing = ids.filter((id) => !found.has(id));
@@ -46,22 +46,6 @@ export const describeTool: ToolDef = {
     return { ok: true, nodes: records, ...(missing.length ? { missing } : {}), hints };
   },
 };
-
-/** An id as given, or the id of the one node with this exact qualified name (DESIGN.md §2). */
-async function toId(ctx: ToolContext, given: string, argument: string): Promise<string> {
-  if (looksLikeNodeId(given) && ctx.ontology.kindOfId(given)) return given;
-  const byName = await ctx.store.nodesByName('qualified_name', given, { caseInsensitive: false, limit: 3 });
-  if (byName.length === 1) return byName[0]!.id;
-  fail({
-    code: byName.length > 1 ? 'ambiguous' : 'not_found',
-    argument,
-    message:
-      byName.length > 1
-        ? `${JSON.stringify(given)} is the qualified name of several nodes (${byName.map((n) => `${n.kind} in ${n.source}`).join(', ')}); describe needs one. Use \`resolve\` and pass an id.`
-        : `${JSON.stringify(given)} is neither a node id nor an exact qualified name. Use \`resolve\` to look it up.`,
-    hints: [{ tool: 'resolve', args: { identifier: given }, reason: 'find the matching node ids' }],
-  });
-}
 
 function record(node: NodeRecord, edges: Record<string, { in: number; out: number }>): Record<string, unknown> {
   const ref = toRef(node);

@@ -2,6 +2,7 @@ import type { NodeRecord } from '../../graph/types.js';
 import { asBoolean, asEnum, asInteger, asNumber, asStringList } from '../coerce.js';
 import { fail } from '../errors.js';
 import { limitHints, type Hint } from '../hints.js';
+import { toId } from '../node-ids.js';
 import { listEntry } from '../present.js';
 import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 
@@ -27,7 +28,7 @@ export const impactTool: ToolDef = {
       '`min_confidence` drops inferred edges below it (unresolved calls are never followed).',
     ].join('\n'),
   params: () => [
-    { name: 'ids', description: `Node ids of what changes (at most ${MAX_IDS}).`, schema: stringListSchema(), required: true },
+    { name: 'ids', description: `Node ids (or exact qualified names) of what changes (at most ${MAX_IDS}).`, schema: stringListSchema(), required: true },
     { name: 'depth', description: 'How many hops back to walk (default 3, at most 10).', schema: { type: 'integer', minimum: 1, maximum: 10, default: 3 } },
     { name: 'edge_types', description: `Edge types to walk backwards (default: ${IMPACT_EDGE_TYPES.join(', ')}).`, schema: stringListSchema({ type: 'string', enum: [...IMPACT_EDGE_TYPES] }) },
     { name: 'include_members', description: 'Treat a type origin as also its members (default true).', schema: { type: 'boolean', default: true } },
@@ -35,14 +36,15 @@ export const impactTool: ToolDef = {
     { name: 'limit', description: 'Most affected nodes to return (default 200, at most 2000).', schema: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
   ],
   run: async (ctx, args) => {
-    const ids = asStringList(args.ids, 'ids')!;
-    if (ids.length > MAX_IDS) fail({ code: 'out_of_range', argument: 'ids', message: `impact takes at most ${MAX_IDS} ids; got ${ids.length}.` });
+    const given = asStringList(args.ids, 'ids')!;
+    if (given.length > MAX_IDS) fail({ code: 'out_of_range', argument: 'ids', message: `impact takes at most ${MAX_IDS} ids; got ${given.length}.` });
     const depth = asInteger(args.depth, 'depth', { min: 1, max: 10 }) ?? 3;
     const types = [...new Set((asStringList(args.edge_types, 'edge_types') ?? [...IMPACT_EDGE_TYPES]).map((t) => asEnum(t, 'edge_types', IMPACT_EDGE_TYPES, 'edge type')!))].sort();
     const includeMembers = asBoolean(args.include_members, 'include_members') ?? true;
     const minConfidence = asNumber(args.min_confidence, 'min_confidence') ?? 0.5;
     if (minConfidence < 0 || minConfidence > 1) fail({ code: 'out_of_range', argument: 'min_confidence', message: `min_confidence must be between 0 and 1; got ${minConfidence}.` });
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 2000 }) ?? 200;
+    const ids = await Promise.all(given.map((g) => toId(ctx, 'impact', g, 'ids')));
 
     const origins = await ctx.store.getNodes(ids);
     const missing = ids.filter((id) => !origins.some((n) => n.id === id));
