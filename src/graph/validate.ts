@@ -9,6 +9,7 @@ import type { EdgeRecord, NodeRecord } from './types.js';
 export function validateGraph(ontology: Ontology, nodes: readonly NodeRecord[], edges: readonly EdgeRecord[], existingKindOf?: (id: string) => string | undefined): string[] {
   const problems: string[] = [];
   const kindOf = new Map<string, string>();
+  const propsByKind = new Map(ontology.kinds().map((k) => [k.def.name, new Map(k.properties.map((p) => [p.name, p]))]));
   for (const n of nodes) {
     const info = ontology.kind(n.kind);
     if (!info) {
@@ -19,7 +20,7 @@ export function validateGraph(ontology: Ontology, nodes: readonly NodeRecord[], 
     kindOf.set(n.id, n.kind);
     if (ontology.kindOfId(n.id) !== n.kind) problems.push(`node ${n.id}: id prefix does not match kind ${n.kind}`);
     for (const [key, value] of Object.entries(n.props)) {
-      const prop = info.properties.find((p) => p.name === key);
+      const prop = propsByKind.get(n.kind)!.get(key);
       if (!prop) {
         problems.push(`node ${n.kind} ${n.qualified_name}: property ${key} is not declared for kind ${n.kind}`);
         continue;

@@ -42,13 +42,18 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   let parsed = 0;
   let done = 0;
   for (const file of found.files) {
-    const bytes = await readFile(join(root, file.path));
-    const hash = createHash('sha1').update(bytes).digest('hex');
     const cached = cache.get(file.path);
-    if (cached && cached.hash === hash) next.set(file.path, cached);
-    else {
-      next.set(file.path, { hash, facts: await extractFile(file.path, file.language, bytes.toString('utf8')) });
-      parsed++;
+    if (cached && cached.size === file.size && cached.mtimeMs === file.mtimeMs) {
+      next.set(file.path, cached);
+    } else {
+      const bytes = await readFile(join(root, file.path));
+      const hash = createHash('sha1').update(bytes).digest('hex');
+      const stamp = { size: file.size, mtimeMs: file.mtimeMs };
+      if (cached && cached.hash === hash) next.set(file.path, { ...cached, ...stamp });
+      else {
+        next.set(file.path, { hash, ...stamp, facts: await extractFile(file.path, file.language, bytes.toString('utf8')) });
+        parsed++;
+      }
     }
     done++;
     if (done % 200 === 0 || done === found.files.length) ctx.onProgress?.(`parsing ${done}/${found.files.length} files`, done, found.files.length);
@@ -76,7 +81,8 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     locate: (p) => layout.locate(p),
     overrides: cfg as unknown as RoleOverrides,
   });
-  if (cacheFile) await saveFactsCache(cacheFile, next);
+  const removed = [...cache.keys()].filter((p) => !next.has(p)).length;
+  if (cacheFile && (parsed > 0 || removed > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next);
   const warnings = [...found.warnings, ...layout.warnings];
   const broken = facts.filter((f) => f.parseErrors > 0);
   if (broken.length) warnings.push(`${broken.length} file(s) have syntax errors; indexed as far as they parse: ${broken.slice(0, 5).map((f) => `${f.path} (${f.parseErrors})`).join(', ')}${broken.length > 5 ? ', …' : ''}`);
@@ -91,6 +97,6 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     nodes: graph.nodes,
     edges: graph.edges,
     warnings,
-    details: { stats: graph.stats, parsed, reused: next.size - parsed, removed: [...cache.keys()].filter((p) => !next.has(p)).length, lines: facts.reduce((n, f) => n + f.lines, 0) },
+    details: { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0) },
   };
 }
