@@ -1,19 +1,23 @@
 /**
  * `npm run bench`: indexing throughput and query latency, printed as one JSON document on stdout (progress on
- * stderr). Two workloads:
+ * stderr). Three workloads:
  *   - github: GitHub's public GraphQL schema with the real ontology (a real, mid-sized data API);
- *   - synthetic: a generated code estate (>200k nodes, >1M edges, Zipf-skewed hubs) with its own ontology module.
+ *   - synthetic: a generated code estate (>200k nodes, >1M edges, Zipf-skewed hubs) with its own ontology module;
+ *   - code_estate: a generated Spring estate on disk through the real Java/Kotlin indexer (code.ts): cold and
+ *     one-file incremental indexing, tool latencies, and the peak RSS of a large cold index in a child process.
  * Latency budgets (p95, synthetic graph) live here, not in tests. The exit code is 0 when over budget (this is a
  * report) and 1 when any tool answered `{ok: false}` (a bug) or the run failed.
  *
- * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github),
- * --only=github|synthetic, --keep (leave the temporary stores on disk for investigation).
+ * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github / 50
+ * code), --only=github|synthetic|code, --keep (leave the temporary stores on disk for investigation). The code
+ * estate's sizes come from SEXTANT_BENCH_CODE_* environment variables (see code.ts).
  */
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteStore } from '../graph/sqlite/store.js';
 import { validateGraph } from '../graph/validate.js';
+import { codeOptions, runCodeEstate, type CodeEstateReport } from './code.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
 import { RssSampler, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolReport } from './util.js';
@@ -26,7 +30,7 @@ const WARMUP = 20;
 
 interface Options {
   calls?: number;
-  only?: 'github' | 'synthetic';
+  only?: 'github' | 'synthetic' | 'code';
   keep: boolean;
 }
 
@@ -36,8 +40,8 @@ function parseArgs(argv: string[]): Options {
     const [key, value] = arg.split('=', 2);
     if (key === '--keep') opts.keep = true;
     else if (key === '--calls' && value && /^\d+$/.test(value)) opts.calls = Math.max(1, Number(value));
-    else if (key === '--only' && (value === 'github' || value === 'synthetic')) opts.only = value;
-    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=github|synthetic, --keep)`);
+    else if (key === '--only' && (value === 'github' || value === 'synthetic' || value === 'code')) opts.only = value;
+    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=github|synthetic|code, --keep)`);
   }
   return opts;
 }
@@ -178,13 +182,13 @@ async function main(): Promise<void> {
     },
   };
   let errors = 0;
-  if (opts.only !== 'synthetic') {
+  if (opts.only === undefined || opts.only === 'github') {
     const github: GithubReport = await runGithub({ calls: opts.calls ?? 200, warmup: WARMUP, keep: opts.keep });
     out.github = github;
     errors += github.errors;
     gc();
   }
-  if (opts.only !== 'github') {
+  if (opts.only === undefined || opts.only === 'synthetic') {
     const synthetic = await runSynthetic({ calls: opts.calls ?? 300, keep: opts.keep }, rss);
     out.synthetic = synthetic;
     errors += synthetic.errors;
@@ -200,6 +204,12 @@ async function main(): Promise<void> {
     }
     within.all = all;
     out.within_budget = within;
+    gc();
+  }
+  if (opts.only === undefined || opts.only === 'code') {
+    const code: CodeEstateReport = await runCodeEstate(codeOptions(process.env, { ...(opts.calls !== undefined ? { calls: opts.calls } : {}), keep: opts.keep }), BUDGETS_P95_MS);
+    out.code_estate = code;
+    errors += code.errors;
   }
   out.errors = errors;
   (out.machine as Record<string, unknown>).load_average_1m_at_end = round(loadavg()[0] ?? 0, 2);
