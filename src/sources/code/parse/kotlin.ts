@@ -1,4 +1,4 @@
-import type { Node, Parser } from 'web-tree-sitter';
+import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
 import { bannerGenerator, countParseErrors, lineOf, stripGenerics } from './common.js';
 
@@ -11,7 +11,19 @@ import { bannerGenerator, countParseErrors, lineOf, stripGenerics } from './comm
 
 const ARG_TEXT_LIMIT = 200;
 const TYPE_NODES = new Set(['user_type', 'nullable_type', 'non_nullable_type', 'parenthesized_type', 'function_type', 'dynamic']);
+const TYPE = Symbol('type');
+
+/** `node.type` crosses into wasm on every read, and the extractor reads it often: it is kept on the node. */
+function ty(node: Node): string {
+  const slot = node as unknown as Record<symbol, string | undefined>;
+  return (slot[TYPE] ??= node.type);
+}
+
 const COMMENTS = new Set(['line_comment', 'block_comment']);
+const LEAVES = new Set([
+  'identifier', 'string_content', 'escape_sequence', 'number_literal', 'float_literal', 'character_literal', 'label', 'line_comment', 'block_comment',
+  'this_expression', 'super_expression', 'type_arguments', 'type_test', 'modifiers', 'annotation', ...TYPE_NODES,
+]);
 /** Property modifiers that carry over to the accessors Java sees. */
 const ACCESSOR_MODIFIERS = new Set(['override', 'open', 'abstract', 'final', 'inline', 'external', 'expect', 'actual']);
 const ARRAY_OF = /^(array|intArray|longArray|shortArray|byteArray|charArray|booleanArray|floatArray|doubleArray)Of$/;
@@ -29,19 +41,27 @@ export function extractKotlin(path: string, text: string, parser: Parser): FileF
   };
   const banner = bannerGenerator(text);
   if (banner) facts.generatedBanner = banner;
-  let tree: ReturnType<Parser['parse']>;
-  try {
-    tree = parser.parse(text);
-  } catch {
-    tree = null;
-  }
+  let tree = parse(parser, text);
   if (!tree) return { ...facts, parseErrors: 1 };
+  let misread = new Map<number, AnnotationFacts[]>();
+  try {
+    const fixed = reparseMisreadAnnotations(parser, text, tree);
+    if (fixed) {
+      tree.delete();
+      tree = fixed.tree;
+      misread = fixed.annotations;
+    }
+  } catch {
+    // Keep the first reading.
+  }
   try {
     const root = tree.rootNode;
     facts.parseErrors = countParseErrors(root);
-    const extractor = new KotlinExtractor(facts, path);
+    const extractor = new KotlinExtractor(facts, path, misread);
     try {
-      for (const child of root.namedChildren) extractor.topLevel(child);
+      // When recovery fails badly the root itself is the ERROR node.
+      if (ty(root) === 'ERROR') extractor.recover(root, undefined);
+      else for (const child of root.namedChildren) extractor.topLevel(child);
     } catch {
       // A shape this extractor did not foresee: keep what was extracted before it.
     }
@@ -52,16 +72,137 @@ export function extractKotlin(path: string, text: string, parser: Parser): FileF
   }
 }
 
+function parse(parser: Parser, text: string): Tree | null {
+  try {
+    // The grammar's scanner loops forever on an annotation that runs into the end of the file (`val x = 1\n@A`):
+    // it skips to the next whitespace, which never comes. A final newline always ends that skip.
+    return parser.parse(text.endsWith('\n') ? text : `${text}\n`);
+  } catch {
+    return null;
+  }
+}
+
+const DECLARATION_START =
+  /^(?:(?:public|private|internal|protected|open|abstract|final|sealed|data|enum|annotation|inner|value|inline|expect|actual|external|const|lateinit|override|suspend|tailrec|operator|infix|companion|fun)\s+)*(?:class|interface|object|fun|val|var|typealias)\b/;
+
+/**
+ * At the top level the grammar sometimes reads `@A @B("x")\nannotation class X` (or `enum class`, or even a plain
+ * class, depending on what follows in the file) as an annotated expression, losing the declaration or its
+ * annotations. Such a file is parsed again with those annotations blanked out (same length, same lines), and the
+ * annotations, read from a snippet of their own, are handed to the declaration they precede (keyed by its offset).
+ */
+function reparseMisreadAnnotations(parser: Parser, text: string, tree: Tree): { tree: Tree; annotations: Map<number, AnnotationFacts[]> } | undefined {
+  const root = tree.rootNode;
+  if (ty(root) === 'ERROR') return undefined;
+  const found: { spans: [number, number][]; declaration: number }[] = [];
+  for (const node of root.namedChildren) {
+    if (ty(node) !== 'annotated_expression') continue;
+    const spans = annotationSpans(text, node.startIndex);
+    if (spans.length === 0) continue;
+    const declaration = skipBlank(text, spans[spans.length - 1]![1]);
+    if (DECLARATION_START.test(text.slice(declaration, declaration + 200))) found.push({ spans, declaration });
+  }
+  if (found.length === 0) return undefined;
+  let blanked = text;
+  for (const { spans } of found) {
+    for (const [from, to] of spans) blanked = blanked.slice(0, from) + text.slice(from, to).replace(/[^\r\n]/g, ' ') + blanked.slice(to);
+  }
+  const again = parse(parser, blanked);
+  if (!again) return undefined;
+  if (countParseErrors(again.rootNode) > countParseErrors(root)) {
+    again.delete();
+    return undefined;
+  }
+  const annotations = new Map<number, AnnotationFacts[]>();
+  for (const { spans, declaration } of found) {
+    const from = spans[0]![0];
+    const to = spans[spans.length - 1]![1];
+    const line = text.slice(0, from).split('\n').length - 1;
+    const snippet = parse(parser, `${'\n'.repeat(line)}${text.slice(from, to)}\nclass Sextant`);
+    if (!snippet) continue;
+    try {
+      const declared = snippet.rootNode.namedChildren.find((c) => ty(c) === 'class_declaration');
+      const mods = readModifiers(declared?.namedChildren.find((c) => ty(c) === 'modifiers'));
+      if (mods.annotations.length > 0) annotations.set(declaration, mods.annotations);
+    } finally {
+      snippet.delete();
+    }
+  }
+  return { tree: again, annotations };
+}
+
+/** Where the annotations written from `at` on are: `@Name`, `@target:Name`, `@[A B]`, each with its `(…)`. */
+function annotationSpans(text: string, at: number): [number, number][] {
+  const spans: [number, number][] = [];
+  let i = skipBlank(text, at);
+  while (text[i] === '@') {
+    const start = i;
+    i++;
+    const target = /^[a-z]+:(?!:)/.exec(text.slice(i, i + 20));
+    if (target) i += target[0].length;
+    if (text[i] === '[') i = skipBalanced(text, i, '[', ']');
+    else {
+      const name = /^[\w`.]+/.exec(text.slice(i, i + 500));
+      if (!name) return spans;
+      i += name[0].length;
+      if (text[i] === '<') i = skipBalanced(text, i, '<', '>');
+      if (text[i] === '(') i = skipBalanced(text, i, '(', ')');
+    }
+    spans.push([start, i]);
+    i = skipBlank(text, i);
+  }
+  return spans;
+}
+
+/** Past whitespace and comments. */
+function skipBlank(text: string, at: number): number {
+  let i = at;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (text.startsWith('//', i)) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? text.length : end;
+    } else if (text.startsWith('/*', i)) {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 2;
+    } else return i;
+  }
+}
+
+/** Past a bracketed group starting at `at`, skipping string and character literals inside. */
+function skipBalanced(text: string, at: number, open: string, close: string): number {
+  let depth = 0;
+  let i = at;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (text.startsWith('"""', i)) {
+      const end = text.indexOf('"""', i + 3);
+      i = end < 0 ? text.length : end + 3;
+      continue;
+    }
+    if (ch === '"' || ch === "'") {
+      i++;
+      while (i < text.length && text[i] !== ch && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+      i++;
+      continue;
+    }
+    if (ch === open) depth++;
+    else if (ch === close && --depth === 0) return i + 1;
+    i++;
+  }
+  return text.length;
+}
+
 function addImport(imports: ImportFacts, node: Node): void {
   let name = '';
   let alias: string | undefined;
   let wildcard = false;
   let afterAs = false;
   for (const c of node.children) {
-    if (c.type === 'qualified_identifier' || (c.type === 'identifier' && !afterAs && !name)) name = ident(c);
-    else if (c.type === 'as') afterAs = true;
-    else if (c.type === 'identifier' && afterAs) alias = ident(c);
-    else if (c.type === '*') wildcard = true;
+    if (ty(c) === 'qualified_identifier' || (ty(c) === 'identifier' && !afterAs && !name)) name = ident(c);
+    else if (ty(c) === 'as') afterAs = true;
+    else if (ty(c) === 'identifier' && afterAs) alias = ident(c);
+    else if (ty(c) === '*') wildcard = true;
   }
   if (!name) return;
   if (wildcard) {
@@ -136,6 +277,8 @@ interface TypeShape {
   body: Node[];
   at: Node;
   endLine: number;
+  /** Annotations written before it that the grammar read apart from it. */
+  misread?: AnnotationFacts[] | undefined;
 }
 
 interface BodyScope {
@@ -158,21 +301,27 @@ function newMember(name: string, kind: MemberFacts['kind'], line: number, endLin
 class KotlinExtractor {
   private jvmName: string | undefined;
   private facade: TypeScope | undefined;
+  /** The top-level type just declared, when tree-sitter left its body out (an ERROR node may follow with it). */
+  private bodiless: TypeScope | undefined;
   /** Local and anonymous types of top-level functions: listed after the facade, which comes last. */
   private readonly facadeTypes: TypeFacts[] = [];
 
   constructor(
     private readonly file: FileFacts,
     private readonly path: string,
+    /** Annotations the grammar misread, by the offset of the top-level declaration they belong to. */
+    private readonly misread: Map<number, AnnotationFacts[]>,
   ) {}
 
   topLevel(node: Node): void {
-    switch (node.type) {
+    const host = this.bodiless;
+    this.bodiless = undefined;
+    switch (ty(node)) {
       case 'file_annotation':
         this.fileAnnotation(node);
         break;
       case 'package_header': {
-        const name = node.namedChildren.find((c) => c.type === 'qualified_identifier' || c.type === 'identifier');
+        const name = node.namedChildren.find((c) => ty(c) === 'qualified_identifier' || ty(c) === 'identifier');
         this.file.package = ident(name);
         break;
       }
@@ -184,17 +333,18 @@ class KotlinExtractor {
         const name = ident(node.childForFieldName('name'));
         if (!name) break;
         const qualifiedName = this.file.package ? `${this.file.package}.${name}` : name;
-        this.declareType(node, name, qualifiedName, { qualifiedName, name, anonymous: 0 }, undefined, false);
+        const scope = this.declareType(node, name, qualifiedName, { qualifiedName, name, anonymous: 0 }, undefined, false, this.misread.get(node.startIndex));
+        if (!node.namedChildren.some((c) => ty(c) === 'class_body' || ty(c) === 'enum_class_body')) this.bodiless = scope;
         break;
       }
       case 'function_declaration':
-        this.method(node, this.facadeScope());
+        this.method(node, this.facadeScope(), this.misread.get(node.startIndex));
         break;
       case 'property_declaration':
-        this.property(node, this.facadeScope());
+        this.property(node, this.facadeScope(), this.misread.get(node.startIndex));
         break;
       case 'ERROR':
-        this.recover(node, undefined);
+        this.recover(node, undefined, host);
         break;
     }
   }
@@ -211,19 +361,22 @@ class KotlinExtractor {
    * loose tokens (`class` `Name` `:` delegation_specifiers `{` `fun` `name` parameters … statements) is pieced
    * back together as far as it goes: the type, its supertypes, its functions and the code following each.
    */
-  private recover(node: Node, outer: TypeScope | undefined): void {
+  recover(node: Node, outer: TypeScope | undefined, host?: TypeScope): void {
     const children = node.children;
     let mods: Node | undefined;
     // Braces say where a flattened type or function ends.
     let depth = 0;
     const open: { type: TypeScope; depth: number }[] = [];
+    // `class A(…) : B` parsed whole, then its body in the ERROR that follows: the body is still A's.
+    const first = children[0];
+    if (host && first !== undefined && ty(first) === '{') open.push({ type: host, depth: 0 });
     let body: { scope: BodyScope; depth: number } | undefined;
     const current = (): TypeScope | undefined => open[open.length - 1]?.type ?? outer;
     for (let i = 0; i < children.length; i++) {
       const c = children[i]!;
       const next = children[i + 1];
       const type = current();
-      switch (c.type) {
+      switch (ty(c)) {
         case 'modifiers':
           mods = c;
           continue;
@@ -241,18 +394,20 @@ class KotlinExtractor {
         case 'class':
         case 'interface':
         case 'object': {
-          const companion = c.type === 'object' && children[i - 1]?.type === 'companion';
-          if (next?.type !== 'identifier' && !companion) break;
-          const name = next?.type === 'identifier' ? ident(next) : 'Companion';
-          if (next?.type === 'identifier') i++;
-          const keywords = new Set([c.type]);
-          const nodeType = companion ? 'companion_object' : c.type === 'object' ? 'object_declaration' : 'class_declaration';
+          const previous = children[i - 1];
+          const companion = ty(c) === 'object' && previous !== undefined && ty(previous) === 'companion';
+          const named = next !== undefined && ty(next) === 'identifier';
+          if (!named && !companion) break;
+          const name = named ? ident(next) : 'Companion';
+          if (named) i++;
+          const keywords = new Set([ty(c)]);
+          const nodeType = companion ? 'companion_object' : ty(c) === 'object' ? 'object_declaration' : 'class_declaration';
           const shape: TypeShape = { nodeType, mods, keywords, specifiers: undefined, primary: undefined, body: [], at: c, endLine: endLineOf(node) };
           // The header's own parts, when they follow.
-          while (i + 1 < children.length && (children[i + 1]!.type === 'primary_constructor' || children[i + 1]!.type === 'type_parameters' || children[i + 1]!.type === ':' || children[i + 1]!.type === 'delegation_specifiers')) {
+          while (i + 1 < children.length && (ty(children[i + 1]!) === 'primary_constructor' || ty(children[i + 1]!) === 'type_parameters' || ty(children[i + 1]!) === ':' || ty(children[i + 1]!) === 'delegation_specifiers')) {
             const part = children[++i]!;
-            if (part.type === 'primary_constructor') shape.primary = part;
-            else if (part.type === 'delegation_specifiers') shape.specifiers = part;
+            if (ty(part) === 'primary_constructor') shape.primary = part;
+            else if (ty(part) === 'delegation_specifiers') shape.specifiers = part;
           }
           let declared: TypeScope;
           if (type) declared = this.declareShape(shape, name, `${type.facts.qualifiedName}.${name}`, type.top, type, false);
@@ -266,24 +421,36 @@ class KotlinExtractor {
           continue;
         }
         case 'fun': {
-          if (next?.type !== 'identifier') break;
+          if (next === undefined || ty(next) !== 'identifier') break;
           const scope = type ?? this.facadeScope();
           const member = newMember(ident(next), 'method', lineOf(c), endLineOf(node));
           const m = readModifiers(mods);
           member.annotations = m.annotations;
           member.modifiers = memberModifiers(m, scope, true, m.annotations.some((a) => a.name === 'JvmStatic'));
           i++;
-          if (children[i + 1]?.type === 'function_value_parameters') member.params = readParams(children[++i]).params;
+          const paramList = children[i + 1];
+          if (paramList !== undefined && ty(paramList) === 'function_value_parameters') {
+            member.params = readParams(paramList).params;
+            i++;
+          }
+          const colon = children[i + 1];
+          const returnType = children[i + 2];
+          if (colon !== undefined && ty(colon) === ':' && returnType !== undefined && TYPE_NODES.has(ty(returnType))) {
+            member.returnType = typeRef(returnType);
+            i += 2;
+          } else if (colon !== undefined && ty(colon) === '{') member.returnType = { name: 'Unit' };
           scope.facts.members.push(member);
           body = { scope: { member, type: scope, inLambda: false }, depth };
           mods = undefined;
           continue;
         }
         case 'ERROR':
-          this.recover(c, type);
+          if (body) this.walk(c, body.scope);
+          else this.recover(c, type);
           continue;
         case 'import':
         case 'package_header':
+        case 'file_annotation':
           if (!type) this.topLevel(c);
           continue;
         case 'class_declaration':
@@ -294,22 +461,27 @@ class KotlinExtractor {
         case 'secondary_constructor':
         case 'anonymous_initializer':
         case 'enum_entry':
+          // Inside a flattened function these are its statements (locals, local functions and classes).
+          if (body) {
+            this.walk(c, body.scope);
+            continue;
+          }
           if (type) this.typeBody([c], type);
           else this.topLevel(c);
           body = undefined;
           mods = undefined;
           continue;
       }
-      if (c.isNamed && body && !COMMENTS.has(c.type)) this.walk(c, body.scope);
+      if (c.isNamed && body && !COMMENTS.has(ty(c))) this.walk(c, body.scope);
     }
   }
 
   private fileAnnotation(node: Node): void {
     for (const c of node.namedChildren) {
-      if (c.type !== 'constructor_invocation') continue;
-      const type = c.namedChildren.find((x) => x.type === 'user_type');
+      if (ty(c) !== 'constructor_invocation') continue;
+      const type = c.namedChildren.find((x) => ty(x) === 'user_type');
       if (!type || !/(^|\.)JvmName$/.test(ident(type))) continue;
-      const arg = c.namedChildren.find((x) => x.type === 'value_arguments')?.namedChildren.find((x) => x.type === 'value_argument');
+      const arg = c.namedChildren.find((x) => ty(x) === 'value_arguments')?.namedChildren.find((x) => ty(x) === 'value_argument');
       const literal = arg?.namedChildren[arg.namedChildren.length - 1];
       const value = literal ? stringValue(literal) : undefined;
       if (value) this.jvmName = value;
@@ -346,19 +518,20 @@ class KotlinExtractor {
 
   // ---- types ----
 
-  private declareType(node: Node, name: string, qualifiedName: string, top: Top, outer: TypeScope | undefined, local: boolean): TypeScope {
+  private declareType(node: Node, name: string, qualifiedName: string, top: Top, outer: TypeScope | undefined, local: boolean, misread?: AnnotationFacts[]): TypeScope {
     const children = node.children;
-    const body = children.find((c) => c.type === 'class_body' || c.type === 'enum_class_body');
+    const body = children.find((c) => ty(c) === 'class_body' || ty(c) === 'enum_class_body');
     return this.declareShape(
       {
-        nodeType: node.type,
-        mods: children.find((c) => c.type === 'modifiers'),
-        keywords: new Set(children.filter((c) => !c.isNamed).map((c) => c.type)),
-        specifiers: children.find((c) => c.type === 'delegation_specifiers'),
-        primary: children.find((c) => c.type === 'primary_constructor'),
+        nodeType: ty(node),
+        mods: children.find((c) => ty(c) === 'modifiers'),
+        keywords: new Set(children.filter((c) => !c.isNamed).map((c) => ty(c))),
+        specifiers: children.find((c) => ty(c) === 'delegation_specifiers'),
+        primary: children.find((c) => ty(c) === 'primary_constructor'),
         body: body ? body.namedChildren : [],
         at: node,
         endLine: endLineOf(node),
+        misread,
       },
       name,
       qualifiedName,
@@ -370,6 +543,7 @@ class KotlinExtractor {
 
   private declareShape(shape: TypeShape, name: string, qualifiedName: string, top: Top, outer: TypeScope | undefined, local: boolean): TypeScope {
     const mods = readModifiers(shape.mods);
+    if (shape.misread) mods.annotations.unshift(...shape.misread);
     const written = new Set(mods.written);
     let kind: TypeFacts['kind'] = 'class';
     let role: Role = 'class';
@@ -410,7 +584,7 @@ class KotlinExtractor {
       supertypes: [],
       fields: [],
       members: [],
-      line: lineOf(shape.at),
+      line: Math.min(lineOf(shape.at), ...(shape.misread ?? []).map((a) => a.line)),
       endLine: shape.endLine,
     };
     if (flavor) facts.flavor = flavor;
@@ -424,7 +598,7 @@ class KotlinExtractor {
     facts.supertypes = supers.supertypes;
 
     if (role === 'class' || role === 'enum') {
-      if (shape.primary || !shape.body.some((c) => c.type === 'secondary_constructor')) {
+      if (shape.primary || !shape.body.some((c) => ty(c) === 'secondary_constructor')) {
         const ctor = this.primaryConstructor(shape.primary, shape.at, scope, supers.superCall);
         scope.init = { member: ctor, type: scope, inLambda: false };
       } else {
@@ -449,15 +623,15 @@ class KotlinExtractor {
 
   /** `annotation class A(val value: String)`: Java sees the parameters as the annotation's elements (methods). */
   private annotationElements(primary: Node | undefined, scope: TypeScope): void {
-    const list = primary?.children.find((c) => c.type === 'class_parameters');
+    const list = primary?.children.find((c) => ty(c) === 'class_parameters');
     for (const p of list?.namedChildren ?? []) {
       if (p.type !== 'class_parameter') continue;
-      const name = ident(p.namedChildren.find((c) => c.type === 'identifier'));
+      const name = ident(p.namedChildren.find((c) => ty(c) === 'identifier'));
       if (!name) continue;
       const member = newMember(name, 'method', lineOf(p), endLineOf(p));
-      member.returnType = typeRef(p.namedChildren.find((c) => TYPE_NODES.has(c.type)));
+      member.returnType = typeRef(p.namedChildren.find((c) => TYPE_NODES.has(ty(c))));
       member.modifiers = ['public', 'abstract'];
-      member.annotations = readModifiers(p.namedChildren.find((c) => c.type === 'modifiers')).annotations;
+      member.annotations = readModifiers(p.namedChildren.find((c) => ty(c) === 'modifiers')).annotations;
       scope.facts.members.push(member);
     }
   }
@@ -467,14 +641,14 @@ class KotlinExtractor {
     const line = lineOf(where);
     const ctor = newMember('<init>', 'constructor', line, primary ? endLineOf(primary) : line);
     ctor.synthetic = primary ? 'primary_constructor' : 'default_constructor';
-    const mods = readModifiers(primary?.children.find((c) => c.type === 'modifiers'));
+    const mods = readModifiers(primary?.children.find((c) => ty(c) === 'modifiers'));
     ctor.modifiers = scope.role === 'enum' ? ['private'] : [mods.visibility ?? 'public', ...mods.written];
     ctor.annotations = mods.annotations;
     if (superCall) ctor.calls.push(superCall);
     else if (scope.role !== 'enum') ctor.calls.push({ kind: 'super_ctor', name: '<init>', argCount: 0, args: [], line, implicit: true });
     scope.facts.members.push(ctor);
     const ctorScope: BodyScope = { member: ctor, type: scope, inLambda: false };
-    const list = primary?.children.find((c) => c.type === 'class_parameters');
+    const list = primary?.children.find((c) => ty(c) === 'class_parameters');
     for (const p of list?.namedChildren ?? []) {
       if (p.type !== 'class_parameter') continue;
       this.classParameter(p, scope, ctor, ctorScope);
@@ -491,12 +665,12 @@ class KotlinExtractor {
     let defaultValue: Node | undefined;
     let afterEq = false;
     for (const c of node.children) {
-      if (c.type === 'modifiers') mods = readModifiers(c);
-      else if (c.type === 'val' || c.type === 'var') kind = c.type;
-      else if (c.type === 'identifier' && !name) name = ident(c);
-      else if (c.type === '=') afterEq = true;
-      else if (TYPE_NODES.has(c.type) && !afterEq && !typeNode) typeNode = c;
-      else if (afterEq && c.isNamed && !COMMENTS.has(c.type)) defaultValue = c;
+      if (ty(c) === 'modifiers') mods = readModifiers(c);
+      else if (ty(c) === 'val' || ty(c) === 'var') kind = ty(c) as 'val' | 'var';
+      else if (ty(c) === 'identifier' && !name) name = ident(c);
+      else if (ty(c) === '=') afterEq = true;
+      else if (TYPE_NODES.has(ty(c)) && !afterEq && !typeNode) typeNode = c;
+      else if (afterEq && c.isNamed && !COMMENTS.has(ty(c))) defaultValue = c;
     }
     if (!name) return;
     const type = typeRef(typeNode);
@@ -521,7 +695,7 @@ class KotlinExtractor {
 
   private typeBody(children: Node[], scope: TypeScope): void {
     for (const child of children) {
-      switch (child.type) {
+      switch (ty(child)) {
         case 'function_declaration':
           this.method(child, scope);
           break;
@@ -537,7 +711,7 @@ class KotlinExtractor {
         case 'class_declaration':
         case 'object_declaration':
         case 'companion_object': {
-          const name = ident(child.childForFieldName('name')) || (child.type === 'companion_object' ? 'Companion' : '');
+          const name = ident(child.childForFieldName('name')) || (ty(child) === 'companion_object' ? 'Companion' : '');
           if (name) this.declareType(child, name, `${scope.facts.qualifiedName}.${name}`, scope.top, scope, false);
           break;
         }
@@ -552,11 +726,11 @@ class KotlinExtractor {
   }
 
   private enumEntry(node: Node, scope: TypeScope): void {
-    const name = ident(node.namedChildren.find((c) => c.type === 'identifier'));
+    const name = ident(node.namedChildren.find((c) => ty(c) === 'identifier'));
     if (name) (scope.facts.enumConstants ??= []).push(name);
-    const args = node.namedChildren.find((c) => c.type === 'value_arguments');
+    const args = node.namedChildren.find((c) => ty(c) === 'value_arguments');
     if (args) this.walk(args, throwaway(scope));
-    const body = node.namedChildren.find((c) => c.type === 'class_body');
+    const body = node.namedChildren.find((c) => ty(c) === 'class_body');
     if (body) this.anonymous(body, [{ type: { name: scope.facts.qualifiedName }, relation: 'unknown' }], scope, undefined);
   }
 
@@ -590,7 +764,7 @@ class KotlinExtractor {
 
   // ---- members ----
 
-  private method(node: Node, scope: TypeScope): void {
+  private method(node: Node, scope: TypeScope, misread: AnnotationFacts[] = []): void {
     let mods: Modifiers = { written: [], annotations: [] };
     let name = '';
     let receiver: Node | undefined;
@@ -598,16 +772,17 @@ class KotlinExtractor {
     let paramsNode: Node | undefined;
     let body: Node | undefined;
     for (const c of node.children) {
-      if (c.type === 'modifiers') mods = readModifiers(c);
-      else if (c.type === 'identifier' && !name) name = ident(c);
-      else if (TYPE_NODES.has(c.type)) {
+      if (ty(c) === 'modifiers') mods = readModifiers(c);
+      else if (ty(c) === 'identifier' && !name) name = ident(c);
+      else if (TYPE_NODES.has(ty(c))) {
         if (!name) receiver = c;
         else returnNode = c;
-      } else if (c.type === 'function_value_parameters') paramsNode = c;
-      else if (c.type === 'function_body') body = c;
+      } else if (ty(c) === 'function_value_parameters') paramsNode = c;
+      else if (ty(c) === 'function_body') body = c;
     }
     if (!name) return;
-    const member = newMember(name, 'method', lineOf(node), endLineOf(node));
+    mods.annotations.unshift(...misread);
+    const member = newMember(name, 'method', Math.min(lineOf(node), ...misread.map((a) => a.line)), endLineOf(node));
     member.annotations = mods.annotations;
     member.modifiers = memberModifiers(mods, scope, !!body, mods.annotations.some((a) => a.name === 'JvmStatic'));
     const { params, defaults } = readParams(paramsNode);
@@ -618,7 +793,7 @@ class KotlinExtractor {
     }
     member.params = params;
     if (returnNode) member.returnType = typeRef(returnNode);
-    else if (!body || body.namedChildren.some((c) => c.type === 'block')) member.returnType = { name: 'Unit' };
+    else if (!body || body.namedChildren.some((c) => ty(c) === 'block')) member.returnType = { name: 'Unit' };
     scope.facts.members.push(member);
     const bodyScope: BodyScope = { member, type: scope, inLambda: false };
     for (const d of defaults) this.walk(d, bodyScope);
@@ -631,10 +806,10 @@ class KotlinExtractor {
     let delegation: Node | undefined;
     let body: Node | undefined;
     for (const c of node.namedChildren) {
-      if (c.type === 'modifiers') mods = readModifiers(c);
-      else if (c.type === 'function_value_parameters') paramsNode = c;
-      else if (c.type === 'constructor_delegation_call') delegation = c;
-      else if (c.type === 'block') body = c;
+      if (ty(c) === 'modifiers') mods = readModifiers(c);
+      else if (ty(c) === 'function_value_parameters') paramsNode = c;
+      else if (ty(c) === 'constructor_delegation_call') delegation = c;
+      else if (ty(c) === 'block') body = c;
     }
     const member = newMember('<init>', 'constructor', lineOf(node), endLineOf(node));
     member.modifiers = scope.role === 'enum' ? ['private'] : [mods.visibility ?? 'public', ...mods.written];
@@ -645,9 +820,9 @@ class KotlinExtractor {
     scope.firstSecondary ??= member;
     const bodyScope: BodyScope = { member, type: scope, inLambda: false };
     if (delegation) {
-      const args = delegation.namedChildren.find((c) => c.type === 'value_arguments');
+      const args = delegation.namedChildren.find((c) => ty(c) === 'value_arguments');
       const texts = argumentTexts(args);
-      const isThis = delegation.children.some((c) => c.type === 'this');
+      const isThis = delegation.children.some((c) => ty(c) === 'this');
       member.calls.push({ kind: isThis ? 'this_ctor' : 'super_ctor', name: '<init>', argCount: texts.length, args: texts, line: lineOf(delegation) });
       if (args) this.walk(args, bodyScope);
     } else if (scope.role !== 'enum') {
@@ -658,7 +833,7 @@ class KotlinExtractor {
   }
 
   /** A `val`/`var` in a class body or at the top level. */
-  private property(node: Node, scope: TypeScope): void {
+  private property(node: Node, scope: TypeScope, misread: AnnotationFacts[] = []): void {
     let mods: Modifiers = { written: [], annotations: [] };
     let kind: 'val' | 'var' = 'val';
     let receiver: Node | undefined;
@@ -669,13 +844,13 @@ class KotlinExtractor {
     let setter: Node | undefined;
     let afterEq = false;
     for (const c of node.children) {
-      switch (c.type) {
+      switch (ty(c)) {
         case 'modifiers':
           mods = readModifiers(c);
           break;
         case 'val':
         case 'var':
-          kind = c.type;
+          kind = ty(c) as 'val' | 'var';
           break;
         case 'variable_declaration':
         case 'multi_variable_declaration':
@@ -694,17 +869,18 @@ class KotlinExtractor {
           setter = c;
           break;
         default:
-          if (TYPE_NODES.has(c.type) && !declaration) receiver = c;
-          else if (afterEq && !init && c.isNamed && !COMMENTS.has(c.type)) init = c;
+          if (TYPE_NODES.has(ty(c)) && !declaration) receiver = c;
+          else if (afterEq && !init && c.isNamed && !COMMENTS.has(ty(c))) init = c;
       }
     }
-    if (!declaration || declaration.type !== 'variable_declaration') {
+    if (!declaration || ty(declaration) !== 'variable_declaration') {
       if (init) this.walk(init, scope.init);
       return;
     }
-    const name = ident(declaration.namedChildren.find((c) => c.type === 'identifier'));
+    mods.annotations.unshift(...misread);
+    const name = ident(declaration.namedChildren.find((c) => ty(c) === 'identifier'));
     if (!name) return;
-    const typeNode = declaration.namedChildren.find((c) => TYPE_NODES.has(c.type));
+    const typeNode = declaration.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
     const accessors = this.declareProperty(scope, {
       name,
       kind,
@@ -719,9 +895,9 @@ class KotlinExtractor {
     });
     if (init) this.walk(init, scope.init);
     if (delegate) this.walk(delegate, scope.init);
-    const getterBody = getter?.namedChildren.find((c) => c.type === 'function_body');
+    const getterBody = getter?.namedChildren.find((c) => ty(c) === 'function_body');
     if (getterBody) this.walk(getterBody, accessors.getter ? { member: accessors.getter, type: scope, inLambda: false } : throwaway(scope));
-    const setterBody = setter?.namedChildren.find((c) => c.type === 'function_body');
+    const setterBody = setter?.namedChildren.find((c) => ty(c) === 'function_body');
     if (setterBody) this.walk(setterBody, accessors.setter ? { member: accessors.setter, type: scope, inLambda: false } : throwaway(scope));
   }
 
@@ -732,10 +908,10 @@ class KotlinExtractor {
   ): { getter?: MemberFacts; setter?: MemberFacts } {
     const { mods } = p;
     const byTarget = (...targets: (string | undefined)[]): AnnotationFacts[] => mods.annotations.filter((a) => targets.includes(a.target));
-    const getterMods = readModifiers(p.getter?.namedChildren.find((c) => c.type === 'modifiers'));
-    const setterMods = readModifiers(p.setter?.namedChildren.find((c) => c.type === 'modifiers'));
-    const getterBody = p.getter?.namedChildren.find((c) => c.type === 'function_body');
-    const setterBody = p.setter?.namedChildren.find((c) => c.type === 'function_body');
+    const getterMods = readModifiers(p.getter?.namedChildren.find((c) => ty(c) === 'modifiers'));
+    const setterMods = readModifiers(p.setter?.namedChildren.find((c) => ty(c) === 'modifiers'));
+    const getterBody = p.getter?.namedChildren.find((c) => ty(c) === 'function_body');
+    const setterBody = p.setter?.namedChildren.find((c) => ty(c) === 'function_body');
     const visibility = mods.visibility ?? 'public';
     const setterVisibility = setterMods.visibility ?? visibility;
     const noAccessors = mods.written.includes('const') || mods.annotations.some((a) => a.name === 'JvmField' && (a.target === undefined || a.target === 'field'));
@@ -758,7 +934,7 @@ class KotlinExtractor {
       const field: FieldFacts = { name: p.name, modifiers, annotations, line: p.line, property: p.kind };
       if (p.type) field.type = p.type;
       else {
-        const from = p.init ?? getterBody?.namedChildren.find((c) => !COMMENTS.has(c.type) && c.type !== 'block');
+        const from = p.init ?? getterBody?.namedChildren.find((c) => !COMMENTS.has(ty(c)) && ty(c) !== 'block');
         if (from) field.init = toExpr(from);
       }
       scope.facts.fields.push(field);
@@ -777,7 +953,7 @@ class KotlinExtractor {
       getter.modifiers = memberModifiers({ ...accessorWritten, visibility }, scope, hasBody, jvmStatic);
       getter.annotations = [...byTarget('get'), ...getterMods.annotations];
       getter.params = receiverParams();
-      const declared = p.getter?.namedChildren.find((c) => TYPE_NODES.has(c.type));
+      const declared = p.getter?.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
       const type = declared ? typeRef(declared) : p.type;
       if (type) getter.returnType = type;
       if (p.receiver) getter.extensionReceiver = p.receiver;
@@ -791,7 +967,7 @@ class KotlinExtractor {
       setter.property = p.name;
       setter.modifiers = memberModifiers({ ...accessorWritten, visibility: setterVisibility }, scope, scope.role !== 'interface' || !!setterBody, jvmStatic);
       setter.annotations = [...byTarget('set'), ...setterMods.annotations];
-      const valueName = ident(p.setter?.namedChildren.find((c) => c.type === 'identifier')) || 'value';
+      const valueName = ident(p.setter?.namedChildren.find((c) => ty(c) === 'identifier')) || 'value';
       const valueType = p.type ?? inferredType(p.init) ?? { name: 'Any' };
       setter.params = [...receiverParams(), { name: valueName, type: valueType, annotations: byTarget('setparam') }];
       setter.returnType = { name: 'Unit' };
@@ -806,13 +982,13 @@ class KotlinExtractor {
 
   /** Walks code: locals, calls, lambdas; object expressions and local classes become types of their own. */
   private walk(node: Node, scope: BodyScope): void {
-    switch (node.type) {
+    switch (ty(node)) {
       case 'call_expression':
         this.call(node, scope);
         return;
       case 'navigation_expression': {
         const children = node.children;
-        if (children.some((c) => c.type === '::')) {
+        if (children.some((c) => ty(c) === '::')) {
           const target = children[children.length - 1];
           const left = children[0];
           if (target && target.text !== 'class' && left) {
@@ -828,7 +1004,7 @@ class KotlinExtractor {
         const target = children[children.length - 1];
         const call: CallFacts = { kind: 'method_ref', name: ident(target), argCount: -1, args: [], line: lineOf(node) };
         const on = children.length > 1 ? children[0] : undefined;
-        if (on && TYPE_NODES.has(on.type)) call.receiver = { k: 'name', name: stripGenerics(on.text) };
+        if (on && TYPE_NODES.has(ty(on))) call.receiver = { k: 'name', name: stripGenerics(on.text) };
         this.addCall(scope, call);
         return;
       }
@@ -836,9 +1012,9 @@ class KotlinExtractor {
       case 'anonymous_function': {
         const inner: BodyScope = { ...scope, inLambda: true };
         for (const c of node.namedChildren) {
-          if (c.type === 'lambda_parameters') {
-            for (const v of c.namedChildren) if (v.type === 'variable_declaration') this.typedLocal(v, scope.member);
-          } else if (c.type === 'function_value_parameters') {
+          if (ty(c) === 'lambda_parameters') {
+            for (const v of c.namedChildren) if (ty(v) === 'variable_declaration') this.typedLocal(v, scope.member);
+          } else if (ty(c) === 'function_value_parameters') {
             for (const p of readParams(c).params) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(c) });
           } else this.walk(c, inner);
         }
@@ -854,11 +1030,11 @@ class KotlinExtractor {
         // A local function: its code runs later, like a lambda's.
         const inner: BodyScope = { ...scope, inLambda: true };
         for (const c of node.namedChildren) {
-          if (c.type === 'function_value_parameters') {
+          if (ty(c) === 'function_value_parameters') {
             const { params, defaults } = readParams(c);
             for (const p of params) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(c) });
             for (const d of defaults) this.walk(d, inner);
-          } else if (c.type === 'function_body') this.walk(c, inner);
+          } else if (ty(c) === 'function_body') this.walk(c, inner);
         }
         return;
       }
@@ -869,20 +1045,20 @@ class KotlinExtractor {
         return;
       }
       case 'for_statement':
-        for (const c of node.namedChildren) if (c.type === 'variable_declaration') this.typedLocal(c, scope.member);
+        for (const c of node.namedChildren) if (ty(c) === 'variable_declaration') this.typedLocal(c, scope.member);
         break;
       case 'catch_block': {
-        const name = ident(node.namedChildren.find((c) => c.type === 'identifier'));
-        const type = node.namedChildren.find((c) => TYPE_NODES.has(c.type));
+        const name = ident(node.namedChildren.find((c) => ty(c) === 'identifier'));
+        const type = node.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
         if (name && type) scope.member.locals.push({ name, type: typeRef(type), line: lineOf(node) });
         break;
       }
       case 'when_subject': {
-        const v = node.namedChildren.find((c) => c.type === 'variable_declaration');
+        const v = node.namedChildren.find((c) => ty(c) === 'variable_declaration');
         if (v) {
-          const name = ident(v.namedChildren.find((c) => c.type === 'identifier'));
-          const type = v.namedChildren.find((c) => TYPE_NODES.has(c.type));
-          const value = node.namedChildren.find((c) => c !== v && c.type !== 'annotation');
+          const name = ident(v.namedChildren.find((c) => ty(c) === 'identifier'));
+          const type = v.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
+          const value = node.namedChildren.find((c) => c !== v && ty(c) !== 'annotation');
           const local: VariableFacts = { name, line: lineOf(v) };
           if (type) local.type = typeRef(type);
           else if (value) local.init = toExpr(value);
@@ -902,11 +1078,9 @@ class KotlinExtractor {
         }
         break;
       }
-      case 'identifier':
-      case 'string_content':
-      case 'line_comment':
-      case 'block_comment':
-        return;
+      default:
+        // Leaves and types hold no code.
+        if (LEAVES.has(ty(node))) return;
     }
     for (const child of node.namedChildren) this.walk(child, scope);
   }
@@ -925,7 +1099,7 @@ class KotlinExtractor {
   }
 
   private objectLiteral(node: Node, scope: BodyScope): void {
-    const specifiers = node.namedChildren.find((c) => c.type === 'delegation_specifiers');
+    const specifiers = node.namedChildren.find((c) => ty(c) === 'delegation_specifiers');
     const supers = readSupertypes(specifiers, 'class');
     const first = supers.supertypes[0];
     const creation: CallFacts = {
@@ -937,7 +1111,7 @@ class KotlinExtractor {
       line: lineOf(node),
     };
     this.addCall(scope, creation);
-    const body = node.namedChildren.find((c) => c.type === 'class_body');
+    const body = node.namedChildren.find((c) => ty(c) === 'class_body');
     this.anonymous(body, supers.supertypes, scope.type, creation, node);
     if (specifiers) this.walk(specifiers, scope);
   }
@@ -947,14 +1121,14 @@ class KotlinExtractor {
     let init: Node | undefined;
     let afterEq = false;
     for (const c of node.children) {
-      if (c.type === 'variable_declaration' || c.type === 'multi_variable_declaration') declaration = c;
-      else if (c.type === '=') afterEq = true;
-      else if (c.type === 'property_delegate') this.walk(c, scope);
-      else if (afterEq && !init && c.isNamed && !COMMENTS.has(c.type)) init = c;
+      if (ty(c) === 'variable_declaration' || ty(c) === 'multi_variable_declaration') declaration = c;
+      else if (ty(c) === '=') afterEq = true;
+      else if (ty(c) === 'property_delegate') this.walk(c, scope);
+      else if (afterEq && !init && c.isNamed && !COMMENTS.has(ty(c))) init = c;
     }
-    if (declaration?.type === 'variable_declaration') {
-      const name = ident(declaration.namedChildren.find((c) => c.type === 'identifier'));
-      const type = declaration.namedChildren.find((c) => TYPE_NODES.has(c.type));
+    if (declaration !== undefined && ty(declaration) === 'variable_declaration') {
+      const name = ident(declaration.namedChildren.find((c) => ty(c) === 'identifier'));
+      const type = declaration.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
       const local: VariableFacts = { name, line: lineOf(declaration) };
       if (type) local.type = typeRef(type);
       else if (init) local.init = toExpr(init);
@@ -962,9 +1136,9 @@ class KotlinExtractor {
     } else if (declaration) {
       // `val (a, b) = pair`: component types are not written unless declared.
       for (const v of declaration.namedChildren) {
-        if (v.type !== 'variable_declaration') continue;
-        const name = ident(v.namedChildren.find((c) => c.type === 'identifier'));
-        const type = v.namedChildren.find((c) => TYPE_NODES.has(c.type));
+        if (ty(v) !== 'variable_declaration') continue;
+        const name = ident(v.namedChildren.find((c) => ty(c) === 'identifier'));
+        const type = v.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
         const local: VariableFacts = { name, line: lineOf(v) };
         if (type) local.type = typeRef(type);
         if (name) scope.member.locals.push(local);
@@ -975,8 +1149,8 @@ class KotlinExtractor {
 
   /** A lambda or loop variable, kept when its type is written. */
   private typedLocal(v: Node, member: MemberFacts): void {
-    const name = ident(v.namedChildren.find((c) => c.type === 'identifier'));
-    const type = v.namedChildren.find((c) => TYPE_NODES.has(c.type));
+    const name = ident(v.namedChildren.find((c) => ty(c) === 'identifier'));
+    const type = v.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
     if (name && type) member.locals.push({ name, type: typeRef(type), line: lineOf(v) });
   }
 
@@ -995,9 +1169,9 @@ function readModifiers(node: Node | null | undefined): Modifiers {
   const mods: Modifiers = { written: [], annotations: [] };
   if (!node) return mods;
   for (const c of node.namedChildren) {
-    if (c.type === 'annotation') mods.annotations.push(...readAnnotations(c));
-    else if (c.type === 'visibility_modifier') mods.visibility = c.text;
-    else if (!COMMENTS.has(c.type)) mods.written.push(c.text);
+    if (ty(c) === 'annotation') mods.annotations.push(...readAnnotations(c));
+    else if (ty(c) === 'visibility_modifier') mods.visibility = c.text;
+    else if (!COMMENTS.has(ty(c))) mods.written.push(c.text);
   }
   return mods;
 }
@@ -1022,11 +1196,11 @@ function readAnnotations(node: Node): AnnotationFacts[] {
   const out: AnnotationFacts[] = [];
   const line = lineOf(node);
   for (const c of node.namedChildren) {
-    if (c.type === 'use_site_target') target = c.text.replace(/[:\s]/g, '');
-    else if (c.type === 'user_type') out.push(annotation(c, undefined, line));
-    else if (c.type === 'constructor_invocation') {
-      const type = c.namedChildren.find((x) => TYPE_NODES.has(x.type));
-      if (type) out.push(annotation(type, c.namedChildren.find((x) => x.type === 'value_arguments'), line));
+    if (ty(c) === 'use_site_target') target = c.text.replace(/[:\s]/g, '');
+    else if (ty(c) === 'user_type') out.push(annotation(c, undefined, line));
+    else if (ty(c) === 'constructor_invocation') {
+      const type = c.namedChildren.find((x) => TYPE_NODES.has(ty(x)));
+      if (type) out.push(annotation(type, c.namedChildren.find((x) => ty(x) === 'value_arguments'), line));
     }
   }
   if (target) for (const a of out) a.target = target;
@@ -1037,7 +1211,7 @@ function annotation(type: Node, args: Node | undefined, line: number): Annotatio
   const written = typeRef(type).name;
   const facts: AnnotationFacts = { name: written.slice(written.lastIndexOf('.') + 1), written, args: {}, line };
   for (const arg of args?.namedChildren ?? []) {
-    if (arg.type !== 'value_argument') continue;
+    if (ty(arg) !== 'value_argument') continue;
     const { name, value } = splitArgument(arg);
     if (!value) continue;
     const key = name ?? 'value';
@@ -1048,22 +1222,22 @@ function annotation(type: Node, args: Node | undefined, line: number): Annotatio
 
 function splitArgument(arg: Node): { name?: string; value?: Node } {
   const children = arg.children;
-  const eq = children.findIndex((c) => c.type === '=');
-  const named = children.filter((c) => c.isNamed && !COMMENTS.has(c.type));
+  const eq = children.findIndex((c) => ty(c) === '=');
+  const named = children.filter((c) => c.isNamed && !COMMENTS.has(ty(c)));
   if (eq < 0) return { value: named[named.length - 1] };
-  const name = children.slice(0, eq).find((c) => c.type === 'identifier');
-  const value = children.slice(eq + 1).find((c) => c.isNamed && !COMMENTS.has(c.type));
+  const name = children.slice(0, eq).find((c) => ty(c) === 'identifier');
+  const value = children.slice(eq + 1).find((c) => c.isNamed && !COMMENTS.has(ty(c)));
   return name ? { name: ident(name), value } : { value };
 }
 
 function annotationValues(node: Node): AnnotationValue[] {
-  if (node.type === 'collection_literal') return node.namedChildren.filter((c) => !COMMENTS.has(c.type)).flatMap(annotationValues);
-  if (node.type === 'call_expression') {
+  if (ty(node) === 'collection_literal') return node.namedChildren.filter((c) => !COMMENTS.has(ty(c))).flatMap(annotationValues);
+  if (ty(node) === 'call_expression') {
     const callee = node.namedChildren[0];
-    if (callee?.type === 'identifier' && ARRAY_OF.test(callee.text)) {
-      const args = node.namedChildren.find((c) => c.type === 'value_arguments');
+    if (callee !== undefined && ty(callee) === 'identifier' && ARRAY_OF.test(callee.text)) {
+      const args = node.namedChildren.find((c) => ty(c) === 'value_arguments');
       return (args?.namedChildren ?? []).flatMap((a) => {
-        const value = a.type === 'value_argument' ? splitArgument(a).value : undefined;
+        const value = ty(a) === 'value_argument' ? splitArgument(a).value : undefined;
         return value ? annotationValues(value) : [];
       });
     }
@@ -1073,7 +1247,7 @@ function annotationValues(node: Node): AnnotationValue[] {
 
 function annotationValue(node: Node): AnnotationValue {
   const text = node.text;
-  switch (node.type) {
+  switch (ty(node)) {
     case 'string_literal':
     case 'multiline_string_literal': {
       const value = stringValue(node);
@@ -1085,10 +1259,10 @@ function annotationValue(node: Node): AnnotationValue {
       return { kind: 'ref', text: ident(node) };
     case 'navigation_expression': {
       const children = node.children;
-      const op = children.find((c) => c.type === '::' || c.type === '.' || c.type === '?.');
+      const op = children.find((c) => ty(c) === '::' || ty(c) === '.' || ty(c) === '?.');
       const last = children[children.length - 1];
-      if (op?.type === '::' && last?.text === 'class' && children[0]) return { kind: 'class', text, value: stripGenerics(children[0].text) };
-      if (op?.type === '.' && /^[\w.`\s]+$/.test(text)) return { kind: 'ref', text: ident(node) };
+      if (op !== undefined && ty(op) === '::' && last?.text === 'class' && children[0]) return { kind: 'class', text, value: stripGenerics(children[0].text) };
+      if (op !== undefined && ty(op) === '.' && /^[\w.`\s]+$/.test(text)) return { kind: 'ref', text: ident(node) };
       return { kind: 'expr', text };
     }
     case 'number_literal':
@@ -1096,13 +1270,13 @@ function annotationValue(node: Node): AnnotationValue {
       return { kind: 'number', text, value: text };
     case 'unary_expression': {
       const operand = node.namedChildren[0];
-      if ((operand?.type === 'number_literal' || operand?.type === 'float_literal') && /^[-+]/.test(text)) return { kind: 'number', text, value: text.replace(/\s+/g, '') };
+      if (operand !== undefined && (ty(operand) === 'number_literal' || ty(operand) === 'float_literal') && /^[-+]/.test(text)) return { kind: 'number', text, value: text.replace(/\s+/g, '') };
       return { kind: 'expr', text };
     }
     case 'call_expression': {
       // Nested annotations are written as constructor calls: `@A(b = B("x"))`.
       const callee = node.namedChildren[0];
-      const name = callee && (callee.type === 'identifier' || callee.type === 'navigation_expression') ? ident(callee) : '';
+      const name = callee && (ty(callee) === 'identifier' || ty(callee) === 'navigation_expression') ? ident(callee) : '';
       if (/^([\w]+\.)*[A-Z]\w*$/.test(name)) return { kind: 'annotation', text };
       return { kind: 'expr', text };
     }
@@ -1115,9 +1289,9 @@ function annotationValue(node: Node): AnnotationValue {
 
 /** The value of a string literal without templates (`"a\n"` → `a` newline); undefined for `"$x"` or `"${x}"`. */
 function stringValue(node: Node): string | undefined {
-  if (node.type !== 'string_literal' && node.type !== 'multiline_string_literal') return undefined;
-  if (node.namedChildren.some((c) => c.type === 'interpolation')) return undefined;
-  const raw = node.type === 'multiline_string_literal';
+  if (ty(node) !== 'string_literal' && ty(node) !== 'multiline_string_literal') return undefined;
+  if (node.namedChildren.some((c) => ty(c) === 'interpolation')) return undefined;
+  const raw = ty(node) === 'multiline_string_literal';
   const text = node.text;
   const quote = raw ? 3 : 1;
   if (text.length < quote * 2) return undefined;
@@ -1147,17 +1321,17 @@ function readSupertypes(node: Node | undefined, role: Role): { supertypes: Super
   // An interface's supertypes are interfaces, an enum's too; a class's are known only when invoked (`Base()`).
   const plain: SupertypeFacts['relation'] = role === 'interface' ? 'extends' : role === 'enum' ? 'implements' : 'unknown';
   for (const spec of node?.namedChildren ?? []) {
-    if (spec.type !== 'delegation_specifier') continue;
+    if (ty(spec) !== 'delegation_specifier') continue;
     for (const c of spec.namedChildren) {
-      if (c.type === 'constructor_invocation') {
-        const type = c.namedChildren.find((x) => TYPE_NODES.has(x.type));
+      if (ty(c) === 'constructor_invocation') {
+        const type = c.namedChildren.find((x) => TYPE_NODES.has(ty(x)));
         supertypes.push({ type: typeRef(type), relation: 'extends' });
-        const args = argumentTexts(c.namedChildren.find((x) => x.type === 'value_arguments'));
+        const args = argumentTexts(c.namedChildren.find((x) => ty(x) === 'value_arguments'));
         superCall ??= { kind: 'super_ctor', name: '<init>', argCount: args.length, args, line: lineOf(c) };
-      } else if (c.type === 'explicit_delegation') {
-        const type = c.namedChildren.find((x) => TYPE_NODES.has(x.type));
+      } else if (ty(c) === 'explicit_delegation') {
+        const type = c.namedChildren.find((x) => TYPE_NODES.has(ty(x)));
         supertypes.push({ type: typeRef(type), relation: 'unknown' });
-      } else if (TYPE_NODES.has(c.type)) {
+      } else if (TYPE_NODES.has(ty(c))) {
         supertypes.push({ type: typeRef(c), relation: plain });
       }
     }
@@ -1171,50 +1345,50 @@ function readParams(node: Node | undefined): { params: ParamFacts[]; defaults: N
   if (!node) return { params, defaults };
   let pending: Modifiers | undefined;
   for (const c of node.namedChildren) {
-    if (c.type === 'parameter_modifiers') pending = readModifiers(c);
-    else if (c.type === 'parameter') {
-      const name = ident(c.namedChildren.find((x) => x.type === 'identifier'));
-      const type = typeRef(c.namedChildren.find((x) => TYPE_NODES.has(x.type)));
+    if (ty(c) === 'parameter_modifiers') pending = readModifiers(c);
+    else if (ty(c) === 'parameter') {
+      const name = ident(c.namedChildren.find((x) => ty(x) === 'identifier'));
+      const type = typeRef(c.namedChildren.find((x) => TYPE_NODES.has(ty(x))));
       const varargs = pending?.written.includes('vararg') ?? false;
       const param: ParamFacts = { name, type: varargs ? { ...type, array: (type.array ?? 0) + 1 } : type, annotations: pending?.annotations ?? [] };
       if (varargs) param.varargs = true;
       params.push(param);
       pending = undefined;
-    } else if (!COMMENTS.has(c.type)) defaults.push(c);
+    } else if (!COMMENTS.has(ty(c))) defaults.push(c);
   }
   return { params, defaults };
 }
 
 export function typeRef(node: Node | null | undefined): TypeRef {
   if (!node) return { name: '?' };
-  switch (node.type) {
+  switch (ty(node)) {
     case 'user_type': {
       const parts: string[] = [];
       let args: Node | undefined;
       for (const c of node.namedChildren) {
-        if (c.type === 'identifier') parts.push(ident(c));
-        else if (c.type === 'type_arguments') args = c;
+        if (ty(c) === 'identifier') parts.push(ident(c));
+        else if (ty(c) === 'type_arguments') args = c;
       }
       const ref: TypeRef = { name: parts.join('.') };
-      const list = args?.namedChildren.filter((c) => c.type === 'type_projection').map(typeProjection) ?? [];
+      const list = args?.namedChildren.filter((c) => ty(c) === 'type_projection').map(typeProjection) ?? [];
       if (list.length) ref.args = list;
       return ref;
     }
     case 'nullable_type':
-      return { ...typeRef(node.namedChildren.find((c) => TYPE_NODES.has(c.type))), nullable: true };
+      return { ...typeRef(node.namedChildren.find((c) => TYPE_NODES.has(ty(c)))), nullable: true };
     case 'non_nullable_type':
     case 'parenthesized_type':
-      return typeRef(node.namedChildren.find((c) => TYPE_NODES.has(c.type)));
+      return typeRef(node.namedChildren.find((c) => TYPE_NODES.has(ty(c))));
     case 'function_type': {
       // `A.(B) -> C` is `Function2<A, B, C>`.
-      const parts = node.namedChildren.filter((c) => c.type !== 'type_modifiers' && !COMMENTS.has(c.type));
-      const params = parts.find((c) => c.type === 'function_type_parameters');
+      const parts = node.namedChildren.filter((c) => ty(c) !== 'type_modifiers' && !COMMENTS.has(ty(c)));
+      const params = parts.find((c) => ty(c) === 'function_type_parameters');
       const receiver = parts[0] !== params ? parts[0] : undefined;
       const result = parts[parts.length - 1];
       const args: TypeRef[] = [];
       if (receiver) args.push(typeRef(receiver));
       for (const p of params?.namedChildren ?? []) {
-        if (p.type === 'parameter') args.push(typeRef(p.namedChildren.find((x) => TYPE_NODES.has(x.type))));
+        if (p.type === 'parameter') args.push(typeRef(p.namedChildren.find((x) => TYPE_NODES.has(ty(x)))));
         else if (TYPE_NODES.has(p.type)) args.push(typeRef(p));
       }
       const arity = args.length;
@@ -1228,16 +1402,16 @@ export function typeRef(node: Node | null | undefined): TypeRef {
 
 /** `out T` → T; `in T` and `*` → `?` (as Java's `? super T` and `?`). */
 function typeProjection(node: Node): TypeRef {
-  const type = node.namedChildren.find((c) => TYPE_NODES.has(c.type));
+  const type = node.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
   if (!type) return { name: '?' };
-  if (node.namedChildren.some((c) => c.type === 'variance_modifier' && c.text === 'in')) return { name: '?' };
+  if (node.namedChildren.some((c) => ty(c) === 'variance_modifier' && c.text === 'in')) return { name: '?' };
   return typeRef(type);
 }
 
 function argumentTexts(node: Node | null | undefined): string[] {
   const out: string[] = [];
   for (const a of node?.namedChildren ?? []) {
-    if (a.type !== 'value_argument') continue;
+    if (ty(a) !== 'value_argument') continue;
     const { name, value } = splitArgument(a);
     out.push(cut(name !== undefined && value ? value.text : a.text));
   }
@@ -1253,12 +1427,12 @@ function callParts(node: Node): { callee?: Node; valueArgs?: Node; lambdas: Node
   let valueArgs: Node | undefined;
   const lambdas: Node[] = [];
   for (const c of node.namedChildren) {
-    if (c.type === 'value_arguments') valueArgs = c;
-    else if (c.type === 'annotated_lambda') lambdas.push(c);
-    else if (c.type === 'type_arguments' || COMMENTS.has(c.type)) continue;
+    if (ty(c) === 'value_arguments') valueArgs = c;
+    else if (ty(c) === 'annotated_lambda') lambdas.push(c);
+    else if (ty(c) === 'type_arguments' || COMMENTS.has(ty(c))) continue;
     else callee ??= c;
   }
-  if (callee?.type === 'call_expression' && !valueArgs && lambdas.length > 0) {
+  if (callee !== undefined && ty(callee) === 'call_expression' && !valueArgs && lambdas.length > 0) {
     const inner = callParts(callee);
     if (inner.callee && inner.valueArgs && inner.lambdas.length === 0) return { callee: inner.callee, valueArgs: inner.valueArgs, lambdas };
   }
@@ -1267,13 +1441,13 @@ function callParts(node: Node): { callee?: Node; valueArgs?: Node; lambdas: Node
 
 /** What a call calls: `f(…)` → f; `a.f(…)` / `a?.f(…)` → f on a; anything else is `invoke` on it. */
 function calleeOf(callee: Node): { name: string; receiver?: Node } {
-  if (callee.type === 'identifier') return { name: ident(callee) };
-  if (callee.type === 'navigation_expression') {
+  if (ty(callee) === 'identifier') return { name: ident(callee) };
+  if (ty(callee) === 'navigation_expression') {
     const children = callee.children;
-    const op = children.find((c) => c.type === '.' || c.type === '?.');
+    const op = children.find((c) => ty(c) === '.' || ty(c) === '?.');
     const last = children[children.length - 1];
     const left = children[0];
-    if (op && last?.type === 'identifier' && left) return { name: ident(last), receiver: left };
+    if (op && last !== undefined && ty(last) === 'identifier' && left) return { name: ident(last), receiver: left };
   }
   return { name: 'invoke', receiver: callee };
 }
@@ -1284,14 +1458,14 @@ function calleeOf(callee: Node): { name: string; receiver?: Node } {
  */
 function genericCall(node: Node): { name: string; receiver?: Node; arg: Node } | undefined {
   const [left, op, right] = node.children;
-  if (op?.type !== '>' || right?.type !== 'parenthesized_expression' || left?.type !== 'binary_expression') return undefined;
+  if (!op || ty(op) !== '>' || !right || ty(right) !== 'parenthesized_expression' || !left || ty(left) !== 'binary_expression') return undefined;
   const [head, lt, typeArg] = left.children;
-  if (lt?.type !== '<' || !head || !typeArg || !/^[A-Z][\w.]*$/.test(typeArg.text.replace(/\s+/g, ''))) return undefined;
-  if (typeArg.type !== 'identifier' && typeArg.type !== 'navigation_expression') return undefined;
-  const arg = right.namedChildren.find((c) => !COMMENTS.has(c.type));
+  if (!lt || ty(lt) !== '<' || !head || !typeArg || !/^[A-Z][\w.]*$/.test(typeArg.text.replace(/\s+/g, ''))) return undefined;
+  if (ty(typeArg) !== 'identifier' && ty(typeArg) !== 'navigation_expression') return undefined;
+  const arg = right.namedChildren.find((c) => !COMMENTS.has(ty(c)));
   if (!arg) return undefined;
-  if (head.type === 'identifier') return { name: ident(head), arg };
-  if (head.type === 'navigation_expression') {
+  if (ty(head) === 'identifier') return { name: ident(head), arg };
+  if (ty(head) === 'navigation_expression') {
     const target = calleeOf(head);
     if (target.receiver && target.name !== 'invoke') return { name: target.name, receiver: target.receiver, arg };
   }
@@ -1309,7 +1483,7 @@ function inferredType(node: Node | undefined): TypeRef | undefined {
 }
 
 export function toExpr(node: Node): Expr {
-  switch (node.type) {
+  switch (ty(node)) {
     case 'identifier': {
       const text = node.text;
       if (text === 'true' || text === 'false') return { k: 'literal', type: 'boolean' };
@@ -1318,18 +1492,18 @@ export function toExpr(node: Node): Expr {
     }
     case 'this_expression':
     case 'super_expression': {
-      const label = node.namedChildren.find((c) => c.type === 'identifier');
-      const e: Expr = node.type === 'this_expression' ? { k: 'this' } : { k: 'super' };
+      const label = node.namedChildren.find((c) => ty(c) === 'identifier');
+      const e: Expr = ty(node) === 'this_expression' ? { k: 'this' } : { k: 'super' };
       if (label) e.qualifier = ident(label);
       return e;
     }
     case 'navigation_expression': {
       const children = node.children;
-      const op = children.find((c) => c.type === '.' || c.type === '?.' || c.type === '::');
+      const op = children.find((c) => ty(c) === '.' || ty(c) === '?.' || ty(c) === '::');
       const left = children[0];
       const last = children[children.length - 1];
-      if (op && left && last?.type === 'identifier' && left !== last) {
-        if (op.type === '::') return last.text === 'class' ? { k: 'class_literal', type: { name: stripGenerics(left.text) || '?' } } : other(node);
+      if (op && left && last !== undefined && ty(last) === 'identifier' && left !== last) {
+        if (ty(op) === '::') return last.text === 'class' ? { k: 'class_literal', type: { name: stripGenerics(left.text) || '?' } } : other(node);
         return { k: 'field', of: toExpr(left), name: ident(last) };
       }
       return other(node);
@@ -1337,7 +1511,7 @@ export function toExpr(node: Node): Expr {
     case 'call_expression': {
       const { callee, valueArgs, lambdas } = callParts(node);
       if (!callee) return other(node);
-      const argCount = (valueArgs?.namedChildren.filter((a) => a.type === 'value_argument').length ?? 0) + lambdas.length;
+      const argCount = (valueArgs?.namedChildren.filter((a) => ty(a) === 'value_argument').length ?? 0) + lambdas.length;
       const target = calleeOf(callee);
       const e: Expr = { k: 'call', name: target.name, argCount };
       if (target.receiver) e.of = toExpr(target.receiver);
@@ -1353,23 +1527,23 @@ export function toExpr(node: Node): Expr {
     case 'character_literal':
       return { k: 'literal', type: 'char' };
     case 'as_expression': {
-      const type = node.namedChildren.find((c, i) => i > 0 && TYPE_NODES.has(c.type));
+      const type = node.namedChildren.find((c, i) => i > 0 && TYPE_NODES.has(ty(c)));
       const ref = typeRef(type);
-      return { k: 'cast', type: node.children.some((c) => c.type === 'as?') ? { ...ref, nullable: true } : ref };
+      return { k: 'cast', type: node.children.some((c) => ty(c) === 'as?') ? { ...ref, nullable: true } : ref };
     }
     case 'parenthesized_expression':
     case 'annotated_expression': {
-      const inner = node.namedChildren.filter((c) => c.type !== 'annotation' && !COMMENTS.has(c.type));
+      const inner = node.namedChildren.filter((c) => ty(c) !== 'annotation' && !COMMENTS.has(ty(c)));
       return inner.length === 1 ? toExpr(inner[0]!) : other(node);
     }
     case 'unary_expression': {
       // `x!!` has x's type.
       const operand = node.namedChildren[0];
-      if (operand && node.children.some((c) => c.type === '!!')) return toExpr(operand);
+      if (operand && node.children.some((c) => ty(c) === '!!')) return toExpr(operand);
       return other(node);
     }
     case 'object_literal': {
-      const specifiers = node.namedChildren.find((c) => c.type === 'delegation_specifiers');
+      const specifiers = node.namedChildren.find((c) => ty(c) === 'delegation_specifiers');
       const first = readSupertypes(specifiers, 'class').supertypes[0];
       return { k: 'new', type: first ? first.type : { name: 'Any' } };
     }
