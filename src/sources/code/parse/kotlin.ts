@@ -41,23 +41,45 @@ export function extractKotlin(path: string, text: string, parser: Parser): FileF
   };
   const banner = bannerGenerator(text);
   if (banner) facts.generatedBanner = banner;
-  let tree = parse(parser, text);
-  if (!tree) return { ...facts, parseErrors: 1 };
-  let misread = new Map<number, AnnotationFacts[]>();
-  try {
-    const fixed = reparseMisreadAnnotations(parser, text, tree);
-    if (fixed) {
-      tree.delete();
-      tree = fixed.tree;
-      misread = fixed.annotations;
+  const extractor = new KotlinExtractor(facts, path);
+  const whole = parse(parser, text);
+  if (whole) extractTree(parser, text, whole, extractor);
+  else {
+    // Parsing gave up (see PARSE_BUDGET_MS): each top-level declaration is parsed on its own, so only the one
+    // the grammar cannot get through is lost. Lines stay where they were (each piece is preceded by newlines).
+    const deadline = performance.now() + 2 * parseBudget(text);
+    for (const piece of topLevelPieces(text)) {
+      const padded = '\n'.repeat(piece.line) + text.slice(piece.from, piece.to);
+      const tree = performance.now() < deadline ? parse(parser, padded) : null;
+      if (tree) extractTree(parser, padded, tree, extractor);
+      else facts.parseErrors++;
     }
-  } catch {
-    // Keep the first reading.
   }
   try {
-    const root = tree.rootNode;
-    facts.parseErrors = countParseErrors(root);
-    const extractor = new KotlinExtractor(facts, path, misread);
+    extractor.finish();
+  } catch {
+    // Nothing more to add.
+  }
+  return facts;
+}
+
+/** Extracts one parsed tree (the file, or a piece of it) into the file's facts, then frees the tree. */
+function extractTree(parser: Parser, text: string, tree: Tree, extractor: KotlinExtractor): void {
+  let current = tree;
+  try {
+    extractor.misread = new Map();
+    try {
+      const fixed = reparseMisreadAnnotations(parser, text, current);
+      if (fixed) {
+        current.delete();
+        current = fixed.tree;
+        extractor.misread = fixed.annotations;
+      }
+    } catch {
+      // Keep the first reading.
+    }
+    const root = current.rootNode;
+    extractor.file.parseErrors += countParseErrors(root);
     try {
       // When recovery fails badly the root itself is the ERROR node.
       if (ty(root) === 'ERROR') extractor.recover(root, undefined);
@@ -65,23 +87,57 @@ export function extractKotlin(path: string, text: string, parser: Parser): FileF
     } catch {
       // A shape this extractor did not foresee: keep what was extracted before it.
     }
-    extractor.finish();
-    return facts;
   } finally {
-    tree.delete();
+    current.delete();
   }
 }
 
+/**
+ * Parse time allowed before giving up. On some broken input the grammar's error recovery takes seconds or
+ * minutes (one stray character before a long chain of lambdas); ordinary code parses in a few milliseconds.
+ */
+const PARSE_BUDGET_MS = 1000;
+
+function parseBudget(text: string): number {
+  return PARSE_BUDGET_MS + text.length / 1000;
+}
+
+/** A tree, or null when the text could not be parsed within its budget (the parser is then reset). */
 function parse(parser: Parser, text: string): Tree | null {
+  // The grammar's scanner loops forever on an annotation that runs into the end of the file (`val x = 1\n@A`):
+  // it skips to the next whitespace, which never comes (and no budget can stop it). A final newline ends that skip.
+  const source = text.endsWith('\n') ? text : `${text}\n`;
+  const started = performance.now();
+  const budget = parseBudget(source);
+  let tree: Tree | null = null;
   try {
-    // The grammar's scanner loops forever on an annotation that runs into the end of the file (`val x = 1\n@A`):
-    // it skips to the next whitespace, which never comes. A final newline always ends that skip.
-    return parser.parse(text.endsWith('\n') ? text : `${text}\n`);
+    tree = parser.parse(source, null, { progressCallback: () => performance.now() - started > budget });
   } catch {
-    return null;
+    tree = null;
   }
+  // A cancelled parse would otherwise resume on the next call, whatever its text.
+  if (!tree) parser.reset();
+  return tree;
 }
 
+/** Where each top-level declaration starts (with the annotations and comments just before it), and ends. */
+function topLevelPieces(text: string): { from: number; to: number; line: number }[] {
+  const starts: { from: number; line: number }[] = [];
+  let offset = 0;
+  let line = 0;
+  let attached = false;
+  for (const content of text.split('\n')) {
+    const head = /^(@|import\b|package\b)/.test(content) || DECLARATION_START.test(content);
+    if (head && !attached) starts.push({ from: offset, line });
+    attached = head && content.startsWith('@');
+    offset += content.length + 1;
+    line++;
+  }
+  if (starts.length === 0 || starts[0]!.from > 0) starts.unshift({ from: 0, line: 0 });
+  return starts.map((s, i) => ({ ...s, to: i + 1 < starts.length ? starts[i + 1]!.from : text.length }));
+}
+
+const DECLARATION_NODES = new Set(['class_declaration', 'object_declaration', 'function_declaration', 'property_declaration', 'type_alias', 'import', 'package_header', 'file_annotation']);
 const DECLARATION_START =
   /^(?:(?:public|private|internal|protected|open|abstract|final|sealed|data|enum|annotation|inner|value|inline|expect|actual|external|const|lateinit|override|suspend|tailrec|operator|infix|companion|fun)\s+)*(?:class|interface|object|fun|val|var|typealias)\b/;
 
@@ -96,7 +152,7 @@ function reparseMisreadAnnotations(parser: Parser, text: string, tree: Tree): { 
   if (ty(root) === 'ERROR') return undefined;
   const found: { spans: [number, number][]; declaration: number }[] = [];
   for (const node of root.namedChildren) {
-    if (ty(node) !== 'annotated_expression') continue;
+    if (DECLARATION_NODES.has(ty(node)) || text[node.startIndex] !== '@') continue;
     const spans = annotationSpans(text, node.startIndex);
     if (spans.length === 0) continue;
     const declaration = skipBlank(text, spans[spans.length - 1]![1]);
@@ -113,22 +169,27 @@ function reparseMisreadAnnotations(parser: Parser, text: string, tree: Tree): { 
     again.delete();
     return undefined;
   }
-  const annotations = new Map<number, AnnotationFacts[]>();
-  for (const { spans, declaration } of found) {
-    const from = spans[0]![0];
-    const to = spans[spans.length - 1]![1];
-    const line = text.slice(0, from).split('\n').length - 1;
-    const snippet = parse(parser, `${'\n'.repeat(line)}${text.slice(from, to)}\nclass Sextant`);
-    if (!snippet) continue;
-    try {
-      const declared = snippet.rootNode.namedChildren.find((c) => ty(c) === 'class_declaration');
-      const mods = readModifiers(declared?.namedChildren.find((c) => ty(c) === 'modifiers'));
-      if (mods.annotations.length > 0) annotations.set(declaration, mods.annotations);
-    } finally {
-      snippet.delete();
+  try {
+    const annotations = new Map<number, AnnotationFacts[]>();
+    for (const { spans, declaration } of found) {
+      const from = spans[0]![0];
+      const to = spans[spans.length - 1]![1];
+      const line = text.slice(0, from).split('\n').length - 1;
+      const snippet = parse(parser, `${'\n'.repeat(line)}${text.slice(from, to)}\nclass Sextant`);
+      if (!snippet) continue;
+      try {
+        const declared = snippet.rootNode.namedChildren.find((c) => ty(c) === 'class_declaration');
+        const mods = readModifiers(declared?.namedChildren.find((c) => ty(c) === 'modifiers'));
+        if (mods.annotations.length > 0) annotations.set(declaration, mods.annotations);
+      } finally {
+        snippet.delete();
+      }
     }
+    return { tree: again, annotations };
+  } catch (error) {
+    again.delete();
+    throw error;
   }
-  return { tree: again, annotations };
 }
 
 /** Where the annotations written from `at` on are: `@Name`, `@target:Name`, `@[A B]`, each with its `(…)`. */
@@ -306,11 +367,12 @@ class KotlinExtractor {
   /** Local and anonymous types of top-level functions: listed after the facade, which comes last. */
   private readonly facadeTypes: TypeFacts[] = [];
 
+  /** Annotations the grammar misread, by the offset of the top-level declaration they belong to (in this tree). */
+  misread = new Map<number, AnnotationFacts[]>();
+
   constructor(
-    private readonly file: FileFacts,
+    readonly file: FileFacts,
     private readonly path: string,
-    /** Annotations the grammar misread, by the offset of the top-level declaration they belong to. */
-    private readonly misread: Map<number, AnnotationFacts[]>,
   ) {}
 
   topLevel(node: Node): void {
@@ -599,7 +661,7 @@ class KotlinExtractor {
 
     if (role === 'class' || role === 'enum') {
       if (shape.primary || !shape.body.some((c) => ty(c) === 'secondary_constructor')) {
-        const ctor = this.primaryConstructor(shape.primary, shape.at, scope, supers.superCall);
+        const ctor = this.primaryConstructor(shape.primary, scope, supers.superCall);
         scope.init = { member: ctor, type: scope, inLambda: false };
       } else {
         scope.pendingInit = newMember('<init>', 'constructor', 0, 0);
@@ -636,9 +698,8 @@ class KotlinExtractor {
     }
   }
 
-  private primaryConstructor(primary: Node | undefined, classNode: Node, scope: TypeScope, superCall: CallFacts | undefined): MemberFacts {
-    const where = primary ?? classNode;
-    const line = lineOf(where);
+  private primaryConstructor(primary: Node | undefined, scope: TypeScope, superCall: CallFacts | undefined): MemberFacts {
+    const line = primary ? lineOf(primary) : scope.facts.line;
     const ctor = newMember('<init>', 'constructor', line, primary ? endLineOf(primary) : line);
     ctor.synthetic = primary ? 'primary_constructor' : 'default_constructor';
     const mods = readModifiers(primary?.children.find((c) => ty(c) === 'modifiers'));
