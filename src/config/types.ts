@@ -1,5 +1,7 @@
 /** The workspace configuration (`sextant.yaml`), after validation. */
 
+import type { Capability, Role } from '../graph/ontology/code.js';
+
 export interface GraphqlSourceConfig {
   kind: 'graphql';
   name: string;
@@ -23,9 +25,9 @@ export interface CodeSourceConfig {
   /** Extra gitignore-style patterns, relative to `path`. */
   exclude: string[];
   /** Role overrides: by annotation simple name, or by type qualified name. */
-  roles: { annotations: Record<string, string>; types: Record<string, string> };
+  roles: { annotations: Record<string, Role>; types: Record<string, Role> };
   /** Capability overrides (added to the detected ones): by annotation simple name, or by type qualified name. */
-  capabilities: { annotations: Record<string, string[]>; types: Record<string, string[]> };
+  capabilities: { annotations: Record<string, Capability[]>; types: Record<string, Capability[]> };
 }
 
 export type SourceConfig = GraphqlSourceConfig | CodeSourceConfig;

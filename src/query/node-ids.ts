@@ -1,5 +1,7 @@
 import { looksLikeNodeId } from '../graph/ids.js';
+import type { NodeRecord } from '../graph/types.js';
 import { fail } from './errors.js';
+import { limitHints } from './hints.js';
 import type { ToolContext } from './tool.js';
 
 /** An id as given, or the id of the one node with this exact qualified name (DESIGN.md §2). */
@@ -18,3 +20,18 @@ export async function toId(ctx: ToolContext, tool: string, given: string, argume
   });
 }
 
+
+/** The nodes with these ids; an id that names no node is a `not_found` error pointing to `resolve`. */
+export async function existingNodes(ctx: ToolContext, ids: readonly string[]): Promise<NodeRecord[]> {
+  const nodes = await ctx.store.getNodes(ids);
+  const missing = ids.filter((id) => !nodes.some((n) => n.id === id));
+  if (missing.length) {
+    fail({
+      code: 'not_found',
+      argument: 'ids',
+      message: `No node has id ${missing.map((m) => JSON.stringify(m)).join(', ')}. Get ids from \`search\`, \`find\` or \`resolve\`.`,
+      hints: limitHints([{ tool: 'resolve', args: { identifier: missing[0]! }, reason: 'if that is a name, look it up' }]),
+    });
+  }
+  return nodes;
+}

@@ -1,31 +1,10 @@
 import type { OntologyModule } from './types.js';
 
 export const SYMBOL_KINDS = ['class', 'interface', 'enum', 'record', 'annotation', 'method', 'constructor'] as const;
-export const TYPE_SYMBOL_KINDS = ['class', 'interface', 'enum', 'record', 'annotation'] as const;
 export const ROLES = ['CONTROLLER', 'SERVICE', 'REPOSITORY', 'COMPONENT', 'CONFIG', 'ENTITY', 'CLIENT', 'MAPPER', 'DTO', 'OTHER'] as const;
 export const CAPABILITIES = ['MESSAGE_LISTENER', 'MESSAGE_PRODUCER', 'HTTP_CLIENT', 'SCHEDULED_TASK', 'EXCEPTION_HANDLER'] as const;
-export const CALL_STRATEGIES = [
-  'local',
-  'parameter',
-  'field',
-  'this_super',
-  'chained',
-  'static_import',
-  'static_import_wildcard',
-  'import',
-  'same_package',
-  'qualified_name',
-  'unique_type_name',
-  'lambda_scope',
-  'constructor',
-  'method_reference',
-  'implicit_super',
-  'extension',
-  'overload_ambiguous',
-  'unresolved',
-] as const;
-export const INJECT_STRATEGIES = ['declared_type', 'unique_bean', 'qualifier', 'primary', 'collection', 'ambiguous'] as const;
-
+export type Role = (typeof ROLES)[number];
+export type Capability = (typeof CAPABILITIES)[number];
 /** The code ontology (DESIGN.md §5), in-service part: services, symbols and the edges between them. */
 export const CODE_ONTOLOGY: OntologyModule = {
   sourceKind: 'code',

@@ -2,7 +2,7 @@ import type { NodeRecord } from '../../graph/types.js';
 import { asBoolean, asEnum, asInteger, asNumber, asStringList } from '../coerce.js';
 import { fail } from '../errors.js';
 import { limitHints, type Hint } from '../hints.js';
-import { toId } from '../node-ids.js';
+import { existingNodes, toId } from '../node-ids.js';
 import { listEntry } from '../present.js';
 import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 
@@ -46,16 +46,7 @@ export const impactTool: ToolDef = {
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 2000 }) ?? 200;
     const ids = await Promise.all(given.map((g) => toId(ctx, 'impact', g, 'ids')));
 
-    const origins = await ctx.store.getNodes(ids);
-    const missing = ids.filter((id) => !origins.some((n) => n.id === id));
-    if (missing.length) {
-      fail({
-        code: 'not_found',
-        argument: 'ids',
-        message: `No node has id ${missing.map((m) => JSON.stringify(m)).join(', ')}. Get ids from \`search\`, \`find\` or \`resolve\`.`,
-        hints: limitHints([{ tool: 'resolve', args: { identifier: missing[0]! }, reason: 'if that is a name, look it up' }]),
-      });
-    }
+    const origins = await existingNodes(ctx, ids);
     const notCode = origins.filter((n) => n.kind !== 'symbol' && n.kind !== 'service');
     if (notCode.length) fail({ code: 'invalid_argument', argument: 'ids', message: `impact walks code symbols; ${notCode[0]!.qualified_name} is a ${notCode[0]!.kind}. Use \`neighbors\` with direction "in" for other kinds.` });
 

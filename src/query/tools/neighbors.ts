@@ -4,6 +4,7 @@ import { asEnum, asInteger, asNumber, asObject, asStringList, isBlank } from '..
 import { fail } from '../errors.js';
 import { compileFilter } from '../filters.js';
 import { limitHints, type Hint } from '../hints.js';
+import { existingNodes } from '../node-ids.js';
 import { listEntry } from '../present.js';
 import { filterSchema, limitParam, offsetParam, stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 
@@ -44,16 +45,7 @@ export const neighborsTool: ToolDef = {
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 500 }) ?? 50;
     const offset = asInteger(args.offset, 'offset', { min: 0, max: 100000 }) ?? 0;
 
-    const origins = await ctx.store.getNodes(ids);
-    const missing = ids.filter((id) => !origins.some((n) => n.id === id));
-    if (missing.length) {
-      fail({
-        code: 'not_found',
-        argument: 'ids',
-        message: `No node has id ${missing.map((m) => JSON.stringify(m)).join(', ')}. Get ids from \`search\`, \`find\` or \`resolve\`.`,
-        hints: limitHints([{ tool: 'resolve', args: { identifier: missing[0]! }, reason: 'if that is a name, look it up' }]),
-      });
-    }
+    const origins = await existingNodes(ctx, ids);
     const dirs = direction === 'both' ? (['out', 'in'] as const) : [direction];
     for (const origin of origins) {
       const allowed = [...new Set(dirs.flatMap((d) => o.edgeTypesFor(origin.kind, d)))].sort();

@@ -113,7 +113,7 @@ export class CallResolver {
     const found = this.model.findMethods(entry, call.name, call.argCount);
     if (found.members.length) return this.pick(caller, call, found.members, typed.strategy);
     if (typed.isType) {
-      const companion = this.model.types.find((t) => t.outer === entry && t.facts.flavor === 'companion');
+      const companion = this.model.companionOf(entry);
       const onCompanion = companion ? this.model.findMethods(companion, call.name, call.argCount).members : [];
       if (onCompanion.length) return this.pick(caller, call, onCompanion, typed.strategy);
     }

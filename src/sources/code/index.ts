@@ -12,7 +12,6 @@ import { detectLayout } from './layout.js';
 import { extractJava } from './parse/java.js';
 import { extractKotlin } from './parse/kotlin.js';
 import { parserFor } from './parse/parser.js';
-import type { RoleOverrides } from './roles.js';
 
 export interface CodeBuildReport extends Record<string, unknown> {
   stats: CodeGraphStats;
@@ -79,7 +78,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     files: facts,
     services: layout.services,
     locate: (p) => layout.locate(p),
-    overrides: cfg as unknown as RoleOverrides,
+    overrides: { roles: cfg.roles, capabilities: cfg.capabilities },
   });
   const removed = [...cache.keys()].filter((p) => !next.has(p)).length;
   if (cacheFile && (parsed > 0 || removed > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next);

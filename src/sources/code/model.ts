@@ -112,6 +112,9 @@ export class CodeModel {
   private readonly facadesByPackage = new Map<string, TypeEntry[]>();
   private readonly extensionsByName = new Map<string, MemberEntry[]>();
   private readonly resolveCache = new Map<string, TypeTarget | null>();
+  /** Supertypes never change once the model is built, so each type's are walked once (calls ask for them per call site). */
+  private readonly ancestorCache = new Map<TypeEntry, { project: TypeEntry[]; external: string[] }>();
+  private readonly companions = new Map<TypeEntry, TypeEntry>();
 
   constructor(
     readonly files: readonly FileFacts[],
@@ -145,7 +148,10 @@ export class CodeModel {
         return { target, relation: this.relationOf(entry, s.relation, target) };
       });
     }
-    for (const entry of this.types) for (const s of entry.supers) if (s.target.entry && s.target.entry !== entry) s.target.entry.subtypes.push(entry);
+    for (const entry of this.types) {
+      for (const s of entry.supers) if (s.target.entry && s.target.entry !== entry) s.target.entry.subtypes.push(entry);
+      if (entry.outer && entry.facts.flavor === 'companion' && !this.companions.has(entry.outer)) this.companions.set(entry.outer, entry);
+    }
   }
 
   private relationOf(entry: TypeEntry, written: 'extends' | 'implements' | 'unknown', target: TypeTarget): 'extends' | 'implements' {
@@ -253,6 +259,17 @@ export class CodeModel {
 
   /** Supertypes breadth-first (the type itself first), project ones only; external ones are reported separately. */
   ancestors(entry: TypeEntry): { project: TypeEntry[]; external: string[] } {
+    let found = this.ancestorCache.get(entry);
+    if (!found) this.ancestorCache.set(entry, (found = this.walkAncestors(entry)));
+    return found;
+  }
+
+  /** The Kotlin companion object of a type, if it has one. */
+  companionOf(entry: TypeEntry): TypeEntry | undefined {
+    return this.companions.get(entry);
+  }
+
+  private walkAncestors(entry: TypeEntry): { project: TypeEntry[]; external: string[] } {
     const project: TypeEntry[] = [];
     const external: string[] = [];
     const seen = new Set<TypeEntry>([entry]);

@@ -2,8 +2,8 @@ import { own } from './own.js';
 import type { AnnotationFacts } from './ir.js';
 import type { CodeModel, TypeEntry } from './model.js';
 
-export type Role = 'CONTROLLER' | 'SERVICE' | 'REPOSITORY' | 'COMPONENT' | 'CONFIG' | 'ENTITY' | 'CLIENT' | 'MAPPER' | 'DTO' | 'OTHER';
-export type Capability = 'MESSAGE_LISTENER' | 'MESSAGE_PRODUCER' | 'HTTP_CLIENT' | 'SCHEDULED_TASK' | 'EXCEPTION_HANDLER';
+export type { Capability, Role } from '../../graph/ontology/code.js';
+import type { Capability, Role } from '../../graph/ontology/code.js';
 
 /** Per-project overrides from sextant.yaml: by annotation simple name, or by type qualified name. */
 export interface RoleOverrides {

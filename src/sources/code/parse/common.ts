@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import type { FileFacts, Language } from '../ir.js';
 
 export function lineOf(node: Node): number {
   return node.startPosition.row + 1;
@@ -61,4 +62,20 @@ export function bannerGenerator(text: string): string | undefined {
   if (!/\bgenerated\b|do not edit/i.test(joined)) return undefined;
   for (const [pattern, slug] of BANNERS) if (pattern.test(joined)) return slug;
   return undefined;
+}
+
+/** The facts of a file before its syntax tree is read: path, language, line count and generator banner. */
+export function emptyFacts(path: string, language: Language, text: string): FileFacts {
+  const facts: FileFacts = {
+    path,
+    language,
+    package: '',
+    imports: { single: {}, wildcard: [], staticSingle: {}, staticWildcard: [] },
+    types: [],
+    parseErrors: 0,
+    lines: text.length === 0 ? 0 : text.split('\n').length,
+  };
+  const banner = bannerGenerator(text);
+  if (banner) facts.generatedBanner = banner;
+  return facts;
 }

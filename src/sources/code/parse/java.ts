@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
-import { bannerGenerator, countParseErrors, lineOf, stripGenerics } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, stripGenerics } from './common.js';
 
 const TYPE_DECLARATIONS: Record<string, TypeFacts['kind']> = {
   class_declaration: 'class',
@@ -15,17 +15,7 @@ const ARG_TEXT_LIMIT = 200;
 /** Extracts the facts of one Java file. Never throws on bad input: what parses is kept, errors are counted. */
 export function extractJava(path: string, text: string, parser: Parser): FileFacts {
   const tree = parser.parse(text);
-  const facts: FileFacts = {
-    path,
-    language: 'java',
-    package: '',
-    imports: { single: {}, wildcard: [], staticSingle: {}, staticWildcard: [] },
-    types: [],
-    parseErrors: 0,
-    lines: text.length === 0 ? 0 : text.split('\n').length,
-  };
-  const banner = bannerGenerator(text);
-  if (banner) facts.generatedBanner = banner;
+  const facts = emptyFacts(path, 'java', text);
   if (!tree) return { ...facts, parseErrors: 1 };
   try {
     const root = tree.rootNode;

@@ -1,6 +1,6 @@
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
-import { bannerGenerator, countParseErrors, lineOf, stripGenerics } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, stripGenerics } from './common.js';
 
 /**
  * Kotlin extraction, in the JVM view Java code has of it: a file's top-level functions and properties sit on a
@@ -30,17 +30,7 @@ const ARRAY_OF = /^(array|intArray|longArray|shortArray|byteArray|charArray|bool
 
 /** Extracts the facts of one Kotlin file. Never throws on bad input: what parses is kept, errors are counted. */
 export function extractKotlin(path: string, text: string, parser: Parser): FileFacts {
-  const facts: FileFacts = {
-    path,
-    language: 'kotlin',
-    package: '',
-    imports: { single: {}, wildcard: [], staticSingle: {}, staticWildcard: [] },
-    types: [],
-    parseErrors: 0,
-    lines: text.length === 0 ? 0 : text.split('\n').length,
-  };
-  const banner = bannerGenerator(text);
-  if (banner) facts.generatedBanner = banner;
+  const facts = emptyFacts(path, 'kotlin', text);
   const extractor = new KotlinExtractor(facts, path);
   const whole = parse(parser, text);
   if (whole) extractTree(parser, text, whole, extractor);
