@@ -1,7 +1,9 @@
 /**
  * Incremental re-indexing gives exactly what a full build gives: after each step of a scripted sequence of
- * edits, the incrementally updated index (facts cache + store patch) and a fresh full index of the same tree
- * hold the same nodes, the same edges and the same node order (which is the order answers are given in).
+ * edits, the incrementally updated indexes and a fresh full index of the same tree hold the same nodes, the
+ * same edges and the same node order (which is the order answers are given in). Two incremental paths are
+ * checked: a one-shot build (facts cache on disk + store patch) and a long-running one as under `index
+ * --watch` (facts and per-file graph kept in memory, only the files a change reaches emitted again).
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -18,11 +20,14 @@ const ontology = sextantOntology();
 let root: string;
 let work: string;
 const incrementalStore = () => join(work, 'incremental');
+const watchingStore = () => join(work, 'watching');
+/** The in-memory state of one long-running indexer, kept across steps. */
+const session = new Map<string, unknown>();
 
-async function index(storeDir: string, cacheDir?: string): Promise<BuildReport> {
+async function index(storeDir: string, cacheDir?: string, keep?: Map<string, unknown>): Promise<BuildReport> {
   const store = SqliteStore.open(ontology, storeDir, { mode: 'write' });
   try {
-    return await buildWorkspace(store, ontology, { dir: root, sources: [estateSource(root)] }, {}, process.env, cacheDir ? { cacheDir } : {});
+    return await buildWorkspace(store, ontology, { dir: root, sources: [estateSource(root)] }, {}, process.env, { ...(cacheDir ? { cacheDir } : {}), ...(keep ? { session: keep } : {}) });
   } finally {
     await store.close();
   }
@@ -57,6 +62,9 @@ const STEPS: [string, () => void][] = [
   ['a method removed that others call (their edges change too)', () => edit(`${P}service/OrderBatch.java`, (t) => t.replace(/\n    public int size\(\) \{[\s\S]*?\n    \}\n/, '\n'))],
   ['a file deleted', () => unlinkSync(join(root, `${P}jobs/OrderCleanupJob.java`))],
   ['a file moved to another package', () => renameSync(join(root, `${P}payment/CashPaymentHandler.java`), join(root, `${P}service/CashPaymentHandler.java`))],
+  ['a method body edited, nothing else', () => edit(`${P}payment/CardPaymentHandler.java`, (t) => t.replace(/return "card"\.equals\(/, 'return "credit-card".equals('))],
+  ['@Primary removed from a bean (injections in another file change)', () => edit(`${P}payment/PaypalPaymentHandler.java`, (t) => t.replace('@Primary\n', ''))],
+  ['a supertype removed (inherited calls and overrides in other files change)', () => edit(`${P}pricing/DiscountPricer.java`, (t) => t.replace(' extends AbstractPricer', ''))],
   ['a Kotlin file edited', () => edit('billing/billing-core/src/main/kotlin/com/acme/billing/core/BillingUtils.kt', (t) => `${t}\nfun halve(amount: java.math.BigDecimal): java.math.BigDecimal = amount.divide(java.math.BigDecimal(2))\n`)],
   ['the service name changed in application.yml', () => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('order-service', 'ordering'))],
 ];
@@ -73,19 +81,29 @@ describe('incremental re-index equals a full build', () => {
     const r = await index(incrementalStore(), join(work, 'cache'));
     assert.equal(r.sources[0]!.written, 'full');
     assert.equal((r.sources[0]!.details as { parsed: number }).parsed, 53);
+    const w = await index(watchingStore(), join(work, 'cache-watching'), session);
+    assert.equal((w.sources[0]!.details as { emitted: number }).emitted, 53);
   });
 
   for (const [i, [what, apply]] of STEPS.entries()) {
     test(`step ${i + 1}: ${what}`, async () => {
       apply();
       const inc = await index(incrementalStore(), join(work, 'cache'));
+      const watching = await index(watchingStore(), join(work, 'cache-watching'), session);
       const fullDir = join(work, `full-${i}`);
       await index(fullDir);
-      const a = dump(incrementalStore());
       const b = dump(fullDir);
-      assert.equal(a.nodes.length, b.nodes.length, 'node count');
-      assert.deepEqual(a.nodes, b.nodes, 'nodes and their order');
-      assert.deepEqual(a.edges, b.edges, 'edges');
+      for (const [how, dir] of [['one-shot', incrementalStore()], ['watching', watchingStore()]] as const) {
+        const a = dump(dir);
+        assert.equal(a.nodes.length, b.nodes.length, `${how}: node count`);
+        assert.deepEqual(a.nodes, b.nodes, `${how}: nodes and their order`);
+        assert.deepEqual(a.edges, b.edges, `${how}: edges`);
+      }
+      const emitted = (watching.sources[0]!.details as { emitted: number }).emitted;
+      if (what === 'nothing changed') assert.equal(emitted, 0, 'nothing emitted again');
+      else if (what.includes('body')) assert.equal(emitted, 1, 'a body edit emits its own file only');
+      else if (!what.includes('application.yml')) assert.ok(emitted < 53 / 2, `an update emits only the files it reaches (${emitted})`);
+      if (!what.includes('application.yml')) assert.equal(watching.sources[0]!.written, 'patch', 'watching: applied as a patch');
       const details = inc.sources[0]!.details as { parsed: number };
       if (what === 'nothing changed') assert.equal(details.parsed, 0);
       else if (!what.includes('application.yml') && !what.includes('deleted')) assert.equal(details.parsed, 1, 'only the changed file is parsed again');

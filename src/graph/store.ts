@@ -100,6 +100,11 @@ export interface SourceWrite {
    * compared by content hash). The result is the same as a full write: same nodes, edges and answer order.
    */
   incremental?: boolean;
+  /**
+   * With `incremental`: the writer knows that, since the write whose content hash was `since`, only these
+   * groups can have changed. The store trusts it only if that write is the source's current one.
+   */
+  changed?: { since: string; groups: ReadonlySet<string> };
 }
 
 export interface IndexMeta {

@@ -1,6 +1,7 @@
 import type { WorkspaceConfig } from '../config/types.js';
 import type { Ontology } from '../graph/ontology/index.js';
 import type { SourceInfo, SourceWrite, Store, WriteProgress } from '../graph/store.js';
+import type { EdgeRecord, NodeRecord } from '../graph/types.js';
 import { validateGraph } from '../graph/validate.js';
 import { buildSource } from './sources.js';
 
@@ -37,6 +38,8 @@ export class BuildError extends Error {
 export interface BuildOptions {
   /** Where sources keep derived data between builds (parsed facts); usually `<store>/cache`. */
   cacheDir?: string;
+  /** In-memory state sources keep between builds of one process (`index --watch`): pass the same map each time. */
+  session?: Map<string, unknown>;
 }
 
 export async function buildWorkspace(store: Store, ontology: Ontology, config: WorkspaceConfig, events: BuildEvents = {}, env: Record<string, string | undefined> = process.env, options: BuildOptions = {}): Promise<BuildReport> {
@@ -54,15 +57,17 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
       env,
       onProgress: (message) => events.message?.(cfg.name, message),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+      ...(options.session ? { session: options.session } : {}),
     });
     for (const w of built.warnings) events.warning?.(cfg.name, w);
-    const problems = validateGraph(ontology, built.nodes, built.edges);
+    const problems = built.changed ? validateChanged(ontology, built.nodes, built.edges, built.changed.groups) : validateGraph(ontology, built.nodes, built.edges);
     if (problems.length) throw new BuildError(cfg.name, `source ${cfg.name} produced an invalid graph (a Sextant bug; nothing was written):\n  ${problems.slice(0, 10).join('\n  ')}`);
     writes.push({
       source: { name: cfg.name, kind: cfg.kind, origin: built.origin, built_at: new Date().toISOString(), content_hash: built.content_hash },
       nodes: built.nodes,
       edges: built.edges,
       incremental: true,
+      ...(built.changed ? { changed: built.changed } : {}),
     });
     timings.set(cfg.name, { seconds: round((performance.now() - t0) / 1000), warnings: built.warnings, ...(built.details ? { details: built.details } : {}) });
   }
@@ -75,6 +80,22 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
     write_seconds: writeSeconds,
     seconds: round((performance.now() - started) / 1000),
   };
+}
+
+/** Validates only the nodes and edges of the groups an update changed; the rest was valid when last written. */
+function validateChanged(ontology: Ontology, nodes: readonly NodeRecord[], edges: readonly EdgeRecord[], groups: ReadonlySet<string>): string[] {
+  const kindOf = new Map<string, string>();
+  const inChanged = new Set<string>();
+  const changedNodes: NodeRecord[] = [];
+  for (const n of nodes) {
+    kindOf.set(n.id, n.kind);
+    if (groups.has(n.file ?? '')) {
+      changedNodes.push(n);
+      inChanged.add(n.id);
+    }
+  }
+  const changedEdges = edges.filter((e) => inChanged.has(e.from));
+  return validateGraph(ontology, changedNodes, changedEdges, (id) => kindOf.get(id));
 }
 
 function round(n: number): number {

@@ -15,6 +15,11 @@ export interface SourceBuild {
   warnings: string[];
   /** Source-specific figures for the build report (files parsed, reused, …). */
   details?: Record<string, unknown>;
+  /**
+   * Set when the source knows exactly what changed since its previous build in this process (whose content
+   * hash is `since`): only these file groups can differ, so the store and validation can skip the rest.
+   */
+  changed?: { since: string; groups: ReadonlySet<string> };
 }
 
 export interface SourceContext {
@@ -26,4 +31,9 @@ export interface SourceContext {
   onProgress?: (message: string, done?: number, total?: number) => void;
   /** Directory a source may keep derived data in between builds (e.g. parsed facts by content hash). */
   cacheDir?: string;
+  /**
+   * State a source may keep in memory between builds of one long-running process (`index --watch`), private to
+   * the source of this name. Absent for a one-shot build.
+   */
+  session?: Map<string, unknown>;
 }

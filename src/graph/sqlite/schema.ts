@@ -17,7 +17,7 @@ export function schemaDdl(ontology: Ontology): string {
   );
   const propIndexes = [...ontology.indexedProperties.keys()]
     .sort()
-    .map((p) => `CREATE INDEX nodes_${propertyColumn(p)} ON nodes(${propertyColumn(p)}, kind);`);
+    .map((p) => `CREATE INDEX nodes_${propertyColumn(p)} ON nodes(${propertyColumn(p)}, kind) WHERE ${propertyColumn(p)} IS NOT NULL;`);
   return `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE sources (

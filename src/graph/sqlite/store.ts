@@ -71,12 +71,19 @@ interface GroupContent {
   edges: EdgeRecord[];
 }
 
-/** Nodes grouped by file (no file: group ''), each with the edges leaving it, and a hash of it all. */
-function groupHashes(nodes: readonly NodeRecord[], edges: readonly EdgeRecord[]): Map<string, GroupContent> {
+/**
+ * Nodes grouped by file (no file: group ''), each with the edges leaving it, and a hash of it all; only the
+ * groups in `only` when given (the others are known to be unchanged).
+ */
+function groupHashes(nodes: readonly NodeRecord[], edges: readonly EdgeRecord[], only?: ReadonlySet<string>): Map<string, GroupContent> {
   const groups = new Map<string, GroupContent>();
-  const groupOf = new Map<string, GroupContent>();
+  const groupOf = new Map<string, GroupContent | null>();
   for (const n of nodes) {
     const g = n.file ?? '';
+    if (only && !only.has(g)) {
+      groupOf.set(n.id, null);
+      continue;
+    }
     let content = groups.get(g);
     if (!content) groups.set(g, (content = { hash: '', nodes: [], edges: [] }));
     content.nodes.push(n);
@@ -84,11 +91,9 @@ function groupHashes(nodes: readonly NodeRecord[], edges: readonly EdgeRecord[])
   }
   for (const e of edges) {
     let content = groupOf.get(e.from);
-    if (!content) {
-      // An edge from another source's node belongs with its target.
-      content = groupOf.get(e.to)!;
-    }
-    content.edges.push(e);
+    // An edge from another source's node belongs with its target.
+    if (content === undefined) content = groupOf.get(e.to);
+    content?.edges.push(e);
   }
   for (const content of groups.values()) {
     const h = createHash('sha1');
@@ -149,6 +154,7 @@ export class SqliteStore implements Store {
       db.pragma('journal_mode = WAL');
     }
     db.pragma('synchronous = NORMAL');
+    db.pragma('cache_size = -131072');
     const store = new SqliteStore(ontology, absDir, db);
     // An empty, stale or mismatched index is reset inside the first write transaction, so readers keep the old
     // index until the new one is complete.
@@ -268,19 +274,26 @@ export class SqliteStore implements Store {
       if (this.pendingReset) this.resetSchema();
       for (const name of opts.remove ?? []) this.deleteSource(name);
       let full = false;
-      for (const { source, nodes, edges, incremental } of writes) {
+      for (const { source, nodes, edges, incremental, changed } of writes) {
         const progress = opts.onProgress && ((p: Omit<WriteProgress, 'source'>) => opts.onProgress!({ ...p, source: source.name }));
         const info: SourceInfo = { ...source, nodes: nodes.length, edges: edges.length };
-        const groups = groupHashes(nodes, edges);
-        const patched = incremental && !this.pendingReset && this.patchSource(source.name, groups);
+        const current = this.pendingReset ? undefined : (this.stmt('SELECT content_hash FROM sources WHERE name = ?').get(source.name) as { content_hash: string | null } | undefined);
+        // The writer's list of changed groups holds only against the write it was computed from.
+        const only = changed && current?.content_hash === changed.since ? changed.groups : undefined;
+        let groups = groupHashes(nodes, edges, only);
+        const patched = incremental && !this.pendingReset && this.patchSource(source.name, groups, only);
         if (!patched) {
           full = true;
+          if (only) groups = groupHashes(nodes, edges);
           this.deleteSource(source.name);
           const ridOf = this.insertNodes(nodes, progress);
           this.insertEdges(source.name, edges, ridOf, progress);
         }
         this.stmt('DELETE FROM sources WHERE name = ?').run(source.name);
-        this.stmt('DELETE FROM source_groups WHERE source = ?').run(source.name);
+        if (patched && only) {
+          const drop = this.stmt('DELETE FROM source_groups WHERE source = ? AND grp = ?');
+          for (const g of only) drop.run(source.name, g);
+        } else this.stmt('DELETE FROM source_groups WHERE source = ?').run(source.name);
         this.insertRows('source_groups', '(source, grp, hash)', 3, [...groups.entries()].map(([g, { hash }]) => [source.name, g, hash]));
         this.stmt('INSERT INTO sources(name, kind, origin, built_at, nodes, edges, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
           info.name,
@@ -394,11 +407,13 @@ export class SqliteStore implements Store {
    * name, id) order, or removed, and their outgoing edges replaced. Returns false, having changed nothing, when
    * a full write is the better or the only way (no previous groups, most groups changed, no rid gap left).
    */
-  private patchSource(source: string, groups: Map<string, GroupContent>): boolean {
+  private patchSource(source: string, groups: Map<string, GroupContent>, only: ReadonlySet<string> | undefined): boolean {
     const old = new Map((this.stmt('SELECT grp, hash FROM source_groups WHERE source = ?').all(source) as { grp: string; hash: string }[]).map((r) => [r.grp, r.hash]));
     if (!old.size) return false;
-    const touched = [...new Set([...groups.keys(), ...old.keys()])].filter((g) => groups.get(g)?.hash !== old.get(g)).sort();
-    if (touched.length > Math.max(8, groups.size / 3)) return false;
+    // With `only`, `groups` holds just those groups (one of them missing from it is now empty).
+    const candidates = only ? [...only] : [...new Set([...groups.keys(), ...old.keys()])];
+    const touched = candidates.filter((g) => groups.get(g)?.hash !== old.get(g)).sort();
+    if (touched.length > Math.max(8, (only ? old.size : groups.size) / 3)) return false;
     const oldRows: { rid: number; id: string; grp: string; row: string }[] = [];
     const select = this.stmt('SELECT rid, id, kind, name, qualified_name, service, module, file, line, props FROM nodes WHERE source = ? AND file = ?');
     const selectNull = this.stmt('SELECT rid, id, kind, name, qualified_name, service, module, file, line, props FROM nodes WHERE source = ? AND file IS NULL');

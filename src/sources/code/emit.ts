@@ -3,10 +3,11 @@ import type { Ontology } from '../../graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../../graph/types.js';
 import { CallResolver, exprText, type ResolvedCall } from './calls.js';
 import { resolveInjections } from './inject.js';
+import { interfaceOf, namesOf, type InterfaceItems } from './interface.js';
 import type { AnnotationFacts, FileFacts, MemberFacts } from './ir.js';
 import type { ServiceInfo } from './layout.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
-import { classifyTypes, type RoleOverrides, type TypeTraits } from './roles.js';
+import { type RoleOverrides, TypeClassifier } from './roles.js';
 
 export interface CodeGraphInput {
   source: string;
@@ -32,90 +33,302 @@ export interface CodeGraph {
   nodes: NodeRecord[];
   edges: EdgeRecord[];
   stats: CodeGraphStats;
+  /** After an update: the only file groups (node `file`, '' for none) whose nodes or edges may differ from the last assembly. */
+  changedGroups?: Set<string>;
+  /** Files emitted by this assembly (all of them on a full one). */
+  emitted: number;
+}
+
+type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects'>;
+
+/** What one file contributes to the graph. Plain data, so it stays valid when the model is rebuilt. */
+interface FileEmission {
+  nodes: NodeRecord[];
+  /** Edges leaving this file's nodes. */
+  edges: EdgeRecord[];
+  /** Edges leaving another file's node (an implementation inherited from a superclass), with that file. */
+  foreign: { group: string; edge: EdgeRecord }[];
+  /** Library types referred to, and whether as an interface. */
+  externalTypes: Map<string, boolean>;
+  /** Library methods called: `owner#name` → [owner, name]. */
+  externalMethods: Map<string, [string, string]>;
+  stats: EmissionStats;
+  /** What other files can observe of this one (kept only by an assembler that updates). */
+  items?: InterfaceItems;
+}
+
+/** Ids of one file's nodes: identities include the file path, so duplicates can only collide within a file. */
+class FileIds {
+  readonly used = new Set<string>();
+  readonly types = new Map<TypeEntry, string>();
+  readonly members = new Map<MemberEntry, string>();
 }
 
 /** Turns the facts of every file into the code graph: symbols, services, and the edges the resolvers find. */
 export function assembleCodeGraph(ontology: Ontology, input: CodeGraphInput): CodeGraph {
-  return new GraphAssembler(ontology, input).run();
+  return new CodeGraphAssembler(ontology, input.source).assemble(input);
 }
 
-class GraphAssembler {
-  private readonly nodes: NodeRecord[] = [];
-  private readonly edges: EdgeRecord[] = [];
-  private readonly nodeIds = new Set<string>();
-  private readonly typeIds = new Map<TypeEntry, string>();
-  private readonly memberIds = new Map<MemberEntry, string>();
-  private readonly externals = new Map<string, string>();
-  private readonly edgeKeys = new Set<string>();
-  private readonly model: CodeModel;
-  private traits!: Map<TypeEntry, TypeTraits>;
-  private readonly stats: CodeGraphStats;
+/**
+ * Assembles the code graph file by file. Kept across builds (`index --watch`), it re-emits only the files an
+ * update can change: the changed ones, then every file that names something whose observable shape (type,
+ * supertypes, traits, member signature, field) changed, until nothing more changes. The result equals a full
+ * assembly of the same files.
+ */
+export class CodeGraphAssembler {
+  private readonly emissions = new Map<string, FileEmission>();
+  private readonly names = new WeakMap<FileFacts, Set<string>>();
+  private assembled = false;
 
   constructor(
     private readonly ontology: Ontology,
-    private readonly input: CodeGraphInput,
-  ) {
-    this.model = new CodeModel(input.files, input.locate);
-    this.stats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0 };
-  }
+    private readonly source: string,
+    /** Keep what each file exposes, so later updates can be partial. */
+    private readonly tracking = false,
+  ) {}
 
-  run(): CodeGraph {
-    this.traits = classifyTypes(this.model, this.input.overrides);
-    this.emitServices();
-    for (const entry of this.model.types) this.emitType(entry);
-    for (const entry of this.model.types) this.emitHierarchy(entry);
-    for (const entry of this.model.types) this.emitOverrides(entry);
-    this.emitInjections();
-    const resolver = new CallResolver(this.model);
-    for (const entry of this.model.types) for (const member of entry.members) this.emitCalls(resolver, member);
-    return { nodes: this.nodes, edges: this.edges, stats: this.stats };
-  }
-
-  private id(kind: string, identity: string): string {
-    let id = nodeId(this.ontology, this.input.source, kind, identity);
-    for (let n = 2; this.nodeIds.has(id); n++) id = nodeId(this.ontology, this.input.source, kind, `${identity}~${n}`);
-    this.nodeIds.add(id);
-    return id;
-  }
-
-  private emitServices(): void {
-    // A module is a build unit that owns sources: aggregator POMs and root Gradle builds are not listed.
-    const files = new Map<string, number>();
-    const modules = new Map<string, Set<string>>();
-    for (const f of this.input.files) {
-      const { service: s, module: m } = this.input.locate(f.path);
-      files.set(s, (files.get(s) ?? 0) + 1);
-      (modules.get(s) ?? modules.set(s, new Set()).get(s)!).add(m);
+  /** Everything when `changed` is absent (or on the first call); else an update after these paths changed or vanished. */
+  assemble(input: CodeGraphInput, changed?: ReadonlySet<string>): CodeGraph {
+    const model = new CodeModel(input.files, input.locate);
+    const ctx: EmitContext = { ontology: this.ontology, input, model, classifier: new TypeClassifier(model, input.overrides), resolver: new CallResolver(model), ids: new Map() };
+    const byFile = new Map<string, TypeEntry[]>();
+    for (const f of input.files) byFile.set(f.path, []);
+    for (const entry of model.types) byFile.get(entry.file.path)!.push(entry);
+    const present = new Set(byFile.keys());
+    const partial = this.tracking && this.assembled && changed !== undefined;
+    const groups = new Set<string>();
+    let emitted = 0;
+    const emit = (path: string): { before?: InterfaceItems; after?: InterfaceItems } => {
+      const old = this.emissions.get(path);
+      if (old) for (const f of old.foreign) groups.add(f.group);
+      groups.add(path);
+      emitted++;
+      if (!present.has(path)) {
+        this.emissions.delete(path);
+        return old?.items ? { before: old.items } : {};
+      }
+      const next = new FileEmitter(ctx, byFile.get(path)!).run();
+      if (this.tracking) next.items = interfaceOf(ctx.model, ctx.classifier, byFile.get(path)!);
+      for (const f of next.foreign) groups.add(f.group);
+      this.emissions.set(path, next);
+      return { ...(old?.items ? { before: old.items } : {}), ...(next.items ? { after: next.items } : {}) };
+    };
+    if (!partial) {
+      this.emissions.clear();
+      for (const path of present) emit(path);
+    } else {
+      const done = new Set<string>();
+      let queue = [...new Set([...changed, ...[...this.emissions.keys()].filter((p) => !present.has(p))])].filter((p) => present.has(p) || this.emissions.has(p));
+      while (queue.length) {
+        const touched = new Set<string>();
+        for (const path of queue) {
+          done.add(path);
+          const { before, after } = emit(path);
+          for (const name of changedNames(before, after)) touched.add(name);
+        }
+        queue = touched.size ? input.files.filter((f) => !done.has(f.path) && this.mentions(f, touched)).map((f) => f.path) : [];
+      }
     }
-    for (const s of this.input.services) {
-      this.nodes.push({
-        id: this.id('service', s.name),
-        kind: 'service',
-        name: s.name,
-        qualified_name: s.name,
-        source: this.input.source,
-        service: s.name,
-        ...(s.applicationNameFile ? { file: s.applicationNameFile } : s.modules[0]?.buildFile ? { file: s.modules[0].buildFile } : {}),
-        props: { name_from: s.nameFrom, build_tool: s.buildTool, directory: s.dir, modules: [...(modules.get(s.name) ?? [])].sort(), files: files.get(s.name) ?? 0 },
+    this.assembled = true;
+    const graph = this.flatten(ctx);
+    if (partial) {
+      // Service nodes (file counts) and library symbols are recomputed from every file on each assembly.
+      groups.add('');
+      for (const n of graph.nodes) if (n.kind === 'service') groups.add(n.file ?? '');
+    }
+    return { ...graph, emitted, ...(partial ? { changedGroups: groups } : {}) };
+  }
+
+  private mentions(file: FileFacts, names: ReadonlySet<string>): boolean {
+    let own = this.names.get(file);
+    if (!own) this.names.set(file, (own = namesOf(file)));
+    for (const n of names) if (own.has(n)) return true;
+    return false;
+  }
+
+  /** Services, every file's emission, and the library symbols they refer to, in file order. */
+  private flatten(ctx: EmitContext): Omit<CodeGraph, 'emitted' | 'changedGroups'> {
+    const { input } = ctx;
+    const nodes: NodeRecord[] = emitServices(ctx);
+    const edges: EdgeRecord[] = [];
+    const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0 };
+    const externalTypes = new Map<string, boolean>();
+    const externalMethods = new Map<string, [string, string]>();
+    const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
+    for (const f of input.files) {
+      const e = this.emissions.get(f.path)!;
+      for (const n of e.nodes) nodes.push(n);
+      for (const x of e.edges) edges.push(x);
+      for (const x of e.foreign) foreign.set(`${x.edge.from}\0${x.edge.type}\0${x.edge.to}`, x);
+      for (const [qn, iface] of e.externalTypes) externalTypes.set(qn, (externalTypes.get(qn) ?? false) || iface);
+      for (const [k, v] of e.externalMethods) externalMethods.set(k, v);
+      for (const k of Object.keys(e.stats) as (keyof EmissionStats)[]) stats[k] += e.stats[k];
+    }
+    if (foreign.size) {
+      // An inherited implementation can be found from several subclasses, or by the superclass itself.
+      const keyless = new Map<string, Set<string>>();
+      for (const { group, edge } of foreign.values()) {
+        let own = keyless.get(group);
+        if (!own) keyless.set(group, (own = new Set((this.emissions.get(group)?.edges ?? []).filter((x) => x.key === undefined).map((x) => `${x.from}\0${x.type}\0${x.to}`))));
+        if (!own.has(`${edge.from}\0${edge.type}\0${edge.to}`)) edges.push(edge);
+      }
+    }
+    for (const [owner] of externalMethods.values()) if (!externalTypes.has(owner)) externalTypes.set(owner, false);
+    const externalIds = new Map<string, string>();
+    for (const qn of [...externalTypes.keys()].sort()) {
+      const id = nodeId(this.ontology, input.source, 'symbol', `ext|${qn}`);
+      externalIds.set(qn, id);
+      const cut = qn.lastIndexOf('.');
+      nodes.push({
+        id,
+        kind: 'symbol',
+        name: qn.slice(cut + 1),
+        qualified_name: qn,
+        source: input.source,
+        props: { symbol_kind: externalTypes.get(qn) ? 'interface' : 'class', package: packageGuess(qn), resolved: false, modifiers: [], annotations: [], capabilities: [] },
       });
     }
+    for (const key of [...externalMethods.keys()].sort()) {
+      const [owner, name] = externalMethods.get(key)!;
+      const id = externalMethodId(this.ontology, input.source, owner, name);
+      nodes.push({
+        id,
+        kind: 'symbol',
+        name,
+        qualified_name: `${owner}#${name}(?)`,
+        source: input.source,
+        props: { symbol_kind: name === '<init>' ? 'constructor' : 'method', package: packageGuess(owner), declaring_type: owner, resolved: false, modifiers: [], annotations: [] },
+      });
+      edges.push({ type: 'DECLARES', from: externalIds.get(owner)!, to: id });
+    }
+    stats.external_symbols = externalTypes.size + externalMethods.size;
+    return { nodes, edges, stats };
+  }
+}
+
+/** Names whose meaning for other files changed between two snapshots of a file's interface. */
+function changedNames(before: InterfaceItems | undefined, after: InterfaceItems | undefined): string[] {
+  const out: string[] = [];
+  for (const [key, names] of before ?? []) if (!after?.has(key)) out.push(...names);
+  for (const [key, names] of after ?? []) if (!before?.has(key)) out.push(...names);
+  return out;
+}
+
+function externalTypeId(ontology: Ontology, source: string, qn: string): string {
+  return nodeId(ontology, source, 'symbol', `ext|${qn}`);
+}
+
+function externalMethodId(ontology: Ontology, source: string, owner: string, name: string): string {
+  return nodeId(ontology, source, 'symbol', `ext|${owner}#${name}(?)`);
+}
+
+interface EmitContext {
+  ontology: Ontology;
+  input: CodeGraphInput;
+  model: CodeModel;
+  classifier: TypeClassifier;
+  resolver: CallResolver;
+  ids: Map<string, FileIds>;
+}
+
+/** Ids of a file's types and members, allocated in source order the first time any of them is needed. */
+function fileIds(ctx: EmitContext, path: string): FileIds {
+  let ids = ctx.ids.get(path);
+  if (ids) return ids;
+  ctx.ids.set(path, (ids = new FileIds()));
+  for (const entry of ctx.model.types) {
+    if (entry.file.path !== path) continue;
+    ids.types.set(entry, allocate(ctx, ids, 'symbol', `${path}|${entry.qn}`));
+    for (const member of entry.members) ids.members.set(member, allocate(ctx, ids, 'symbol', `${path}|${member.qn}`));
+  }
+  return ids;
+}
+
+function allocate(ctx: EmitContext, ids: FileIds, kind: string, identity: string): string {
+  let id = nodeId(ctx.ontology, ctx.input.source, kind, identity);
+  for (let n = 2; ids.used.has(id); n++) id = nodeId(ctx.ontology, ctx.input.source, kind, `${identity}~${n}`);
+  ids.used.add(id);
+  return id;
+}
+
+function typeId(ctx: EmitContext, entry: TypeEntry): string {
+  return fileIds(ctx, entry.file.path).types.get(entry)!;
+}
+
+function memberId(ctx: EmitContext, member: MemberEntry): string {
+  return fileIds(ctx, member.owner.file.path).members.get(member)!;
+}
+
+function emitServices(ctx: EmitContext): NodeRecord[] {
+  // A module is a build unit that owns sources: aggregator POMs and root Gradle builds are not listed.
+  const { input } = ctx;
+  const files = new Map<string, number>();
+  const modules = new Map<string, Set<string>>();
+  for (const f of input.files) {
+    const { service: s, module: m } = input.locate(f.path);
+    files.set(s, (files.get(s) ?? 0) + 1);
+    (modules.get(s) ?? modules.set(s, new Set()).get(s)!).add(m);
+  }
+  return input.services.map((s) => ({
+    id: nodeId(ctx.ontology, input.source, 'service', s.name),
+    kind: 'service',
+    name: s.name,
+    qualified_name: s.name,
+    source: input.source,
+    service: s.name,
+    ...(s.applicationNameFile ? { file: s.applicationNameFile } : s.modules[0]?.buildFile ? { file: s.modules[0].buildFile } : {}),
+    props: { name_from: s.nameFrom, build_tool: s.buildTool, directory: s.dir, modules: [...(modules.get(s.name) ?? [])].sort(), files: files.get(s.name) ?? 0 },
+  }));
+}
+
+/** The nodes and edges of one file's types, in source order. */
+class FileEmitter {
+  private readonly out: FileEmission = {
+    nodes: [],
+    edges: [],
+    foreign: [],
+    externalTypes: new Map(),
+    externalMethods: new Map(),
+    stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0 },
+  };
+  private readonly edgeKeys = new Set<string>();
+  private readonly unresolved = new Map<string, string>();
+  private readonly ids: FileIds | undefined;
+
+  constructor(
+    private readonly ctx: EmitContext,
+    private readonly types: readonly TypeEntry[],
+  ) {
+    this.ids = types[0] && fileIds(ctx, types[0].file.path);
+  }
+
+  run(): FileEmission {
+    for (const entry of this.types) this.emitType(entry);
+    for (const entry of this.types) this.emitHierarchy(entry);
+    for (const entry of this.types) this.emitOverrides(entry);
+    this.emitInjections();
+    for (const entry of this.types) for (const member of entry.members) this.emitCalls(member);
+    return this.out;
+  }
+
+  private get source(): string {
+    return this.ctx.input.source;
   }
 
   private emitType(entry: TypeEntry): void {
     const facts = entry.facts;
-    const traits = this.traits.get(entry)!;
-    const id = this.id('symbol', `${entry.file.path}|${entry.qn}`);
-    this.typeIds.set(entry, id);
-    this.stats.types++;
+    const traits = this.ctx.classifier.get(entry);
+    const id = typeId(this.ctx, entry);
+    this.out.stats.types++;
     const generated: Record<string, PropValue> = traits.generatedBy ? { generated: true, generated_by: traits.generatedBy } : { generated: false };
     const flavor = facts.flavor ?? (facts.anonymous ? 'anonymous' : facts.local ? 'local' : undefined);
-    this.nodes.push({
+    this.out.nodes.push({
       id,
       kind: 'symbol',
       name: facts.name,
       qualified_name: entry.qn,
-      source: this.input.source,
-      ...this.location(entry, facts.line),
+      source: this.source,
+      ...location(entry, facts.line),
       props: {
         symbol_kind: facts.kind,
         language: entry.file.language,
@@ -133,22 +346,21 @@ class GraphAssembler {
         ...(entry.file.parseErrors ? { parse_errors: entry.file.parseErrors } : {}),
       },
     });
-    if (entry.outer) this.edge('DECLARES', this.typeIds.get(entry.outer)!, id);
+    if (entry.outer) this.edge('DECLARES', typeId(this.ctx, entry.outer), id);
     for (const member of entry.members) this.emitMember(entry, member, id, generated);
   }
 
   private emitMember(entry: TypeEntry, member: MemberEntry, typeId: string, generated: Record<string, PropValue>): void {
     const m = member.facts;
-    const id = this.id('symbol', `${entry.file.path}|${member.qn}`);
-    this.memberIds.set(member, id);
-    this.stats.members++;
-    this.nodes.push({
+    const id = memberId(this.ctx, member);
+    this.out.stats.members++;
+    this.out.nodes.push({
       id,
       kind: 'symbol',
       name: m.name,
       qualified_name: member.qn,
-      source: this.input.source,
-      ...this.location(entry, m.line),
+      source: this.source,
+      ...location(entry, m.line),
       props: {
         symbol_kind: m.kind,
         language: entry.file.language,
@@ -169,12 +381,8 @@ class GraphAssembler {
     this.edge('DECLARES', typeId, id);
   }
 
-  private location(entry: TypeEntry, line: number): Pick<NodeRecord, 'service' | 'module' | 'file' | 'line'> {
-    return { service: entry.place.service, module: entry.place.module, file: entry.file.path, ...(line > 0 ? { line } : {}) };
-  }
-
   private emitHierarchy(entry: TypeEntry): void {
-    const from = this.typeIds.get(entry)!;
+    const from = typeId(this.ctx, entry);
     for (const s of entry.supers) {
       const to = this.typeTarget(s.target, s.relation === 'implements' || entry.facts.kind === 'interface' ? 'interface' : 'class');
       this.edge(s.relation === 'implements' ? 'IMPLEMENTS' : 'EXTENDS', from, to);
@@ -198,7 +406,7 @@ class GraphAssembler {
         }
       };
       visit(entry, new Set([entry]));
-      for (const target of found) this.edge('OVERRIDES', this.memberIds.get(member)!, this.memberIds.get(target)!);
+      for (const target of found) this.edge('OVERRIDES', memberId(this.ctx, member), memberId(this.ctx, target));
     }
     this.emitInheritedImplementations(entry);
   }
@@ -218,7 +426,7 @@ class GraphAssembler {
         for (const sup of superclasses) {
           const impl = sup.members.find((m) => m.facts.kind === 'method' && m.facts.name === abstract.facts.name && !m.facts.modifiers.includes('static') && paramsMatch(m.facts, abstract.facts));
           if (impl) {
-            this.edge('OVERRIDES', this.memberIds.get(impl)!, this.memberIds.get(abstract)!);
+            this.out.foreign.push({ group: impl.owner.file.path, edge: { type: 'OVERRIDES', from: memberId(this.ctx, impl), to: memberId(this.ctx, abstract) } });
             break;
           }
         }
@@ -227,10 +435,10 @@ class GraphAssembler {
   }
 
   private emitInjections(): void {
-    for (const inj of resolveInjections(this.model, this.traits)) {
-      const from = this.typeIds.get(inj.from)!;
+    for (const inj of resolveInjections(this.ctx.model, this.ctx.classifier, this.types)) {
+      const from = typeId(this.ctx, inj.from);
       const to = this.typeTarget(inj.to, 'class');
-      this.stats.injects++;
+      this.out.stats.injects++;
       this.edge('INJECTS', from, to, `${inj.mechanism}:${inj.member}`, {
         confidence: inj.confidence,
         strategy: inj.strategy,
@@ -242,24 +450,24 @@ class GraphAssembler {
     }
   }
 
-  private emitCalls(resolver: CallResolver, caller: MemberEntry): void {
-    const from = this.memberIds.get(caller)!;
+  private emitCalls(caller: MemberEntry): void {
+    const from = memberId(this.ctx, caller);
     for (const call of caller.facts.calls) {
-      const resolved = resolver.resolve(caller, call);
+      const resolved = this.ctx.resolver.resolve(caller, call);
       if (!resolved) continue;
-      this.stats.calls++;
+      this.out.stats.calls++;
       const attrs = { line: call.line, call: call.kind, arg_count: call.argCount, ...(call.inLambda ? { in_lambda: true } : {}) };
       if ('unresolved' in resolved) {
-        this.stats.calls_unresolved++;
+        this.out.stats.calls_unresolved++;
         const to = this.unresolvedCall(caller, resolved);
         this.edge('CALLS', from, to, `${call.line}:${call.name}`, { confidence: 0, strategy: 'unresolved', ...attrs });
         continue;
       }
       for (const target of resolved.targets) {
         let to: string;
-        if ('member' in target) to = this.memberIds.get(target.member)!;
+        if ('member' in target) to = memberId(this.ctx, target.member);
         else {
-          this.stats.calls_external++;
+          this.out.stats.calls_external++;
           to = this.externalMethod(target.external.owner, target.external.name);
         }
         this.edge('CALLS', from, to, `${call.line}`, { confidence: resolved.confidence, strategy: resolved.strategy, ...attrs });
@@ -272,62 +480,32 @@ class GraphAssembler {
     const receiver = call.receiver ? exprText(call.receiver) : resolved.receiver;
     const qn = `${caller.qn}@${call.line}:${receiver ? `${receiver}.` : ''}${call.name}`;
     const key = `${caller.owner.file.path}|${qn}`;
-    const existing = this.externals.get(`uc|${key}`);
+    const existing = this.unresolved.get(key);
     if (existing) return existing;
-    const id = this.id('unresolved_call', key);
-    this.externals.set(`uc|${key}`, id);
-    this.nodes.push({
+    const id = allocate(this.ctx, this.ids!, 'unresolved_call', key);
+    this.unresolved.set(key, id);
+    this.out.nodes.push({
       id,
       kind: 'unresolved_call',
       name: call.name,
       qualified_name: qn,
-      source: this.input.source,
-      ...this.location(caller.owner, call.line),
+      source: this.source,
+      ...location(caller.owner, call.line),
       props: { callee: call.name, receiver, arg_count: call.argCount, reason: resolved.unresolved },
     });
     return id;
   }
 
   private typeTarget(target: TypeTarget, guess: 'class' | 'interface'): string {
-    return target.entry ? this.typeIds.get(target.entry)! : this.externalType(target.external, guess);
-  }
-
-  private externalType(qn: string, kind: 'class' | 'interface'): string {
-    const existing = this.externals.get(qn);
-    if (existing) return existing;
-    const id = this.id('symbol', `ext|${qn}`);
-    this.externals.set(qn, id);
-    this.stats.external_symbols++;
-    const cut = qn.lastIndexOf('.');
-    this.nodes.push({
-      id,
-      kind: 'symbol',
-      name: qn.slice(cut + 1),
-      qualified_name: qn,
-      source: this.input.source,
-      props: { symbol_kind: kind, package: packageGuess(qn), resolved: false, modifiers: [], annotations: [], capabilities: [] },
-    });
-    return id;
+    if (target.entry) return typeId(this.ctx, target.entry);
+    const qn = target.external;
+    this.out.externalTypes.set(qn, (this.out.externalTypes.get(qn) ?? false) || guess === 'interface');
+    return externalTypeId(this.ctx.ontology, this.source, qn);
   }
 
   private externalMethod(owner: string, name: string): string {
-    const qn = `${owner}#${name}(?)`;
-    const existing = this.externals.get(qn);
-    if (existing) return existing;
-    const ownerId = this.externalType(owner, 'class');
-    const id = this.id('symbol', `ext|${qn}`);
-    this.externals.set(qn, id);
-    this.stats.external_symbols++;
-    this.nodes.push({
-      id,
-      kind: 'symbol',
-      name,
-      qualified_name: qn,
-      source: this.input.source,
-      props: { symbol_kind: name === '<init>' ? 'constructor' : 'method', package: packageGuess(owner), declaring_type: owner, resolved: false, modifiers: [], annotations: [] },
-    });
-    this.edge('DECLARES', ownerId, id);
-    return id;
+    this.out.externalMethods.set(`${owner}#${name}`, [owner, name]);
+    return externalMethodId(this.ctx.ontology, this.source, owner, name);
   }
 
   private edge(type: string, from: string, to: string, key?: string, attrs?: Record<string, PropValue>): void {
@@ -340,8 +518,12 @@ class GraphAssembler {
       k = `${key}#${n}`;
     }
     this.edgeKeys.add(base + (k ?? ''));
-    this.edges.push({ type, from, to, ...(k !== undefined ? { key: k } : {}), ...(attrs ? { attrs } : {}) });
+    this.out.edges.push({ type, from, to, ...(k !== undefined ? { key: k } : {}), ...(attrs ? { attrs } : {}) });
   }
+}
+
+function location(entry: TypeEntry, line: number): Pick<NodeRecord, 'service' | 'module' | 'file' | 'line'> {
+  return { service: entry.place.service, module: entry.place.module, file: entry.file.path, ...(line > 0 ? { line } : {}) };
 }
 
 function paramsMatch(sub: MemberFacts, sup: MemberFacts): boolean {

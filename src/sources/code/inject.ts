@@ -2,6 +2,11 @@ import type { AnnotationFacts, TypeRef } from './ir.js';
 import { type CodeModel, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import type { TypeTraits } from './roles.js';
 
+/** Traits by type: a classifier, or any map of them. */
+export interface TraitsOf {
+  get(entry: TypeEntry): TypeTraits | undefined;
+}
+
 export type InjectMechanism = 'field' | 'constructor' | 'setter' | 'lombok';
 export type InjectStrategy = 'declared_type' | 'unique_bean' | 'qualifier' | 'bean_name' | 'primary' | 'collection' | 'ambiguous';
 
@@ -28,10 +33,10 @@ interface InjectionPoint {
   annotations: AnnotationFacts[];
 }
 
-/** Dependency injection edges of every bean: fields, constructors (explicit or implicit), setters, Lombok. */
-export function resolveInjections(model: CodeModel, traits: Map<TypeEntry, TypeTraits>): Injection[] {
+/** Dependency injection edges of every bean (of `types`, all by default): fields, constructors (explicit or implicit), setters, Lombok. */
+export function resolveInjections(model: CodeModel, traits: TraitsOf, types: readonly TypeEntry[] = model.types): Injection[] {
   const out: Injection[] = [];
-  for (const entry of model.types) {
+  for (const entry of types) {
     if (entry.facts.kind === 'interface' || entry.facts.kind === 'annotation') continue;
     const bean = traits.get(entry)?.bean ?? false;
     for (const point of injectionPoints(entry, bean)) out.push(...resolvePoint(model, traits, entry, point));
@@ -70,7 +75,7 @@ function injectionPoints(entry: TypeEntry, bean: boolean): InjectionPoint[] {
   return points;
 }
 
-function resolvePoint(model: CodeModel, traits: Map<TypeEntry, TypeTraits>, entry: TypeEntry, point: InjectionPoint): Injection[] {
+function resolvePoint(model: CodeModel, traits: TraitsOf, entry: TypeEntry, point: InjectionPoint): Injection[] {
   const { element, collection } = unwrap(point.type);
   const declared = model.resolveType(element, entry);
   const qualifier = qualifierOf(point.annotations);

@@ -81,23 +81,36 @@ export interface TypeTraits {
   generatedBy?: string;
 }
 
-/** Roles, capabilities, bean facts and generated-source detection for every project type. */
-export function classifyTypes(model: CodeModel, overrides: RoleOverrides = {}): Map<TypeEntry, TypeTraits> {
-  const out = new Map<TypeEntry, TypeTraits>();
-  const meta = new MetaAnnotations(model);
-  for (const entry of model.types) {
-    const stereotypes = entry.facts.annotations.map((a) => ({ a, stereotype: meta.stereotypeOf(a, entry) }));
+/** Traits of project types, classified on first use: an update that emits a few files classifies only what they reach. */
+export class TypeClassifier {
+  private readonly traits = new Map<TypeEntry, TypeTraits>();
+  private readonly meta: MetaAnnotations;
+
+  constructor(
+    private readonly model: CodeModel,
+    private readonly overrides: RoleOverrides = {},
+  ) {
+    this.meta = new MetaAnnotations(model);
+  }
+
+  get(entry: TypeEntry): TypeTraits {
+    let found = this.traits.get(entry);
+    if (!found) this.traits.set(entry, (found = this.classify(entry)));
+    return found;
+  }
+
+  private classify(entry: TypeEntry): TypeTraits {
+    const stereotypes = entry.facts.annotations.map((a) => ({ a, stereotype: this.meta.stereotypeOf(a, entry) }));
     const bean = stereotypes.some((s) => s.stereotype && BEAN_STEREOTYPES.has(s.stereotype));
-    out.set(entry, {
-      role: roleOf(model, entry, stereotypes, overrides),
-      capabilities: capabilitiesOf(model, entry, meta, overrides),
+    return {
+      role: roleOf(this.model, entry, stereotypes, this.overrides),
+      capabilities: capabilitiesOf(this.model, entry, this.meta, this.overrides),
       bean,
       beanNames: beanNames(entry),
       primary: entry.facts.annotations.some((a) => a.name === 'Primary'),
       ...generatedBy(entry),
-    });
+    };
   }
-  return out;
 }
 
 function roleOf(model: CodeModel, entry: TypeEntry, stereotypes: { a: AnnotationFacts; stereotype: string | undefined }[], overrides: RoleOverrides): Role {

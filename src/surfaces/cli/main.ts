@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../../config/workspace.js';
-import { BuildError, buildWorkspace } from '../../indexer/build.js';
+import { BuildError, type BuildOptions, buildWorkspace } from '../../indexer/build.js';
 import { defaultStoreDir, resolveTarget, TargetError } from '../../indexer/target.js';
 import { watchWorkspace } from '../../indexer/watch.js';
 import type { WorkspaceConfig } from '../../config/types.js';
@@ -62,6 +62,8 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   const tty = Boolean(process.stderr.isTTY) && !opts.json;
   const bar = tty ? new cliProgress.SingleBar({ format: ' {source} {phase} [{bar}] {value}/{total}', hideCursor: true, clearOnComplete: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
   let barStarted = false;
+  // Under --watch, sources keep their facts and per-file graph in memory, so an update re-emits only what a change reaches.
+  const session = opts.watch ? new Map<string, unknown>() : undefined;
   try {
     const report = await buildWorkspace(store, ontology, config, {
       sourceStart: (name, i, total) => io.err(`indexing ${name} (${i + 1}/${total})`),
@@ -80,7 +82,7 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
         bar.setTotal(p.total || 1);
         bar.update(p.done, { source: name, phase: p.phase });
       },
-    }, process.env, { cacheDir });
+    }, process.env, { cacheDir, ...(session ? { session } : {}) });
     const meta = await store.meta();
     if (opts.json) io.out(JSON.stringify({ ok: true, store: storeDir, ...report, counts: meta.counts }, null, 2));
     else {
@@ -88,7 +90,7 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
       for (const r of report.removed) io.out(`${r}: removed (no longer configured)`);
       io.out(`index: ${storeDir} (${meta.counts.nodes} nodes, ${meta.counts.edges} edges)`);
     }
-    if (opts.watch) await watchAndUpdate(target, config, storeDir, store, cacheDir, io);
+    if (session) await watchAndUpdate(target, config, storeDir, store, { cacheDir, session }, io);
     return EXIT_OK;
   } finally {
     bar?.stop();
@@ -97,14 +99,14 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
 }
 
 /** `index --watch`: keeps the index fresh until interrupted; each update is one transaction readers never see half of. */
-async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: string, store: Store, cacheDir: string, io: Io): Promise<void> {
+async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: string, store: Store, options: BuildOptions, io: Io): Promise<void> {
   let config = first;
   const watcher = watchWorkspace(
     config,
     storeDir,
     async () => {
       config = (await resolveTarget(target)).config;
-      const report = await buildWorkspace(store, sextantOntology(), config, { warning: (name, w) => io.err(`warning [${name}]: ${w}`) }, process.env, { cacheDir });
+      const report = await buildWorkspace(store, sextantOntology(), config, { warning: (name, w) => io.err(`warning [${name}]: ${w}`) }, process.env, options);
       for (const s of report.sources) io.err(`${new Date().toISOString()} ${s.name}: ${s.written === 'patch' ? 'updated' : 'rewritten'} (${s.nodes} nodes, ${s.edges} edges)`);
     },
     async (since) => store.markPending?.(since),

@@ -1,0 +1,61 @@
+import type { FileFacts } from './ir.js';
+import type { CodeModel, TypeEntry } from './model.js';
+import type { TypeClassifier } from './roles.js';
+
+/**
+ * What other files can observe of a file, as items: each item's key is its full shape, and its value the names
+ * through which another file can depend on it. When a file changes, the items that appear or vanish say which
+ * names changed meaning; only files that mention one of those names can emit anything different.
+ *
+ * Bodies (calls, locals) and line numbers are left out: no other file's edges read them.
+ */
+export type InterfaceItems = Map<string, string[]>;
+
+const BODY_AND_LINES = new Set(['calls', 'locals', 'line', 'endLine']);
+
+function shape(value: unknown): string {
+  return JSON.stringify(value, (key, v: unknown) => (BODY_AND_LINES.has(key) ? undefined : v));
+}
+
+function simple(qn: string): string {
+  return qn.slice(Math.max(qn.lastIndexOf('.'), qn.lastIndexOf('#')) + 1);
+}
+
+/** The getter or setter's property (`getOrderId` → `orderId`), which Kotlin code names instead of the accessor. */
+function propertyOf(name: string): string | undefined {
+  const m = /^(?:get|set|is)([A-Z]\w*)$/.exec(name);
+  return m ? m[1]![0]!.toLowerCase() + m[1]!.slice(1) : undefined;
+}
+
+export function interfaceOf(model: CodeModel, classifier: TypeClassifier, entries: readonly TypeEntry[]): InterfaceItems {
+  const items: InterfaceItems = new Map();
+  for (const entry of entries) {
+    const { members: _members, fields, ...own } = entry.facts;
+    const { project, external } = model.ancestors(entry);
+    // A type's shape decides what its subtypes inherit and which beans fit an injection point: a change reaches
+    // every name along its supertype chain.
+    const exposure = new Set<string>([entry.facts.name, simple(entry.qn), ...external.map(simple)]);
+    for (const t of project) {
+      exposure.add(t.facts.name);
+      for (const m of t.members) exposure.add(m.facts.name);
+      for (const f of t.facts.fields) exposure.add(f.name);
+    }
+    const supers = entry.supers.map((s) => `${s.relation}:${s.target.entry?.qn ?? s.target.external}`);
+    items.set(`T\0${entry.qn}\0${shape(own)}\0${shape(classifier.get(entry))}\0${supers.join(',')}\0${project.map((t) => t.qn).join(',')}`, [...exposure]);
+    for (const m of entry.members) {
+      const names = [m.facts.name, entry.facts.name];
+      const property = m.facts.property ?? propertyOf(m.facts.name);
+      if (property) names.push(property);
+      items.set(`M\0${m.qn}\0${shape(m.facts)}`, names);
+    }
+    for (const f of fields) items.set(`F\0${entry.qn}\0${shape(f)}`, [f.name, entry.facts.name]);
+  }
+  return items;
+}
+
+const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
+
+/** Every identifier a file's facts mention (names, types, calls, imports, annotations), split at dots. */
+export function namesOf(file: FileFacts): Set<string> {
+  return new Set(JSON.stringify(file).match(IDENTIFIER));
+}
