@@ -193,6 +193,33 @@ async function indexOnce(root: string, storeDir: string, ontology: Ontology, rss
   };
 }
 
+/**
+ * One-file updates as `index --watch` applies them: one open store and one source session; a first build fills
+ * the session (not timed), then each round edits a file and times the update.
+ */
+async function watchRounds(root: string, storeDir: string, ontology: Ontology, count: number): Promise<{ rounds: WatchRound[]; median_build_ms: number }> {
+  const store = openStore(ontology, storeDir, 'write', { reset: false });
+  const session = new Map<string, unknown>();
+  const options = { cacheDir: join(storeDir, 'cache'), session };
+  const rounds: WatchRound[] = [];
+  try {
+    await buildWorkspace(store, ontology, workspace(root), {}, process.env, options);
+    for (let r = 1; r <= count; r++) {
+      const file = await editOneFile(root, r);
+      const t0 = performance.now();
+      const report = await buildWorkspace(store, ontology, workspace(root), {}, process.env, options);
+      const buildMs = performance.now() - t0;
+      const src = report.sources.find((x) => x.name === SOURCE)!;
+      const details = (src.details ?? {}) as { parsed?: number; emitted?: number };
+      rounds.push({ round: r, file, build_ms: round(buildMs, 1), parsed: details.parsed ?? 0, emitted: details.emitted ?? 0, written: src.written, breakdown_ms: { source: round(src.seconds * 1000, 1), write: round(report.write_seconds * 1000, 1) } });
+      log(`code: watching update round ${r} (${file}): ${round(buildMs, 1)} ms, parsed ${details.parsed}, emitted ${details.emitted}, written ${src.written}; ${JSON.stringify(rounds[rounds.length - 1]!.breakdown_ms)}`);
+    }
+  } finally {
+    await store.close();
+  }
+  return { rounds, median_build_ms: round(median(rounds.map((r) => r.build_ms)), 1) };
+}
+
 // ------------------------------------------------------------------------------------------------ child process
 
 /** Runs `code.js index` in a child process and returns its report with the parent-side wall time. */
@@ -322,13 +349,27 @@ export interface IncrementalRound {
   breakdown_ms: { open: number; discover_read_parse: number; assemble_validate: number; write: number; close: number };
 }
 
+/** One update of a long-running indexer (`index --watch`): the store stays open, sources keep their state in memory. */
+export interface WatchRound {
+  round: number;
+  file: string;
+  /** The `buildWorkspace` call (what the budget is on), ms. */
+  build_ms: number;
+  parsed: number;
+  /** Files whose nodes and edges were emitted again. */
+  emitted: number;
+  written?: string;
+  breakdown_ms: { source: number; write: number };
+}
+
 export interface CodeEstateReport {
   description: string;
   options: { files: number; large_files: number; files_per_service: number; rounds: number; calls: number; warmup: number };
   estate: EstateReport;
   /** In process: `max_rss_mb` is left out (it would be the whole bench's peak); see `large.cold` for memory. */
   cold: Omit<IndexRun, 'max_rss_mb'>;
-  incremental: { rounds: IncrementalRound[]; median_build_ms: number; median_total_ms: number };
+  /** One-file updates as `index --watch` applies them (the budget), then as one-shot `sextant index` runs. */
+  incremental: { watching: { rounds: WatchRound[]; median_build_ms: number }; one_shot: { rounds: IncrementalRound[]; median_build_ms: number; median_total_ms: number } };
   workload: Record<string, unknown>;
   tools: Record<string, ToolReport>;
   large?: { estate: EstateReport; cold: IndexRun & { process_seconds: number } };
@@ -388,9 +429,10 @@ export async function runCodeEstate(opts: CodeOptions, toolBudgetsP95: Readonly<
     const cold = await indexOnce(root, storeDir, ontology, rss);
     log(`code: cold ${cold.files} files in ${cold.seconds} s (${cold.files_per_s} files/s, ${cold.lines_per_s} lines/s), ${cold.nodes} nodes, ${cold.edges} edges, ${cold.store_mb} MB; breakdown ${JSON.stringify(cold.breakdown)}`);
 
+    const watching = await watchRounds(root, storeDir, ontology, opts.rounds);
     const rounds: IncrementalRound[] = [];
     for (let r = 1; r <= opts.rounds; r++) {
-      const file = await editOneFile(root, r);
+      const file = await editOneFile(root, opts.rounds + r);
       const run = await indexOnce(root, storeDir, ontology, rss);
       const totalMs = run.seconds * 1000;
       const buildMs = run.build_seconds * 1000;
@@ -405,9 +447,9 @@ export async function runCodeEstate(opts: CodeOptions, toolBudgetsP95: Readonly<
         ...(run.written ? { written: run.written } : {}),
         breakdown_ms: { open: ms(run.breakdown.open), discover_read_parse: ms(run.breakdown.discover_read_parse), assemble_validate: ms(run.breakdown.assemble_validate), write: ms(run.breakdown.write), close: ms(run.breakdown.close) },
       });
-      log(`code: incremental round ${r} (${file}): build ${round(buildMs, 1)} ms, total ${round(totalMs, 1)} ms, parsed ${run.parsed}, written ${run.written ?? '?'}; ${JSON.stringify(rounds[rounds.length - 1]!.breakdown_ms)}`);
+      log(`code: one-shot incremental round ${r} (${file}): build ${round(buildMs, 1)} ms, total ${round(totalMs, 1)} ms, parsed ${run.parsed}, written ${run.written ?? '?'}; ${JSON.stringify(rounds[rounds.length - 1]!.breakdown_ms)}`);
     }
-    const incremental = { rounds, median_build_ms: round(median(rounds.map((r) => r.build_ms)), 1), median_total_ms: round(median(rounds.map((r) => r.total_ms)), 1) };
+    const incremental = { watching, one_shot: { rounds, median_build_ms: round(median(rounds.map((r) => r.build_ms)), 1), median_total_ms: round(median(rounds.map((r) => r.total_ms)), 1) } };
 
     // Tools on a read-mode store, as a server would.
     const reader = openStore(ontology, storeDir, 'read');
@@ -452,7 +494,7 @@ export async function runCodeEstate(opts: CodeOptions, toolBudgetsP95: Readonly<
       within[name] = { value, [atLeast ? 'min' : 'max']: budget, unit, pass };
     };
     check('cold_files_per_s', cold.files_per_s, CODE_BUDGETS.cold_files_per_s_min, true, 'files/s');
-    check('incremental_median_ms', incremental.median_build_ms, CODE_BUDGETS.incremental_median_ms_max, false, 'ms');
+    check('incremental_median_ms', incremental.watching.median_build_ms, CODE_BUDGETS.incremental_median_ms_max, false, 'ms');
     if (large) {
       check('large_files_per_s', large.cold.files_per_s, CODE_BUDGETS.large_files_per_s_min, true, 'files/s');
       check('large_peak_rss_mb', large.cold.max_rss_mb, CODE_BUDGETS.large_peak_rss_mb_max, false, 'MB');

@@ -128,6 +128,8 @@ export interface Store {
   /** Where the index lives (directory or connection), for messages. */
   readonly location: string;
   meta(): Promise<IndexMeta>;
+  /** The sources indexed, by name (what `meta` lists, without counting every node and edge). */
+  sources(): Promise<SourceInfo[]>;
   /** When the index was last written, and since when a watcher has seen changes it has not written yet. Cheap. */
   freshness(): Promise<{ updated_at: string; pending_since?: string }>;
   /** Records (or, with null, clears) that source files changed and a write is coming. Write mode only. */

@@ -45,7 +45,7 @@ export interface BuildOptions {
 export async function buildWorkspace(store: Store, ontology: Ontology, config: WorkspaceConfig, events: BuildEvents = {}, env: Record<string, string | undefined> = process.env, options: BuildOptions = {}): Promise<BuildReport> {
   const started = performance.now();
   const configured = new Set(config.sources.map((s) => s.name));
-  const removed = (await store.meta()).sources.map((s) => s.name).filter((name) => !configured.has(name));
+  const removed = (await store.sources()).map((s) => s.name).filter((name) => !configured.has(name));
   const writes: SourceWrite[] = [];
   const timings = new Map<string, { seconds: number; warnings: string[]; details?: Record<string, unknown> }>();
   for (const [i, cfg] of config.sources.entries()) {

@@ -71,6 +71,7 @@ CREATE VIRTUAL TABLE search_text USING fts5(text_t, content='', contentless_dele
 CREATE VIRTUAL TABLE names USING fts5(name, tokenize='trigram', detail='none');
 CREATE VIRTUAL TABLE names_vocab USING fts5vocab(names, 'row');
 CREATE TABLE name_kinds (nid INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (nid, kind)) WITHOUT ROWID;
+CREATE TABLE name_ids (nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE source_groups (source TEXT NOT NULL, grp TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (source, grp)) WITHOUT ROWID;
 `;
 }

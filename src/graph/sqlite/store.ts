@@ -239,12 +239,9 @@ export class SqliteStore implements Store {
     this.root = root;
   }
 
-  async meta(): Promise<IndexMeta> {
-    if (this.pendingReset) {
-      return { ontology_version: this.ontology.version, store_format: STORE_FORMAT, created_at: '', updated_at: '', sources: [], counts: { nodes: 0, edges: 0, by_kind: {}, by_edge_type: {} } };
-    }
-    const meta = Object.fromEntries((this.stmt('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
-    const sources = (this.stmt('SELECT * FROM sources ORDER BY name').all() as Row[]).map((r) => ({
+  async sources(): Promise<SourceInfo[]> {
+    if (this.pendingReset) return [];
+    return (this.stmt('SELECT * FROM sources ORDER BY name').all() as Row[]).map((r) => ({
       name: r.name as string,
       kind: r.kind as string,
       origin: r.origin as string,
@@ -253,6 +250,14 @@ export class SqliteStore implements Store {
       edges: r.edges as number,
       ...(r.content_hash ? { content_hash: r.content_hash as string } : {}),
     }));
+  }
+
+  async meta(): Promise<IndexMeta> {
+    if (this.pendingReset) {
+      return { ontology_version: this.ontology.version, store_format: STORE_FORMAT, created_at: '', updated_at: '', sources: [], counts: { nodes: 0, edges: 0, by_kind: {}, by_edge_type: {} } };
+    }
+    const meta = Object.fromEntries((this.stmt('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    const sources = await this.sources();
     const byKind = Object.fromEntries((this.stmt('SELECT kind, count(*) AS n FROM nodes GROUP BY kind ORDER BY kind').all() as { kind: string; n: number }[]).map((r) => [r.kind, r.n]));
     const byType = Object.fromEntries((this.stmt('SELECT type, count(*) AS n FROM edges GROUP BY type ORDER BY type').all() as { type: string; n: number }[]).map((r) => [r.type, r.n]));
     const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
@@ -414,12 +419,12 @@ export class SqliteStore implements Store {
     const candidates = only ? [...only] : [...new Set([...groups.keys(), ...old.keys()])];
     const touched = candidates.filter((g) => groups.get(g)?.hash !== old.get(g)).sort();
     if (touched.length > Math.max(8, (only ? old.size : groups.size) / 3)) return false;
-    const oldRows: { rid: number; id: string; grp: string; row: string }[] = [];
+    const oldRows: { rid: number; id: string; name: string; grp: string; row: string }[] = [];
     const select = this.stmt('SELECT rid, id, kind, name, qualified_name, service, module, file, line, props FROM nodes WHERE source = ? AND file = ?');
     const selectNull = this.stmt('SELECT rid, id, kind, name, qualified_name, service, module, file, line, props FROM nodes WHERE source = ? AND file IS NULL');
     for (const g of touched) {
       const rows = (g === '' ? selectNull.all(source) : select.all(source, g)) as Row[];
-      for (const r of rows) oldRows.push({ rid: r.rid as number, id: r.id as string, grp: g, row: rowKey(r) });
+      for (const r of rows) oldRows.push({ rid: r.rid as number, id: r.id as string, name: r.name as string, grp: g, row: rowKey(r) });
     }
     const oldById = new Map(oldRows.map((r) => [r.id, r]));
     const fresh = touched.flatMap((g) => groups.get(g)?.nodes ?? []);
@@ -480,21 +485,27 @@ export class SqliteStore implements Store {
     this.insertRows('search_text', '(rowid, text_t)', 2, textRows);
     const ridOf = new Map<string, number>([...oldRows.filter((r) => freshIds.has(r.id)).map((r) => [r.id, r.rid] as const), ...planned]);
     this.insertEdges(source, touched.flatMap((g) => groups.get(g)?.edges ?? []), ridOf);
-    this.namesTouched = true;
+    for (const r of oldRows) this.namesTouched.add(r.name);
+    for (const n of fresh) this.namesTouched.add(n.name);
     return true;
   }
 
-  private namesTouched = false;
+  /** Names of nodes a patch added, changed or removed. */
+  private readonly namesTouched = new Set<string>();
 
-  /** After a patch: names of nodes that appeared or vanished, without rebuilding the whole vocabulary. */
+  /** After a patch: the vocabulary and per-kind counts of the names it touched, without rebuilding the rest. */
   private refreshNames(): void {
-    if (!this.namesTouched) return;
-    this.namesTouched = false;
+    if (!this.namesTouched.size) return;
+    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS touched_names (name TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM touched_names;');
+    this.insertRows('touched_names', '(name)', 1, [...this.namesTouched].map((n) => [n]));
+    this.namesTouched.clear();
+    const before = (this.stmt('SELECT coalesce(max(nid), 0) AS m FROM name_ids').get() as { m: number }).m;
     this.db.exec(`
-      DELETE FROM name_kinds;
-      INSERT INTO names(rowid, name) SELECT (SELECT coalesce(max(rowid), 0) FROM names) + row_number() OVER (ORDER BY name), name
-        FROM (SELECT DISTINCT name FROM nodes WHERE name NOT IN (SELECT name FROM names));
-      INSERT INTO name_kinds(nid, kind, n) SELECT m.rowid, n.kind, count(*) FROM nodes n JOIN names m ON m.name = n.name GROUP BY m.rowid, n.kind;
+      INSERT INTO name_ids(name) SELECT DISTINCT n.name FROM nodes n JOIN touched_names t ON t.name = n.name WHERE n.name NOT IN (SELECT name FROM name_ids) ORDER BY n.name;
+      INSERT INTO names(rowid, name) SELECT nid, name FROM name_ids WHERE nid > ${before};
+      DELETE FROM name_kinds WHERE nid IN (SELECT d.nid FROM name_ids d JOIN touched_names t ON t.name = d.name);
+      INSERT INTO name_kinds(nid, kind, n) SELECT d.nid, n.kind, count(*) FROM touched_names t JOIN name_ids d ON d.name = t.name JOIN nodes n ON n.name = t.name GROUP BY d.nid, n.kind;
+      DELETE FROM touched_names;
     `);
   }
 
@@ -533,15 +544,14 @@ export class SqliteStore implements Store {
   }
 
   private rebuildNames(): void {
+    this.namesTouched.clear();
     this.db.exec(`
       DELETE FROM names;
       DELETE FROM name_kinds;
-      CREATE TEMP TABLE IF NOT EXISTS distinct_names (nid INTEGER PRIMARY KEY, name TEXT UNIQUE);
-      DELETE FROM distinct_names;
-      INSERT INTO distinct_names(name) SELECT DISTINCT name FROM nodes ORDER BY name;
-      INSERT INTO names(rowid, name) SELECT nid, name FROM distinct_names;
-      INSERT INTO name_kinds(nid, kind, n) SELECT d.nid, n.kind, count(*) FROM nodes n JOIN distinct_names d ON d.name = n.name GROUP BY d.nid, n.kind;
-      DELETE FROM distinct_names;
+      DELETE FROM name_ids;
+      INSERT INTO name_ids(name) SELECT DISTINCT name FROM nodes ORDER BY name;
+      INSERT INTO names(rowid, name) SELECT nid, name FROM name_ids;
+      INSERT INTO name_kinds(nid, kind, n) SELECT d.nid, n.kind, count(*) FROM nodes n JOIN name_ids d ON d.name = n.name GROUP BY d.nid, n.kind;
     `);
   }
 
@@ -599,7 +609,8 @@ export class SqliteStore implements Store {
           params.push(...p.values);
           break;
         case 'prefix':
-          clauses.push(`(${p.values.map(() => `(${col} >= ? AND ${col} < ?)`).join(' OR ')})`);
+          // The explicit NOT NULL lets the planner use a property's partial index under an OR of ranges.
+          clauses.push(`${col} IS NOT NULL AND (${p.values.map(() => `(${col} >= ? AND ${col} < ?)`).join(' OR ')})`);
           for (const v of p.values) params.push(v, `${v}\u{10FFFF}`);
           break;
         case 'contains':

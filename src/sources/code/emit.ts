@@ -116,6 +116,8 @@ export class CodeGraphAssembler {
     if (!partial) {
       this.emissions.clear();
       for (const path of present) emit(path);
+      // Ready for the first update, which then costs what any other does.
+      if (this.tracking) for (const f of input.files) if (!this.names.has(f)) this.names.set(f, namesOf(f));
     } else {
       const done = new Set<string>();
       let queue = [...new Set([...changed, ...[...this.emissions.keys()].filter((p) => !present.has(p))])].filter((p) => present.has(p) || this.emissions.has(p));
