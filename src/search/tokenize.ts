@@ -11,12 +11,26 @@ export function identifierParts(identifier: string): string[] {
   const parts: string[] = [];
   for (const segment of identifier.split(/[^\p{L}\p{N}]+/u)) {
     if (!segment) continue;
-    const pieces = segment
-      .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-      .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
-      .split(' ');
-    for (const p of pieces) if (p) parts.push(p.toLowerCase());
+    for (const p of segmentParts(segment)) parts.push(p);
   }
+  return parts;
+}
+
+/** Segments repeat across an estate's names (packages, type names), so their parts are remembered (bounded). */
+const SEGMENT_CACHE = new Map<string, readonly string[]>();
+const SEGMENT_CACHE_MAX = 100_000;
+
+function segmentParts(segment: string): readonly string[] {
+  let parts = SEGMENT_CACHE.get(segment);
+  if (parts) return parts;
+  parts = segment
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .split(' ')
+    .filter((p) => p)
+    .map((p) => p.toLowerCase());
+  if (SEGMENT_CACHE.size >= SEGMENT_CACHE_MAX) SEGMENT_CACHE.clear();
+  SEGMENT_CACHE.set(segment, parts);
   return parts;
 }
 

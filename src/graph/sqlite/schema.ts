@@ -5,19 +5,20 @@ export function propertyColumn(name: string): string {
   return `p_${name}`;
 }
 
+/** Indexed properties in column order. */
+export function propertyNames(ontology: Ontology): string[] {
+  return [...ontology.indexedProperties.keys()].sort();
+}
+
 /**
- * DDL derived from the ontology: core columns, one generated column and index per filterable scalar
- * property, list properties as terms, edges indexed both ways by type, FTS5 for search (identifiers and descriptions apart, so a long description does not
- * dilute a name match) and trigram names
- * for did-you-mean.
+ * DDL derived from the ontology: core columns, one column and partial index per filterable scalar property
+ * (written from the record at insert: indexing a JSON-extracted column would parse every row's properties once
+ * per index), list properties as terms, edges indexed both ways by type, FTS5 for search (identifiers and
+ * descriptions apart, so a long description does not dilute a name match) and trigram names for did-you-mean.
  */
 export function schemaDdl(ontology: Ontology): string {
-  const generated = [...ontology.indexedProperties.keys()].sort().map(
-    (p) => `  ${propertyColumn(p)} GENERATED ALWAYS AS (json_extract(props, '$.${p}')) VIRTUAL`,
-  );
-  const propIndexes = [...ontology.indexedProperties.keys()]
-    .sort()
-    .map((p) => `CREATE INDEX nodes_${propertyColumn(p)} ON nodes(${propertyColumn(p)}, kind) WHERE ${propertyColumn(p)} IS NOT NULL;`);
+  const columns = propertyNames(ontology).map((p) => `  ${propertyColumn(p)}`);
+  const propIndexes = propertyNames(ontology).map((p) => `CREATE INDEX nodes_${propertyColumn(p)} ON nodes(${propertyColumn(p)}, kind) WHERE ${propertyColumn(p)} IS NOT NULL;`);
   return `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE sources (
@@ -38,12 +39,10 @@ CREATE TABLE nodes (
   props TEXT NOT NULL,
   name_lc TEXT NOT NULL,
   qn_lc TEXT NOT NULL,
-  qn_rev TEXT NOT NULL${generated.length ? ',\n' + generated.join(',\n') : ''}
+  qn_rev TEXT NOT NULL${columns.length ? ',\n' + columns.join(',\n') : ''}
 );
 CREATE INDEX nodes_kind_qn ON nodes(kind, qualified_name, id);
 CREATE INDEX nodes_order ON nodes(rid, kind, qualified_name, id);
-CREATE INDEX nodes_qn ON nodes(qualified_name);
-CREATE INDEX nodes_name ON nodes(name);
 CREATE INDEX nodes_name_lc ON nodes(name_lc);
 CREATE INDEX nodes_qn_lc ON nodes(qn_lc);
 CREATE INDEX nodes_qn_rev ON nodes(qn_rev);

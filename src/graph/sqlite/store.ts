@@ -22,7 +22,7 @@ import {
   type WriteProgress,
 } from '../store.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
-import { propertyColumn, schemaDdl } from './schema.js';
+import { propertyColumn, propertyNames, schemaDdl } from './schema.js';
 
 export const DB_FILE = 'index.db';
 
@@ -45,7 +45,29 @@ function schemaHash(ontology: Ontology): string {
 }
 
 function reverse(text: string): string {
-  return [...text].reverse().join('');
+  let out = '';
+  // By code point, so a surrogate pair stays one character.
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const h = text.charCodeAt(i - 1);
+      if (h >= 0xd800 && h <= 0xdbff) {
+        out += text[i - 1]! + text[i]!;
+        i--;
+        continue;
+      }
+    }
+    out += text[i]!;
+  }
+  return out;
+}
+
+/** A property as its column holds it: what json_extract would give (booleans as 1/0). */
+function columnValue(v: PropValue | undefined): SqlValue {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string' || typeof v === 'number') return v;
+  return JSON.stringify(v);
 }
 
 function escapeLike(text: string): string {
@@ -55,6 +77,11 @@ function escapeLike(text: string): string {
 /** Quote a term for an FTS5 MATCH expression. */
 function ftsQuote(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
+}
+
+/** Where rows go: pushed one at a time, written in batches. */
+interface RowSink {
+  push(row: SqlValue[]): void;
 }
 
 /** Room left between consecutive rids of a full write, for nodes an incremental write adds in between. */
@@ -104,10 +131,18 @@ function groupHashes(nodes: readonly NodeRecord[], edges: readonly EdgeRecord[],
   return groups;
 }
 
+/** A node's properties as stored; hashing and inserting the same record serialise it once. */
+const PROPS_JSON = new WeakMap<NodeRecord['props'], string>();
+function propsJson(props: NodeRecord['props']): string {
+  let json = PROPS_JSON.get(props);
+  if (json === undefined) PROPS_JSON.set(props, (json = JSON.stringify(props)));
+  return json;
+}
+
 /** Everything a node row stores, as one comparable string. */
 function rowKey(node: NodeRecord | Row): string {
   const n = node as Row;
-  const props = typeof n.props === 'string' ? n.props : JSON.stringify(n.props);
+  const props = typeof n.props === 'string' ? n.props : propsJson(n.props as NodeRecord['props']);
   return `${n.id}\0${n.kind}\0${n.name}\0${n.qualified_name}\0${n.service ?? ''}\0${n.module ?? ''}\0${n.file ?? ''}\0${n.line ?? ''}\0${props}`;
 }
 
@@ -117,6 +152,9 @@ export class SqliteStore implements Store {
   private readonly stmtCache = new Map<string, Database.Statement>();
   private pendingReset = false;
 
+  /** Columns a node row is inserted with: the core ones, then one per indexed property. */
+  private readonly nodeColumns: { sql: string; width: number; properties: string[] };
+
   private constructor(
     readonly ontology: Ontology,
     dir: string,
@@ -124,6 +162,9 @@ export class SqliteStore implements Store {
   ) {
     this.location = dir;
     this.db = db;
+    const properties = propertyNames(ontology);
+    const core = ['rid', 'id', 'kind', 'name', 'qualified_name', 'source', 'service', 'module', 'file', 'line', 'props', 'name_lc', 'qn_lc', 'qn_rev'];
+    this.nodeColumns = { sql: `(${[...core, ...properties.map(propertyColumn)].join(', ')})`, width: core.length + properties.length, properties };
   }
 
   static open(ontology: Ontology, dir: string, opts: OpenOptions): SqliteStore {
@@ -154,7 +195,7 @@ export class SqliteStore implements Store {
       db.pragma('journal_mode = WAL');
     }
     db.pragma('synchronous = NORMAL');
-    db.pragma('cache_size = -131072');
+    db.pragma('cache_size = -65536');
     const store = new SqliteStore(ontology, absDir, db);
     // An empty, stale or mismatched index is reset inside the first write transaction, so readers keep the old
     // index until the new one is complete.
@@ -371,13 +412,13 @@ export class SqliteStore implements Store {
   private insertNodes(nodes: readonly NodeRecord[], onProgress?: (p: Omit<WriteProgress, 'source'>) => void): Map<string, number> {
     const maxRid = (this.stmt('SELECT coalesce(max(rid), 0) AS m FROM nodes').get() as { m: number }).m;
     const ridOf = new Map<string, number>();
-    const nodeCols = '(rid, id, kind, name, qualified_name, source, service, module, file, line, props, name_lc, qn_lc, qn_rev)';
-    const termRows: SqlValue[][] = [];
     const listProps = [...this.ontology.listProperties.keys()];
     let rid = maxRid + RID_GAP;
-    const nodeRows: SqlValue[][] = [];
-    const idRows: SqlValue[][] = [];
-    const textRows: SqlValue[][] = [];
+    // Rows are written a batch at a time as they are made, so a large write never holds them all.
+    const nodeRows = this.batcher('nodes', this.nodeColumns.sql, this.nodeColumns.width, 'INSERT', (done) => onProgress?.({ phase: 'nodes', done, total: nodes.length }));
+    const termRows = this.batcher('node_terms', '(prop, value, rid)', 3);
+    const idRows = this.batcher('search_id', '(rowid, name_t, qn_t)', 3);
+    const textRows = this.batcher('search_text', '(rowid, text_t)', 2);
     // Rids follow (kind, qualified name, id) within a source, so walking an edge index in rid order is already
     // the order answers are given in: a page of a hub's 20k callers needs no sort.
     // Gaps between rids leave room for an incremental write to insert a node at its place in that order.
@@ -388,15 +429,14 @@ export class SqliteStore implements Store {
       this.nodeRowsOf(n, rid, nodeRows, idRows, textRows, termRows, listProps);
       rid += RID_GAP;
     }
-    this.insertRows('nodes', nodeCols, 14, nodeRows, (done) => onProgress?.({ phase: 'nodes', done, total: nodes.length }));
-    this.insertRows('node_terms', '(prop, value, rid)', 3, termRows);
-    this.insertRows('search_id', '(rowid, name_t, qn_t)', 3, idRows, (done) => onProgress?.({ phase: 'search', done, total: nodes.length }));
-    this.insertRows('search_text', '(rowid, text_t)', 2, textRows);
+    for (const b of [nodeRows, termRows, idRows, textRows]) b.flush();
     return ridOf;
   }
 
-  private nodeRowsOf(n: NodeRecord, rid: number, nodeRows: SqlValue[][], idRows: SqlValue[][], textRows: SqlValue[][], termRows: SqlValue[][], listProps: readonly string[]): void {
-    nodeRows.push([rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, JSON.stringify(n.props), n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())]);
+  private nodeRowsOf(n: NodeRecord, rid: number, nodeRows: RowSink, idRows: RowSink, textRows: RowSink, termRows: RowSink, listProps: readonly string[]): void {
+    const row: SqlValue[] = [rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, propsJson(n.props), n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())];
+    for (const p of this.nodeColumns.properties) row.push(columnValue(n.props[p]));
+    nodeRows.push(row);
     idRows.push([rid, indexTokens(n.name).join(' '), indexTokens(n.qualified_name).join(' ')]);
     const text = this.searchTextOf(n);
     if (text) textRows.push([rid, text]);
@@ -479,7 +519,7 @@ export class SqliteStore implements Store {
     const termRows: SqlValue[][] = [];
     for (const r of changed) this.nodeRowsOf(byId.get(r.id)!, r.rid, nodeRows, idRows, textRows, termRows, listProps);
     for (const n of added) this.nodeRowsOf(n, planned.get(n.id)!, nodeRows, idRows, textRows, termRows, listProps);
-    this.insertRows('nodes', '(rid, id, kind, name, qualified_name, source, service, module, file, line, props, name_lc, qn_lc, qn_rev)', 14, nodeRows, undefined, 'INSERT OR REPLACE');
+    this.insertRows('nodes', this.nodeColumns.sql, this.nodeColumns.width, nodeRows, undefined, 'INSERT OR REPLACE');
     this.insertRows('node_terms', '(prop, value, rid)', 3, termRows);
     this.insertRows('search_id', '(rowid, name_t, qn_t)', 3, idRows);
     this.insertRows('search_text', '(rowid, text_t)', 2, textRows);
@@ -496,15 +536,15 @@ export class SqliteStore implements Store {
   /** After a patch: the vocabulary and per-kind counts of the names it touched, without rebuilding the rest. */
   private refreshNames(): void {
     if (!this.namesTouched.size) return;
-    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS touched_names (name TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM touched_names;');
-    this.insertRows('touched_names', '(name)', 1, [...this.namesTouched].map((n) => [n]));
+    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS touched_names (name TEXT PRIMARY KEY, name_lc TEXT NOT NULL) WITHOUT ROWID; DELETE FROM touched_names;');
+    this.insertRows('touched_names', '(name, name_lc)', 2, [...this.namesTouched].map((n) => [n, n.toLowerCase()]));
     this.namesTouched.clear();
     const before = (this.stmt('SELECT coalesce(max(nid), 0) AS m FROM name_ids').get() as { m: number }).m;
     this.db.exec(`
-      INSERT INTO name_ids(name) SELECT DISTINCT n.name FROM nodes n JOIN touched_names t ON t.name = n.name WHERE n.name NOT IN (SELECT name FROM name_ids) ORDER BY n.name;
+      INSERT INTO name_ids(name) SELECT DISTINCT n.name FROM touched_names t JOIN nodes n ON n.name_lc = t.name_lc AND n.name = t.name WHERE n.name NOT IN (SELECT name FROM name_ids) ORDER BY n.name;
       INSERT INTO names(rowid, name) SELECT nid, name FROM name_ids WHERE nid > ${before};
       DELETE FROM name_kinds WHERE nid IN (SELECT d.nid FROM name_ids d JOIN touched_names t ON t.name = d.name);
-      INSERT INTO name_kinds(nid, kind, n) SELECT d.nid, n.kind, count(*) FROM touched_names t JOIN name_ids d ON d.name = t.name JOIN nodes n ON n.name = t.name GROUP BY d.nid, n.kind;
+      INSERT INTO name_kinds(nid, kind, n) SELECT d.nid, n.kind, count(*) FROM touched_names t JOIN name_ids d ON d.name = t.name JOIN nodes n ON n.name_lc = t.name_lc AND n.name = t.name GROUP BY d.nid, n.kind;
       DELETE FROM touched_names;
     `);
   }
@@ -520,27 +560,46 @@ export class SqliteStore implements Store {
       }
       return rid;
     };
-    const rows: SqlValue[][] = [];
+    const rows = this.batcher('edges', '(src, type, dst, key, source, confidence, attrs)', 7, 'INSERT OR REPLACE', (done) => onProgress?.({ phase: 'edges', done, total: edges.length }));
     for (const e of edges) {
       const attrs = e.attrs && Object.keys(e.attrs).length > 0 ? e.attrs : undefined;
       const confidence = typeof attrs?.confidence === 'number' ? attrs.confidence : null;
       rows.push([resolveRid(e.from), e.type, resolveRid(e.to), e.key ?? '', source, confidence, attrs ? JSON.stringify(attrs) : null]);
     }
-    this.insertRows('edges', '(src, type, dst, key, source, confidence, attrs)', 7, rows, (done) => onProgress?.({ phase: 'edges', done, total: edges.length }), 'INSERT OR REPLACE');
+    rows.flush();
   }
 
   /** Batched multi-row inserts: one prepared statement per batch size, run inside the caller's transaction. */
   private insertRows(table: string, cols: string, width: number, rows: SqlValue[][], progress?: (done: number) => void, verb = 'INSERT'): void {
+    const sink = this.batcher(table, cols, width, verb, progress);
+    for (const row of rows) sink.push(row);
+    sink.flush();
+  }
+
+  /** A sink that inserts rows `BATCH` at a time as they arrive; `flush` writes the rest. */
+  private batcher(table: string, cols: string, width: number, verb = 'INSERT', progress?: (done: number) => void): RowSink & { flush(): void } {
     const placeholder = `(${new Array(width).fill('?').join(',')})`;
     const statementFor = (count: number) => this.stmt(`${verb} INTO ${table} ${cols} VALUES ${new Array(count).fill(placeholder).join(',')}`);
     const full = statementFor(BATCH);
-    let i = 0;
-    for (; i + BATCH <= rows.length; i += BATCH) {
-      full.run(rows.slice(i, i + BATCH).flat());
-      if (progress && i % (BATCH * 25) === 0) progress(i);
-    }
-    if (i < rows.length) statementFor(rows.length - i).run(rows.slice(i).flat());
-    progress?.(rows.length);
+    let params: SqlValue[] = [];
+    let done = 0;
+    return {
+      push: (row) => {
+        for (const v of row) params.push(v);
+        if (params.length === BATCH * width) {
+          full.run(params);
+          params = [];
+          done += BATCH;
+          if (progress && done % (BATCH * 25) === 0) progress(done);
+        }
+      },
+      flush: () => {
+        if (params.length) statementFor(params.length / width).run(params);
+        done += params.length / width;
+        params = [];
+        progress?.(done);
+      },
+    };
   }
 
   private rebuildNames(): void {
@@ -596,12 +655,18 @@ export class SqliteStore implements Store {
         continue;
       }
       const col = `${alias}.${CORE_COLUMNS.has(p.property) ? p.property : propertyColumn(p.property)}`;
+      // Names and qualified names are indexed lower-case only: a matching lower-case term lets that index serve.
+      const lower = p.property === 'name' ? `${alias}.name_lc` : p.property === 'qualified_name' ? `${alias}.qn_lc` : undefined;
       switch (p.op) {
         case 'in':
         case 'has_any': {
           const values = p.values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
           clauses.push(values.length === 1 ? `${col} = ?` : `${col} IN (${values.map(() => '?').join(',')})`);
           params.push(...values);
+          if (lower && values.every((v) => typeof v === 'string')) {
+            clauses.push(`${lower} IN (${values.map(() => '?').join(',')})`);
+            params.push(...values.map((v) => (v as string).toLowerCase()));
+          }
           break;
         }
         case 'not_in':
@@ -612,6 +677,10 @@ export class SqliteStore implements Store {
           // The explicit NOT NULL lets the planner use a property's partial index under an OR of ranges.
           clauses.push(`${col} IS NOT NULL AND (${p.values.map(() => `(${col} >= ? AND ${col} < ?)`).join(' OR ')})`);
           for (const v of p.values) params.push(v, `${v}\u{10FFFF}`);
+          if (lower) {
+            clauses.push(`(${p.values.map(() => `(${lower} >= ? AND ${lower} < ?)`).join(' OR ')})`);
+            for (const v of p.values) params.push(v.toLowerCase(), `${v.toLowerCase()}\u{10FFFF}`);
+          }
           break;
         case 'contains':
           clauses.push(`${col} LIKE ? ESCAPE '\\'`);
@@ -649,11 +718,13 @@ export class SqliteStore implements Store {
     value: string,
     opts: { caseInsensitive: boolean; kinds?: readonly string[]; limit: number },
   ): Promise<NodeRecord[]> {
-    const col = opts.caseInsensitive ? (field === 'name' ? 'name_lc' : 'qn_lc') : field;
+    // Exact names are found through the lower-case index (one index per name serves both lookups).
+    const lc = field === 'name' ? 'name_lc' : 'qn_lc';
+    const exact = opts.caseInsensitive ? '' : ` AND n.${field} = ?`;
     const kinds = this.whereNodes('n', opts.kinds, []);
     const rows = this.db
-      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.${col} = ? AND ${kinds.sql} ORDER BY n.kind, n.qualified_name, n.id LIMIT ?`)
-      .all(opts.caseInsensitive ? value.toLowerCase() : value, ...kinds.params, opts.limit) as Row[];
+      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.${lc} = ?${exact} AND ${kinds.sql} ORDER BY n.kind, n.qualified_name, n.id LIMIT ?`)
+      .all(value.toLowerCase(), ...(opts.caseInsensitive ? [] : [value]), ...kinds.params, opts.limit) as Row[];
     return rows.map((r) => this.toNode(r));
   }
 

@@ -1,4 +1,5 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { FileFacts } from './ir.js';
 
@@ -25,9 +26,31 @@ export async function loadFactsCache(file: string): Promise<Map<string, CachedFi
   }
 }
 
+/** Written entry by entry, so a large estate's cache is never one string in memory. */
 export async function saveFactsCache(file: string, files: ReadonlyMap<string, CachedFile>): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify({ version: EXTRACTOR_VERSION, files: [...files] }));
+  const out = createWriteStream(tmp);
+  let failure: Error | undefined;
+  out.on('error', (err) => (failure = err));
+  const write = (chunk: string): Promise<void> | undefined => {
+    if (failure) throw failure;
+    return out.write(chunk) ? undefined : new Promise((done) => out.once('drain', () => done()).once('error', () => done()));
+  };
+  try {
+    await write(`{"version":${JSON.stringify(EXTRACTOR_VERSION)},"files":[`);
+    let first = true;
+    for (const entry of files) {
+      await write(`${first ? '' : ','}${JSON.stringify(entry)}`);
+      first = false;
+    }
+    await write(']}');
+    await new Promise<void>((done) => out.end(() => done()).once('error', () => done()));
+    if (failure) throw failure;
+  } catch (err) {
+    out.destroy();
+    await rm(tmp, { force: true });
+    throw err;
+  }
   await rename(tmp, file);
 }

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { CodeSourceConfig } from '../../config/types.js';
 import type { SourceBuild, SourceContext } from '../types.js';
@@ -9,9 +8,9 @@ import { discover } from './discover.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
 import type { FileFacts, Language } from './ir.js';
 import { detectLayout } from './layout.js';
-import { extractJava } from './parse/java.js';
-import { extractKotlin } from './parse/kotlin.js';
-import { parserFor } from './parse/parser.js';
+import { emptyFacts } from './parse/common.js';
+import type { ParseJob } from './parse/job.js';
+import { parseWorkerCount, runParseJobs } from './parse/pool.js';
 
 export interface CodeBuildReport extends Record<string, unknown> {
   stats: CodeGraphStats;
@@ -32,12 +31,7 @@ interface CodeSession {
   contentHash: string;
 }
 
-const EXTRACTORS: Record<Language, typeof extractJava> = { java: extractJava, kotlin: extractKotlin };
-
-/** Extracts the facts of one file with the right grammar; never throws on bad source. */
-export async function extractFile(path: string, language: Language, text: string): Promise<FileFacts> {
-  return EXTRACTORS[language](path, text, await parserFor(language));
-}
+export { extractFile } from './parse/job.js';
 
 /**
  * Indexes a Java / Kotlin tree: discovers files, extracts facts (reusing cached facts of unchanged files),
@@ -50,25 +44,37 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   const session = ctx.session?.get(`code:${cfg.name}`) as CodeSession | undefined;
   const cache = session?.files ?? (cacheFile ? await loadFactsCache(cacheFile) : new Map<string, CachedFile>());
   const next = new Map<string, CachedFile>();
-  let parsed = 0;
-  let done = 0;
+  const jobs: ParseJob[] = [];
   for (const file of found.files) {
     const cached = cache.get(file.path);
-    if (cached && cached.size === file.size && cached.mtimeMs === file.mtimeMs) {
-      next.set(file.path, cached);
-    } else {
-      const bytes = await readFile(join(root, file.path));
-      const hash = createHash('sha1').update(bytes).digest('hex');
-      const stamp = { size: file.size, mtimeMs: file.mtimeMs };
-      if (cached && cached.hash === hash) next.set(file.path, { ...cached, ...stamp });
-      else {
-        next.set(file.path, { hash, ...stamp, facts: await extractFile(file.path, file.language, bytes.toString('utf8')) });
-        parsed++;
-      }
+    if (cached && cached.size === file.size && cached.mtimeMs === file.mtimeMs) next.set(file.path, cached);
+    else {
+      // Placeholder keeps discovery order; the job fills it in.
+      next.set(file.path, cached ?? { hash: '', facts: emptyFacts(file.path, file.language, '') });
+      jobs.push({ id: jobs.length, abs: join(root, file.path), rel: file.path, language: file.language, ...(cached ? { knownHash: cached.hash } : {}) });
+    }
+  }
+  let parsed = 0;
+  let done = found.files.length - jobs.length;
+  const unreadable: string[] = [];
+  const byPath = new Map(found.files.map((f) => [f.path, f]));
+  await runParseJobs(jobs, parseWorkerCount(jobs.length, ctx.env), (job, result) => {
+    const file = byPath.get(job.rel)!;
+    const stamp = { size: file.size, mtimeMs: file.mtimeMs };
+    const cached = cache.get(job.rel);
+    if (result.error !== undefined) {
+      // Vanished or unreadable since discovery: indexed as empty, and said.
+      unreadable.push(`${job.rel} (${result.error})`);
+      next.set(job.rel, { hash: '', facts: emptyFacts(job.rel, job.language, '') });
+    } else if (!result.facts && cached) next.set(job.rel, { ...cached, ...stamp });
+    else {
+      next.set(job.rel, { hash: result.hash, ...stamp, facts: result.facts! });
+      parsed++;
     }
     done++;
     if (done % 200 === 0 || done === found.files.length) ctx.onProgress?.(`parsing ${done}/${found.files.length} files`, done, found.files.length);
-  }
+  });
+  if (jobs.length === 0) ctx.onProgress?.(`parsing ${done}/${found.files.length} files`, done, found.files.length);
   const facts = [...next.values()].map((c) => c.facts);
   const deployable = new Set(facts.filter((f) => f.types.some((t) => t.annotations.some((a) => a.name === 'SpringBootApplication'))).map((f) => dirname(f.path)));
   const auxiliary = new Map<string, string>();
@@ -97,6 +103,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   // A watching process keeps facts in memory and writes the cache once; a later one-shot build re-checks files by hash anyway.
   if (cacheFile && !session && (changed.size > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next);
   const warnings = [...found.warnings, ...layout.warnings];
+  if (unreadable.length) warnings.push(`${unreadable.length} file(s) could not be read and are indexed as empty: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}`);
   const broken = facts.filter((f) => f.parseErrors > 0);
   if (broken.length) warnings.push(`${broken.length} file(s) have syntax errors; indexed as far as they parse: ${broken.slice(0, 5).map((f) => `${f.path} (${f.parseErrors})`).join(', ')}${broken.length > 5 ? ', …' : ''}`);
   const hash = createHash('sha256').update(JSON.stringify({ cfg: { ...cfg, path: undefined } }));

@@ -1,0 +1,59 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { type ParseJob, type ParseResult, runJob } from './job.js';
+
+/** Below this many files, starting workers (each loads the parser runtime and grammars) costs more than it saves. */
+const MIN_JOBS_FOR_WORKERS = 100;
+const MAX_WORKERS = 4;
+
+/**
+ * How many worker threads to parse with: `SEXTANT_PARSE_WORKERS` when set (0: parse on this thread), else one
+ * per core (at most 4) for a large enough batch, else none.
+ */
+export function parseWorkerCount(jobs: number, env: Readonly<Record<string, string | undefined>>): number {
+  const configured = env.SEXTANT_PARSE_WORKERS;
+  if (configured !== undefined && configured !== '') {
+    if (!/^\d+$/.test(configured)) throw new Error(`SEXTANT_PARSE_WORKERS must be a whole number (0 parses on the main thread); got ${JSON.stringify(configured)}`);
+    return Math.min(Number(configured), 16);
+  }
+  return jobs >= MIN_JOBS_FOR_WORKERS ? Math.min(availableParallelism(), MAX_WORKERS) : 0;
+}
+
+/**
+ * Runs parse jobs on `workers` threads (or on this one when 0), calling `onResult` as each finishes. A job
+ * whose worker fails is run again on this thread, so a crashed worker loses nothing.
+ */
+export async function runParseJobs(jobs: readonly ParseJob[], workers: number, onResult: (job: ParseJob, result: ParseResult) => void): Promise<void> {
+  if (workers <= 0 || jobs.length === 0) {
+    for (const job of jobs) onResult(job, await runJob(job));
+    return;
+  }
+  // Under tsx (tests, scripts) this module is TypeScript, and so is the worker.
+  const url = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+  let next = 0;
+  const retry: ParseJob[] = [];
+  const lane = (): Promise<void> =>
+    new Promise((done) => {
+      const worker = new Worker(url);
+      let current: ParseJob | undefined;
+      const feed = (): void => {
+        current = jobs[next++];
+        if (current) worker.postMessage(current);
+        else void worker.terminate().then(() => done());
+      };
+      worker.on('message', (result: ParseResult) => {
+        onResult(current!, result);
+        feed();
+      });
+      worker.on('error', () => {
+        if (current) retry.push(current);
+        current = undefined;
+        done();
+      });
+      feed();
+    });
+  await Promise.all(Array.from({ length: Math.min(workers, jobs.length) }, lane));
+  // A worker that died left the rest of the queue to the others, or to this thread.
+  while (next < jobs.length) retry.push(jobs[next++]!);
+  for (const job of retry) onResult(job, await runJob(job));
+}
