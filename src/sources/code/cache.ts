@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -31,12 +32,8 @@ export async function saveFactsCache(file: string, files: ReadonlyMap<string, Ca
   await mkdir(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   const out = createWriteStream(tmp);
-  let failure: Error | undefined;
-  out.on('error', (err) => (failure = err));
-  const write = (chunk: string): Promise<void> | undefined => {
-    if (failure) throw failure;
-    return out.write(chunk) ? undefined : new Promise((done) => out.once('drain', () => done()).once('error', () => done()));
-  };
+  // `once` rejects if the stream errors while waiting (disk full, …).
+  const write = (chunk: string): Promise<unknown> | undefined => (out.write(chunk) ? undefined : once(out, 'drain'));
   try {
     await write(`{"version":${JSON.stringify(EXTRACTOR_VERSION)},"files":[`);
     let first = true;
@@ -45,8 +42,8 @@ export async function saveFactsCache(file: string, files: ReadonlyMap<string, Ca
       first = false;
     }
     await write(']}');
-    await new Promise<void>((done) => out.end(() => done()).once('error', () => done()));
-    if (failure) throw failure;
+    out.end();
+    await once(out, 'finish');
   } catch (err) {
     out.destroy();
     await rm(tmp, { force: true });

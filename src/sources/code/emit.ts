@@ -90,10 +90,10 @@ export class CodeGraphAssembler {
   /** Everything when `changed` is absent (or on the first call); else an update after these paths changed or vanished. */
   assemble(input: CodeGraphInput, changed?: ReadonlySet<string>): CodeGraph {
     const model = new CodeModel(input.files, input.locate);
-    const ctx: EmitContext = { ontology: this.ontology, input, model, classifier: new TypeClassifier(model, input.overrides), resolver: new CallResolver(model), ids: new Map() };
     const byFile = new Map<string, TypeEntry[]>();
     for (const f of input.files) byFile.set(f.path, []);
     for (const entry of model.types) byFile.get(entry.file.path)!.push(entry);
+    const ctx: EmitContext = { ontology: this.ontology, input, model, classifier: new TypeClassifier(model, input.overrides), resolver: new CallResolver(model), ids: new Map(), byFile };
     const present = new Set(byFile.keys());
     const partial = this.tracking && this.assembled && changed !== undefined;
     const groups = new Set<string>();
@@ -231,6 +231,8 @@ interface EmitContext {
   classifier: TypeClassifier;
   resolver: CallResolver;
   ids: Map<string, FileIds>;
+  /** Each file's types, in source order. */
+  byFile: Map<string, TypeEntry[]>;
 }
 
 /** Ids of a file's types and members, allocated in source order the first time any of them is needed. */
@@ -238,8 +240,7 @@ function fileIds(ctx: EmitContext, path: string): FileIds {
   let ids = ctx.ids.get(path);
   if (ids) return ids;
   ctx.ids.set(path, (ids = new FileIds()));
-  for (const entry of ctx.model.types) {
-    if (entry.file.path !== path) continue;
+  for (const entry of ctx.byFile.get(path) ?? []) {
     ids.types.set(entry, allocate(ctx, ids, 'symbol', `${path}|${entry.qn}`));
     for (const member of entry.members) ids.members.set(member, allocate(ctx, ids, 'symbol', `${path}|${member.qn}`));
   }

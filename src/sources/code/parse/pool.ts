@@ -7,8 +7,8 @@ const MIN_JOBS_FOR_WORKERS = 100;
 const MAX_WORKERS = 4;
 
 /**
- * How many worker threads to parse with: `SEXTANT_PARSE_WORKERS` when set (0: parse on this thread), else one
- * per core (at most 4) for a large enough batch, else none.
+ * How many worker threads parse beside this one: `SEXTANT_PARSE_WORKERS` when set (0: this thread alone); else,
+ * for a large enough batch, one per core but one (at most 4). This thread always parses too.
  */
 export function parseWorkerCount(jobs: number, env: Readonly<Record<string, string | undefined>>): number {
   const configured = env.SEXTANT_PARSE_WORKERS;
@@ -16,12 +16,13 @@ export function parseWorkerCount(jobs: number, env: Readonly<Record<string, stri
     if (!/^\d+$/.test(configured)) throw new Error(`SEXTANT_PARSE_WORKERS must be a whole number (0 parses on the main thread); got ${JSON.stringify(configured)}`);
     return Math.min(Number(configured), 16);
   }
-  return jobs >= MIN_JOBS_FOR_WORKERS ? Math.min(availableParallelism(), MAX_WORKERS) : 0;
+  const cores = availableParallelism();
+  return jobs >= MIN_JOBS_FOR_WORKERS ? Math.min(cores - 1, MAX_WORKERS) : 0;
 }
 
 /**
- * Runs parse jobs on `workers` threads (or on this one when 0), calling `onResult` as each finishes. A job
- * whose worker fails is run again on this thread, so a crashed worker loses nothing.
+ * Runs parse jobs on this thread and `workers` more, calling `onResult` as each finishes. A job whose worker
+ * fails is run again on this thread, so a crashed worker loses nothing.
  */
 export async function runParseJobs(jobs: readonly ParseJob[], workers: number, onResult: (job: ParseJob, result: ParseResult) => void): Promise<void> {
   if (workers <= 0 || jobs.length === 0) {
@@ -52,7 +53,15 @@ export async function runParseJobs(jobs: readonly ParseJob[], workers: number, o
       });
       feed();
     });
-  await Promise.all(Array.from({ length: Math.min(workers, jobs.length) }, lane));
+  // This thread takes jobs from the same queue between handling results.
+  const own = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const job = jobs[next++]!;
+      onResult(job, await runJob(job));
+      await new Promise((tick) => setImmediate(tick));
+    }
+  };
+  await Promise.all([...Array.from({ length: Math.min(workers, jobs.length) }, lane), own()]);
   // A worker that died left the rest of the queue to the others, or to this thread.
   while (next < jobs.length) retry.push(jobs[next++]!);
   for (const job of retry) onResult(job, await runJob(job));
