@@ -144,6 +144,8 @@ export class SqliteStore implements Store {
   private readonly stmtCache = new Map<string, Database.Statement>();
   private pendingReset = false;
 
+  /** Set on a database file this process created: see `open`. */
+  private walAfterFirstWrite = false;
   /** Columns a node row is inserted with: the core ones, then one per indexed property. */
   private readonly nodeColumns: { sql: string; width: number; properties: string[] };
 
@@ -175,20 +177,26 @@ export class SqliteStore implements Store {
     }
     mkdirSync(absDir, { recursive: true });
     let db: Database.Database;
+    // A file this process creates has no readers yet: its first write keeps the rollback journal in memory
+    // instead of writing every page twice (WAL, then checkpoint), and WAL is switched on after it.
+    let created = !existsSync(file);
+    const journal = () => (created ? 'MEMORY' : 'WAL');
     try {
       db = new Database(file);
       db.pragma('busy_timeout = 5000');
-      db.pragma('journal_mode = WAL');
+      db.pragma(`journal_mode = ${journal()}`);
     } catch {
       // Not a database at all: nobody can be reading it, so start a new file.
       for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+      created = true;
       db = new Database(file);
       db.pragma('busy_timeout = 5000');
-      db.pragma('journal_mode = WAL');
+      db.pragma(`journal_mode = ${journal()}`);
     }
     db.pragma('synchronous = NORMAL');
     db.pragma('cache_size = -32768');
     const store = new SqliteStore(ontology, absDir, db);
+    store.walAfterFirstWrite = created;
     // An empty, stale or mismatched index is reset inside the first write transaction, so readers keep the old
     // index until the new one is complete.
     store.pendingReset = Boolean(opts.reset) || store.compatibility() !== 'ok';
@@ -363,6 +371,10 @@ export class SqliteStore implements Store {
       this.stmt('DELETE FROM meta WHERE key = ?').run('pending_since');
       if (this.root) put.run('root', this.root);
     })();
+    if (this.walAfterFirstWrite) {
+      this.db.pragma('journal_mode = WAL');
+      this.walAfterFirstWrite = false;
+    }
     return infos;
   }
 
