@@ -6,7 +6,7 @@
  * --watch` (facts and per-file graph kept in memory, only the files a change reaches emitted again).
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -65,6 +65,17 @@ const STEPS: [string, () => void][] = [
   ['a method body edited, nothing else', () => edit(`${P}payment/CardPaymentHandler.java`, (t) => t.replace(/return "card"\.equals\(/, 'return "credit-card".equals('))],
   ['@Primary removed from a bean (injections in another file change)', () => edit(`${P}payment/PaypalPaymentHandler.java`, (t) => t.replace('@Primary\n', ''))],
   ['a supertype removed (inherited calls and overrides in other files change)', () => edit(`${P}pricing/DiscountPricer.java`, (t) => t.replace(' extends AbstractPricer', ''))],
+  [
+    'a new file importing a library package with a wildcard',
+    () => writeFileSync(join(root, `${P}web/VendorPing.java`), 'package com.acme.orders.web;\n\nimport com.acme.vendor.*;\n\npublic class VendorPing {\n    public void ping(VendorClient client) {\n        client.ping();\n    }\n}\n'),
+  ],
+  [
+    'a file added in that package, which turns it into a project package (the importer reads it differently)',
+    () => {
+      mkdirSync(join(root, 'orders/orders-app/src/main/java/com/acme/vendor'), { recursive: true });
+      writeFileSync(join(root, 'orders/orders-app/src/main/java/com/acme/vendor/Other.java'), 'package com.acme.vendor;\n\npublic class Other {\n}\n');
+    },
+  ],
   ['a Kotlin file edited', () => edit('billing/billing-core/src/main/kotlin/com/acme/billing/core/BillingUtils.kt', (t) => `${t}\nfun halve(amount: java.math.BigDecimal): java.math.BigDecimal = amount.divide(java.math.BigDecimal(2))\n`)],
   ['the service name changed in application.yml', () => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('order-service', 'ordering'))],
 ];

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Ontology } from './ontology/index.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -27,7 +27,7 @@ function base32(bytes: Uint8Array, chars: number): string {
 export function nodeId(ontology: Ontology, source: string, kind: string, identity: string): string {
   const info = ontology.kind(kind);
   if (!info) throw new Error(`unknown node kind ${kind}`);
-  const digest = createHash('sha256').update(`${source}\u0000${kind}\u0000${identity}`).digest();
+  const digest = hash('sha256', `${source}\u0000${kind}\u0000${identity}`, 'buffer');
   return `${info.def.idPrefix}_${base32(digest, 16)}`;
 }
 

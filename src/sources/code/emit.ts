@@ -78,6 +78,8 @@ export function assembleCodeGraph(ontology: Ontology, input: CodeGraphInput): Co
 export class CodeGraphAssembler {
   private readonly emissions = new Map<string, FileEmission>();
   private readonly names = new WeakMap<FileFacts, Set<string>>();
+  /** Packages of the last assembly. */
+  private packages = new Set<string>();
   private assembled = false;
 
   constructor(
@@ -121,16 +123,21 @@ export class CodeGraphAssembler {
     } else {
       const done = new Set<string>();
       let queue = [...new Set([...changed, ...[...this.emissions.keys()].filter((p) => !present.has(p))])].filter((p) => present.has(p) || this.emissions.has(p));
+      // A package that appears or vanishes changes how other files read imports of it (project or library).
+      const packages = new Set(input.files.map((f) => f.package));
+      let touched = new Set<string>();
+      for (const p of [...packages].filter((x) => !this.packages.has(x)).concat([...this.packages].filter((x) => !packages.has(x)))) touched.add(p.slice(p.lastIndexOf('.') + 1));
       while (queue.length) {
-        const touched = new Set<string>();
         for (const path of queue) {
           done.add(path);
           const { before, after } = emit(path);
           for (const name of changedNames(before, after)) touched.add(name);
         }
         queue = touched.size ? input.files.filter((f) => !done.has(f.path) && this.mentions(f, touched)).map((f) => f.path) : [];
+        touched = new Set<string>();
       }
     }
+    this.packages = new Set(input.files.map((f) => f.package));
     this.assembled = true;
     const graph = this.flatten(ctx);
     if (partial) {
