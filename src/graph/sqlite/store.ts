@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { indexTokens } from '../../search/tokenize.js';
@@ -99,12 +99,51 @@ interface GroupContent {
 }
 
 /**
+ * A group's hash: its node rows (fed in (kind, qualified name, id) order) and its edge lines (sorted here).
+ * The one definition both the full write (hashing as it inserts) and the patch (hashing what it compares) use.
+ */
+class GroupHasher {
+  private readonly nodes = new Map<string, Hash>();
+  private readonly edges = new Map<string, string[]>();
+
+  node(group: string, key: string): void {
+    let h = this.nodes.get(group);
+    if (!h) this.nodes.set(group, (h = createHash('sha1')));
+    h.update(key).update('\n');
+  }
+
+  edge(group: string, line: string): void {
+    let lines = this.edges.get(group);
+    if (!lines) this.edges.set(group, (lines = []));
+    lines.push(line);
+  }
+
+  /** Hashes by group, for every group that has a node. */
+  finish(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [group, h] of this.nodes) {
+      for (const line of (this.edges.get(group) ?? []).sort()) h.update(line).update('\n');
+      out.set(group, h.digest('hex'));
+    }
+    return out;
+  }
+}
+
+function edgeLine(e: EdgeRecord, attrsJson: string): string {
+  return `${e.type}\0${e.from}\0${e.to}\0${e.key ?? ''}\0${attrsJson}`;
+}
+
+function attrsJsonOf(e: EdgeRecord): string {
+  return e.attrs ? JSON.stringify(e.attrs) : '';
+}
+
+/**
  * Nodes grouped by file (no file: group ''), each with the edges leaving it, and a hash of it all; only the
  * groups in `only` when given (the others are known to be unchanged).
  */
 function groupHashes(nodes: readonly NodeRecord[], edges: readonly EdgeRecord[], only?: ReadonlySet<string>): Map<string, GroupContent> {
   const groups = new Map<string, GroupContent>();
-  const groupOf = new Map<string, GroupContent | null>();
+  const groupOf = new Map<string, string | null>();
   for (const n of nodes) {
     const g = n.file ?? '';
     if (only && !only.has(g)) {
@@ -114,27 +153,26 @@ function groupHashes(nodes: readonly NodeRecord[], edges: readonly EdgeRecord[],
     let content = groups.get(g);
     if (!content) groups.set(g, (content = { hash: '', nodes: [], edges: [] }));
     content.nodes.push(n);
-    groupOf.set(n.id, content);
+    groupOf.set(n.id, g);
   }
+  const hasher = new GroupHasher();
   for (const e of edges) {
-    let content = groupOf.get(e.from);
+    let g = groupOf.get(e.from);
     // An edge from another source's node belongs with its target.
-    if (content === undefined) content = groupOf.get(e.to);
-    content?.edges.push(e);
+    if (g === undefined) g = groupOf.get(e.to);
+    if (g === undefined || g === null) continue;
+    groups.get(g)!.edges.push(e);
+    hasher.edge(g, edgeLine(e, attrsJsonOf(e)));
   }
-  for (const content of groups.values()) {
-    const h = createHash('sha1');
-    for (const n of [...content.nodes].sort(nodeOrder)) h.update(rowKey(n)).update('\n');
-    for (const line of content.edges.map((e) => `${e.type}\0${e.from}\0${e.to}\0${e.key ?? ''}\0${e.attrs ? JSON.stringify(e.attrs) : ''}`).sort()) h.update(line).update('\n');
-    content.hash = h.digest('hex');
-  }
+  for (const [g, content] of groups) for (const n of [...content.nodes].sort(nodeOrder)) hasher.node(g, rowKey(n));
+  for (const [g, hash] of hasher.finish()) groups.get(g)!.hash = hash;
   return groups;
 }
 
-/** Everything a node row stores, as one comparable string. */
-function rowKey(node: NodeRecord | Row): string {
+/** Everything a node row stores, as one comparable string (`propsJson`: the props as stored, when at hand). */
+function rowKey(node: NodeRecord | Row, propsJson?: string): string {
   const n = node as Row;
-  const props = typeof n.props === 'string' ? n.props : JSON.stringify(n.props);
+  const props = propsJson ?? (typeof n.props === 'string' ? n.props : JSON.stringify(n.props));
   return `${n.id}\0${n.kind}\0${n.name}\0${n.qualified_name}\0${n.service ?? ''}\0${n.module ?? ''}\0${n.file ?? ''}\0${n.line ?? ''}\0${props}`;
 }
 
@@ -317,34 +355,39 @@ export class SqliteStore implements Store {
   async writeSources(writes: readonly SourceWrite[], opts: { remove?: readonly string[]; onProgress?: (p: WriteProgress) => void } = {}): Promise<SourceInfo[]> {
     const infos: SourceInfo[] = [];
     this.db.transaction(() => {
-      if (this.pendingReset) this.resetSchema();
+      // A reset index has nothing to patch.
+      const reset = this.pendingReset;
+      if (reset) this.resetSchema();
       for (const name of opts.remove ?? []) this.deleteSource(name);
       let full = false;
       for (const { source, nodes, edges, incremental, changed } of writes) {
         const progress = opts.onProgress && ((p: Omit<WriteProgress, 'source'>) => opts.onProgress!({ ...p, source: source.name }));
         const info: SourceInfo = { ...source, nodes: nodes.length, edges: edges.length };
-        const current = this.pendingReset ? undefined : (this.stmt('SELECT content_hash FROM sources WHERE name = ?').get(source.name) as { content_hash: string | null } | undefined);
+        const current = reset ? undefined : (this.stmt('SELECT content_hash FROM sources WHERE name = ?').get(source.name) as { content_hash: string | null } | undefined);
         // The writer's list of changed groups holds only against the write it was computed from.
         const only = changed && current?.content_hash === changed.since ? changed.groups : undefined;
-        let groups = groupHashes(nodes, edges, only);
-        const patched = incremental && !this.pendingReset && this.patchSource(source.name, groups, only);
+        const canPatch = incremental && !reset;
+        const groups = canPatch ? groupHashes(nodes, edges, only) : undefined;
+        const patched = canPatch && this.patchSource(source.name, groups!, only);
+        let hashes: Map<string, string>;
         if (!patched) {
           full = true;
-          if (only) groups = groupHashes(nodes, edges);
           this.deleteSource(source.name);
           // Into an (almost) empty index, building each secondary index once from sorted rows beats keeping
           // forty B-trees up to date row by row.
           const deferred = nodes.length > 10_000 && this.nodeCount() < nodes.length / 4 ? this.dropSecondaryIndexes() : undefined;
-          const ridOf = this.insertNodes(nodes, progress);
-          this.insertEdges(source.name, edges, ridOf, progress);
+          const hasher = new GroupHasher();
+          const { ridOf, groupOf } = this.insertNodes(nodes, progress, hasher);
+          this.insertEdges(source.name, edges, ridOf, progress, { hasher, groupOf });
+          hashes = hasher.finish();
           if (deferred) for (const sql of deferred) this.db.exec(sql);
-        }
+        } else hashes = new Map([...groups!].map(([g, c]) => [g, c.hash]));
         this.stmt('DELETE FROM sources WHERE name = ?').run(source.name);
         if (patched && only) {
           const drop = this.stmt('DELETE FROM source_groups WHERE source = ? AND grp = ?');
           for (const g of only) drop.run(source.name, g);
         } else this.stmt('DELETE FROM source_groups WHERE source = ?').run(source.name);
-        this.insertRows('source_groups', '(source, grp, hash)', 3, [...groups.entries()].map(([g, { hash }]) => [source.name, g, hash]));
+        this.insertRows('source_groups', '(source, grp, hash)', 3, [...hashes].map(([g, hash]) => [source.name, g, hash]));
         this.stmt('INSERT INTO sources(name, kind, origin, built_at, nodes, edges, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
           info.name,
           info.kind,
@@ -431,9 +474,11 @@ export class SqliteStore implements Store {
     return indexTokens(parts.join(' ')).join(' ');
   }
 
-  private insertNodes(nodes: readonly NodeRecord[], onProgress?: (p: Omit<WriteProgress, 'source'>) => void): Map<string, number> {
+  /** Inserts a source's nodes in answer order; feeds each row to `hasher` (in the order group hashes need). */
+  private insertNodes(nodes: readonly NodeRecord[], onProgress: ((p: Omit<WriteProgress, 'source'>) => void) | undefined, hasher: GroupHasher): { ridOf: Map<string, number>; groupOf: Map<string, string> } {
     const maxRid = (this.stmt('SELECT coalesce(max(rid), 0) AS m FROM nodes').get() as { m: number }).m;
     const ridOf = new Map<string, number>();
+    const groupOf = new Map<string, string>();
     const listProps = [...this.ontology.listProperties.keys()];
     let rid = maxRid + RID_GAP;
     // Rows are written a batch at a time as they are made, so a large write never holds them all.
@@ -448,15 +493,20 @@ export class SqliteStore implements Store {
     for (const n of ordered) {
       if (ridOf.has(n.id)) throw new StoreError('store_corrupt', `duplicate node id ${n.id} (${n.kind} ${n.qualified_name})`);
       ridOf.set(n.id, rid);
-      this.nodeRowsOf(n, rid, nodeRows, idRows, textRows, termRows, listProps);
+      const group = n.file ?? '';
+      groupOf.set(n.id, group);
+      const props = this.nodeRowsOf(n, rid, nodeRows, idRows, textRows, termRows, listProps);
+      hasher.node(group, rowKey(n, props));
       rid += RID_GAP;
     }
     for (const b of [nodeRows, termRows, idRows, textRows]) b.flush();
-    return ridOf;
+    return { ridOf, groupOf };
   }
 
-  private nodeRowsOf(n: NodeRecord, rid: number, nodeRows: RowSink, idRows: RowSink, textRows: RowSink, termRows: RowSink, listProps: readonly string[]): void {
-    const row: SqlValue[] = [rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, JSON.stringify(n.props), n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())];
+  /** Pushes a node's rows to the sinks; returns its props as stored. */
+  private nodeRowsOf(n: NodeRecord, rid: number, nodeRows: RowSink, idRows: RowSink, textRows: RowSink, termRows: RowSink, listProps: readonly string[]): string {
+    const props = JSON.stringify(n.props);
+    const row: SqlValue[] = [rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, props, n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())];
     for (const p of this.nodeColumns.properties) row.push(columnValue(n.props[p]));
     nodeRows.push(row);
     idRows.push([rid, indexTokens(n.name).join(' '), indexTokens(n.qualified_name).join(' ')]);
@@ -466,6 +516,7 @@ export class SqliteStore implements Store {
       const v = n.props[p];
       if (Array.isArray(v)) for (const item of new Set(v)) if (typeof item === 'string') termRows.push([p, item, rid]);
     }
+    return props;
   }
 
   /**
@@ -571,7 +622,11 @@ export class SqliteStore implements Store {
     `);
   }
 
-  private insertEdges(source: string, edges: readonly EdgeRecord[], ridOf: Map<string, number>, onProgress?: (p: Omit<WriteProgress, 'source'>) => void): void {
+  /**
+   * Inserts edges in primary-key order (appending to the table's B-tree instead of splitting it at random), and
+   * feeds each edge to `hashing` under the group of its source node (of its target, for another source's node).
+   */
+  private insertEdges(source: string, edges: readonly EdgeRecord[], ridOf: Map<string, number>, onProgress?: (p: Omit<WriteProgress, 'source'>) => void, hashing?: { hasher: GroupHasher; groupOf: Map<string, string> }): void {
     const lookup = this.stmt('SELECT rid FROM nodes WHERE id = ?');
     const resolveRid = (id: string): number => {
       let rid = ridOf.get(id);
@@ -582,11 +637,28 @@ export class SqliteStore implements Store {
       }
       return rid;
     };
+    const src = new Float64Array(edges.length);
+    const dst = new Float64Array(edges.length);
+    for (let i = 0; i < edges.length; i++) {
+      src[i] = resolveRid(edges[i]!.from);
+      dst[i] = resolveRid(edges[i]!.to);
+    }
+    const order = Array.from({ length: edges.length }, (_, i) => i).sort((a, b) => {
+      const ea = edges[a]!;
+      const eb = edges[b]!;
+      return src[a]! - src[b]! || (ea.type < eb.type ? -1 : ea.type > eb.type ? 1 : 0) || dst[a]! - dst[b]! || ((ea.key ?? '') < (eb.key ?? '') ? -1 : (ea.key ?? '') > (eb.key ?? '') ? 1 : 0);
+    });
     const rows = this.batcher('edges', '(src, type, dst, key, source, confidence, attrs)', 7, 'INSERT OR REPLACE', (done) => onProgress?.({ phase: 'edges', done, total: edges.length }));
-    for (const e of edges) {
+    for (const i of order) {
+      const e = edges[i]!;
+      const json = attrsJsonOf(e);
       const attrs = e.attrs && Object.keys(e.attrs).length > 0 ? e.attrs : undefined;
       const confidence = typeof attrs?.confidence === 'number' ? attrs.confidence : null;
-      rows.push([resolveRid(e.from), e.type, resolveRid(e.to), e.key ?? '', source, confidence, attrs ? JSON.stringify(attrs) : null]);
+      rows.push([src[i]!, e.type, dst[i]!, e.key ?? '', source, confidence, attrs ? json : null]);
+      if (hashing) {
+        const group = hashing.groupOf.get(e.from) ?? hashing.groupOf.get(e.to);
+        if (group !== undefined) hashing.hasher.edge(group, edgeLine(e, json));
+      }
     }
     rows.flush();
   }
