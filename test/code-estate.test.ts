@@ -346,8 +346,10 @@ describe('estate: injection', () => {
     assert.deepEqual(await injections((s) => s === 'declared_type'), DECLARED.map(([f, t, m, n]) => `${f} -> ${t} ${m} ${n}`).sort());
   });
 
-  test('bean edges resolve interfaces: @Qualifier, @Primary, collections, a unique bean (beyond EXPECTED.md: separate edges)', async () => {
+  test('bean edges resolve interfaces and @Bean methods: @Qualifier, @Primary, collections, a unique bean (beyond EXPECTED.md: separate edges)', async () => {
     assert.deepEqual(await injections((s) => s !== 'declared_type'), [
+      `${O}pricing.SeasonalPricer -> ${O}config.OrderConfig#clock() constructor clock [unique_bean]`,
+      `${O}jobs.OrderCleanupJob -> ${O}config.OrderConfig#clock() constructor clock [unique_bean]`,
       `${O}service.OrderService -> ${O}pricing.SeasonalPricer constructor pricer [unique_bean]`,
       `${O}payment.PaymentRouter -> ${O}payment.CardPaymentHandler constructor handlers [collection]`,
       `${O}payment.PaymentRouter -> ${O}payment.PaypalPaymentHandler constructor handlers [collection]`,

@@ -76,6 +76,11 @@ const STEPS: [string, () => void][] = [
       writeFileSync(join(root, 'orders/orders-app/src/main/java/com/acme/vendor/Other.java'), 'package com.acme.vendor;\n\npublic class Other {\n}\n');
     },
   ],
+  ['a @Bean method no longer returns the injected type (bean edges in other files go)', () => edit(`${P}config/OrderConfig.java`, (t) => t.replace('public Clock clock()', 'public java.time.InstantSource clock()'))],
+  [
+    'a @Bean method added for an injected interface (the injecting file names the type, not the method)',
+    () => edit(`${P}config/OrderConfig.java`, (t) => t.replace(/\n}\s*$/, '\n    @Bean\n    public com.acme.orders.pricing.PriceCalculator fallbackPricer() {\n        return null;\n    }\n}\n')),
+  ],
   ['a Kotlin file edited', () => edit('billing/billing-core/src/main/kotlin/com/acme/billing/core/BillingUtils.kt', (t) => `${t}\nfun halve(amount: java.math.BigDecimal): java.math.BigDecimal = amount.divide(java.math.BigDecimal(2))\n`)],
   ['the service name changed in application.yml', () => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('order-service', 'ordering'))],
 ];

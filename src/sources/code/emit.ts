@@ -447,7 +447,7 @@ class FileEmitter {
   private emitInjections(): void {
     for (const inj of resolveInjections(this.ctx.model, this.ctx.classifier, this.types)) {
       const from = typeId(this.ctx, inj.from);
-      const to = this.typeTarget(inj.to, 'class');
+      const to = 'member' in inj.to ? memberId(this.ctx, inj.to.member) : this.typeTarget(inj.to, 'class');
       this.out.stats.injects++;
       this.edge('INJECTS', from, to, `${inj.mechanism}:${inj.member}`, {
         confidence: inj.confidence,

@@ -1,5 +1,5 @@
 import type { AnnotationFacts, TypeRef } from './ir.js';
-import { type CodeModel, type TypeEntry, type TypeTarget, typeText } from './model.js';
+import { type CodeModel, type MemberEntry, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import type { TypeTraits } from './roles.js';
 
 /** Traits by type: a classifier, or any map of them. */
@@ -12,7 +12,8 @@ export type InjectStrategy = 'declared_type' | 'unique_bean' | 'qualifier' | 'be
 
 export interface Injection {
   from: TypeEntry;
-  to: TypeTarget;
+  /** The declared type, a bean class, or a `@Bean` method that produces the bean. */
+  to: TypeTarget | { member: MemberEntry; entry?: undefined; external?: undefined };
   mechanism: InjectMechanism;
   member: string;
   declaredType: string;
@@ -75,6 +76,13 @@ function injectionPoints(entry: TypeEntry, bean: boolean): InjectionPoint[] {
   return points;
 }
 
+/** A bean that could fill an injection point: a bean class or a `@Bean` method. */
+interface Candidate {
+  to: Injection['to'];
+  names: readonly string[];
+  primary: boolean;
+}
+
 function resolvePoint(model: CodeModel, traits: TraitsOf, entry: TypeEntry, point: InjectionPoint): Injection[] {
   const { element, collection } = unwrap(point.type);
   const declared = model.resolveType(element, entry);
@@ -82,25 +90,64 @@ function resolvePoint(model: CodeModel, traits: TraitsOf, entry: TypeEntry, poin
   const base = { from: entry, mechanism: point.mechanism, member: point.member, declaredType: typeText(point.type), ...(qualifier ? { qualifier } : {}) };
   const out: Injection[] = [{ ...base, to: declared, strategy: 'declared_type', confidence: 1 }];
   const target = declared.entry;
-  if (!target) return out;
-  const abstract = target.facts.kind === 'interface' || target.facts.modifiers.includes('abstract');
-  if (!abstract && !collection) return out;
-  const implementations = [target, ...model.descendants(target)].filter((t) => t.facts.kind !== 'interface' && !t.facts.modifiers.includes('abstract') && !t.facts.anonymous && !t.facts.local);
-  const beans = implementations.filter((t) => traits.get(t)?.bean);
-  const candidates = beans.length ? beans : implementations;
-  const toBeans = (list: TypeEntry[], strategy: InjectStrategy, confidence: number): Injection[] => list.filter((t) => t !== target).map((t) => ({ ...base, to: { entry: t }, strategy, confidence }));
+  const fits = target ? new Set([target, ...model.descendants(target)]) : undefined;
+  const methods: Candidate[] = beanMethods(model)
+    .filter((b) => (fits && b.returns.entry ? fits.has(b.returns.entry) : !target && b.returns.external === declared.external))
+    .map((b) => ({ to: { member: b.method }, names: b.names, primary: b.primary }));
+  let classes: Candidate[] = [];
+  if (target && (collection || target.facts.kind === 'interface' || target.facts.modifiers.includes('abstract'))) {
+    const implementations = [...fits!].filter((t) => t.facts.kind !== 'interface' && !t.facts.modifiers.includes('abstract') && !t.facts.anonymous && !t.facts.local);
+    const beans = implementations.filter((t) => traits.get(t)?.bean);
+    // Without any bean (class or method), every implementation is a guess worth showing.
+    const chosen = beans.length || methods.length ? beans : implementations;
+    classes = chosen.map((t) => ({ to: { entry: t }, names: traits.get(t)?.beanNames ?? [], primary: traits.get(t)?.primary ?? false }));
+  }
+  const candidates = [...classes, ...methods];
+  const toBeans = (list: Candidate[], strategy: InjectStrategy, confidence: number): Injection[] => list.filter((c) => c.to.entry !== target || !target).map((c) => ({ ...base, to: c.to, strategy, confidence }));
   if (!candidates.length) return out;
   if (collection) return [...out, ...toBeans(candidates, 'collection', 0.9)];
   if (qualifier) {
-    const named = candidates.filter((t) => traits.get(t)?.beanNames.includes(qualifier));
+    const named = candidates.filter((c) => c.names.includes(qualifier));
     if (named.length === 1) return [...out, ...toBeans(named, 'qualifier', 0.95)];
   }
   if (candidates.length === 1) return [...out, ...toBeans(candidates, 'unique_bean', 0.95)];
-  const primary = candidates.filter((t) => traits.get(t)?.primary);
+  const primary = candidates.filter((c) => c.primary);
   if (primary.length === 1) return [...out, ...toBeans(primary, 'primary', 0.9)];
-  const byName = candidates.filter((t) => traits.get(t)?.beanNames.includes(point.member));
+  const byName = candidates.filter((c) => c.names.includes(point.member));
   if (byName.length === 1) return [...out, ...toBeans(byName, 'bean_name', 0.8)];
   return [...out, ...toBeans(candidates, 'ambiguous', 0.4)];
+}
+
+interface BeanMethod {
+  method: MemberEntry;
+  returns: TypeTarget;
+  names: string[];
+  primary: boolean;
+}
+
+const BEAN_METHODS = new WeakMap<CodeModel, BeanMethod[]>();
+
+/** The project's `@Bean` methods, with what they return and the names and precedence they give their bean. */
+function beanMethods(model: CodeModel): BeanMethod[] {
+  let found = BEAN_METHODS.get(model);
+  if (found) return found;
+  found = [];
+  for (const t of model.types) {
+    for (const m of t.members) {
+      const bean = m.facts.annotations.find((a) => a.name === 'Bean');
+      if (!bean || m.facts.kind !== 'method' || !m.facts.returnType) continue;
+      const named = [...(bean.args['value'] ?? []), ...(bean.args['name'] ?? [])].map((v) => v.value).filter((v): v is string => !!v);
+      const qualifier = qualifierOf(m.facts.annotations);
+      found.push({
+        method: m,
+        returns: model.resolveType(m.facts.returnType, t),
+        names: [...(named.length ? named : [m.facts.name]), ...(qualifier ? [qualifier] : [])],
+        primary: m.facts.annotations.some((a) => a.name === 'Primary'),
+      });
+    }
+  }
+  BEAN_METHODS.set(model, found);
+  return found;
 }
 
 function unwrap(type: TypeRef): { element: TypeRef; collection: boolean } {

@@ -46,6 +46,8 @@ export function interfaceOf(model: CodeModel, classifier: TypeClassifier, entrie
       const names = [m.facts.name, entry.facts.name];
       const property = m.facts.property ?? propertyOf(m.facts.name);
       if (property) names.push(property);
+      // A `@Bean` method is a candidate wherever its return type is injected.
+      if (m.facts.returnType && m.facts.annotations.some((a) => a.name === 'Bean')) names.push(simple(m.facts.returnType.name));
       items.set(`M\0${m.qn}\0${shape(m.facts)}`, names);
     }
     for (const f of fields) items.set(`F\0${entry.qn}\0${shape(f)}`, [f.name, entry.facts.name]);
