@@ -99,12 +99,14 @@ interface GroupContent {
 }
 
 /**
- * A group's hash: its node rows (fed in (kind, qualified name, id) order) and its edge lines (sorted here).
+ * A group's hash: its node rows (fed in (kind, qualified name, id) order) and its edges (in any order: each
+ * edge line is hashed on its own and the line hashes are summed and xored, so no line has to be kept).
  * The one definition both the full write (hashing as it inserts) and the patch (hashing what it compares) use.
  */
 class GroupHasher {
   private readonly nodes = new Map<string, Hash>();
-  private readonly edges = new Map<string, string[]>();
+  /** Per group: sum and xor of two 32-bit hashes of every edge line, and the edge count. */
+  private readonly edges = new Map<string, Uint32Array>();
 
   node(group: string, key: string): void {
     let h = this.nodes.get(group);
@@ -113,16 +115,29 @@ class GroupHasher {
   }
 
   edge(group: string, line: string): void {
-    let lines = this.edges.get(group);
-    if (!lines) this.edges.set(group, (lines = []));
-    lines.push(line);
+    let acc = this.edges.get(group);
+    if (!acc) this.edges.set(group, (acc = new Uint32Array(5)));
+    let a = 0x811c9dc5;
+    let b = 0x9747b28c;
+    for (let i = 0; i < line.length; i++) {
+      const c = line.charCodeAt(i);
+      a = Math.imul(a ^ c, 16777619);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    acc[0] = acc[0]! + a;
+    acc[1] = acc[1]! + b;
+    acc[2] = acc[2]! ^ a;
+    acc[3] = acc[3]! ^ Math.imul(b, 0xcc9e2d51);
+    acc[4] = acc[4]! + 1;
   }
 
   /** Hashes by group, for every group that has a node. */
   finish(): Map<string, string> {
     const out = new Map<string, string>();
     for (const [group, h] of this.nodes) {
-      for (const line of (this.edges.get(group) ?? []).sort()) h.update(line).update('\n');
+      const acc = this.edges.get(group);
+      if (acc) h.update(`edges ${[...acc].map((x) => x.toString(16)).join(' ')}`);
       out.set(group, h.digest('hex'));
     }
     return out;
