@@ -37,7 +37,7 @@ async function index(storeDir: string, cacheDir?: string, keep?: Map<string, unk
 function dump(storeDir: string): { nodes: string[]; edges: string[] } {
   const db = new Database(join(storeDir, 'index.db'), { readonly: true });
   try {
-    const nodes = (db.prepare('SELECT id, kind, name, qualified_name, source, service, module, file, line, props FROM nodes ORDER BY rid').all() as Record<string, unknown>[]).map((r) => JSON.stringify(r));
+    const nodes = (db.prepare('SELECT n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, p.props FROM nodes n JOIN node_props p ON p.rid = n.rid ORDER BY n.rid').all() as Record<string, unknown>[]).map((r) => JSON.stringify(r));
     const edges = (db.prepare('SELECT s.id AS src, e.type, d.id AS dst, e.key, e.confidence, e.attrs FROM edges e JOIN nodes s ON s.rid = e.src JOIN nodes d ON d.rid = e.dst ORDER BY src, e.type, dst, e.key').all() as Record<string, unknown>[]).map((r) => JSON.stringify(r));
     return { nodes, edges };
   } finally {

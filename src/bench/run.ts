@@ -91,9 +91,10 @@ async function runSynthetic(opts: { calls: number; keep: boolean }, rss: RssSamp
     await writer.close();
     const indexSeconds = (performance.now() - t1) / 1000;
     marks.push(['closed', indexSeconds]);
-    // Durations between marks: prepare rows (JS) → insert nodes and list terms → insert full text → insert edges
-    // → names index and commit → close (WAL checkpoint).
-    const phaseNames: Record<string, string> = { nodes: 'prepare_rows', search: 'insert_nodes', edges: 'insert_search_text', done: 'insert_edges', committed: 'names_and_commit', closed: 'close_checkpoint' };
+    // Durations between marks: sort nodes and make the first rows → insert nodes with their full text and list
+    // terms (rows are made and written batch by batch) → insert edges, then build the secondary indexes when they
+    // were deferred → names index, ANALYZE and commit → close (WAL checkpoint).
+    const phaseNames: Record<string, string> = { nodes: 'prepare', edges: 'insert_nodes_and_text', done: 'insert_edges_and_indexes', committed: 'names_analyze_commit', closed: 'close_checkpoint' };
     const phases: Record<string, number> = {};
     let previous = 0;
     for (const [mark, at] of marks) {

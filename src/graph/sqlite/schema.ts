@@ -11,7 +11,8 @@ export function propertyNames(ontology: Ontology): string[] {
 }
 
 /**
- * DDL derived from the ontology: core columns, one column and partial index per filterable scalar property
+ * DDL derived from the ontology: core columns (the properties' JSON in a table of its own, so the nodes table
+ * stays narrow for the scans that build and use its indexes), one column and partial index per filterable scalar property
  * (written from the record at insert: indexing a JSON-extracted column would parse every row's properties once
  * per index), list properties as terms, edges indexed both ways by type, FTS5 for search (identifiers and
  * descriptions apart, so a long description does not dilute a name match) and trigram names for did-you-mean.
@@ -36,7 +37,6 @@ CREATE TABLE nodes (
   module TEXT,
   file TEXT,
   line INTEGER,
-  props TEXT NOT NULL,
   name_lc TEXT NOT NULL,
   qn_lc TEXT NOT NULL,
   qn_rev TEXT NOT NULL${columns.length ? ',\n' + columns.join(',\n') : ''}
@@ -51,6 +51,7 @@ CREATE INDEX nodes_service ON nodes(service, kind);
 CREATE INDEX nodes_module ON nodes(module, kind);
 CREATE INDEX nodes_file ON nodes(file, kind);
 ${propIndexes.join('\n')}
+CREATE TABLE node_props (rid INTEGER PRIMARY KEY, props TEXT NOT NULL);
 CREATE TABLE node_terms (prop TEXT NOT NULL, value TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (prop, value, rid)) WITHOUT ROWID;
 CREATE INDEX node_terms_rid ON node_terms(rid);
 CREATE TABLE edges (

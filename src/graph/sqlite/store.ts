@@ -36,7 +36,7 @@ export interface OpenOptions {
   reset?: boolean;
 }
 
-const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, n.props';
+const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, (SELECT p.props FROM node_props p WHERE p.rid = n.rid) AS props';
 const BATCH = 400;
 
 /** Hash of the DDL, so an index written by a different layout is rebuilt rather than misread. */
@@ -82,6 +82,15 @@ function ftsQuote(term: string): string {
 /** Where rows go: pushed one at a time, written in batches. */
 interface RowSink {
   push(row: SqlValue[]): void;
+}
+
+/** Where a node's rows go: the node, its properties, its full text and its list terms. */
+interface NodeSinks {
+  nodeRows: RowSink;
+  propRows: RowSink;
+  idRows: RowSink;
+  textRows: RowSink;
+  termRows: RowSink;
 }
 
 /** Room left between consecutive rids of a full write, for nodes an incremental write adds in between. */
@@ -210,7 +219,7 @@ export class SqliteStore implements Store {
     this.location = dir;
     this.db = db;
     const properties = propertyNames(ontology);
-    const core = ['rid', 'id', 'kind', 'name', 'qualified_name', 'source', 'service', 'module', 'file', 'line', 'props', 'name_lc', 'qn_lc', 'qn_rev'];
+    const core = ['rid', 'id', 'kind', 'name', 'qualified_name', 'source', 'service', 'module', 'file', 'line', 'name_lc', 'qn_lc', 'qn_rev'];
     this.nodeColumns = { sql: `(${[...core, ...properties.map(propertyColumn)].join(', ')})`, width: core.length + properties.length, properties };
   }
 
@@ -458,6 +467,7 @@ export class SqliteStore implements Store {
     this.stmt('DELETE FROM search_id WHERE rowid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
     this.stmt('DELETE FROM search_text WHERE rowid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
     this.stmt('DELETE FROM node_terms WHERE rid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
+    this.stmt('DELETE FROM node_props WHERE rid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
     this.stmt('DELETE FROM edges WHERE source = ?').run(name);
     this.stmt('DELETE FROM edges WHERE src IN (SELECT rid FROM nodes WHERE source = ?) OR dst IN (SELECT rid FROM nodes WHERE source = ?)').run(name, name);
     this.stmt('DELETE FROM nodes WHERE source = ?').run(name);
@@ -501,6 +511,7 @@ export class SqliteStore implements Store {
     const termRows = this.batcher('node_terms', '(prop, value, rid)', 3);
     const idRows = this.batcher('search_id', '(rowid, name_t, qn_t)', 3);
     const textRows = this.batcher('search_text', '(rowid, text_t)', 2);
+    const propRows = this.batcher('node_props', '(rid, props)', 2);
     // Rids follow (kind, qualified name, id) within a source, so walking an edge index in rid order is already
     // the order answers are given in: a page of a hub's 20k callers needs no sort.
     // Gaps between rids leave room for an incremental write to insert a node at its place in that order.
@@ -510,18 +521,20 @@ export class SqliteStore implements Store {
       ridOf.set(n.id, rid);
       const group = n.file ?? '';
       groupOf.set(n.id, group);
-      const props = this.nodeRowsOf(n, rid, nodeRows, idRows, textRows, termRows, listProps);
+      const props = this.nodeRowsOf(n, rid, { nodeRows, propRows, idRows, textRows, termRows }, listProps);
       hasher.node(group, rowKey(n, props));
       rid += RID_GAP;
     }
-    for (const b of [nodeRows, termRows, idRows, textRows]) b.flush();
+    for (const b of [nodeRows, propRows, termRows, idRows, textRows]) b.flush();
     return { ridOf, groupOf };
   }
 
   /** Pushes a node's rows to the sinks; returns its props as stored. */
-  private nodeRowsOf(n: NodeRecord, rid: number, nodeRows: RowSink, idRows: RowSink, textRows: RowSink, termRows: RowSink, listProps: readonly string[]): string {
+  private nodeRowsOf(n: NodeRecord, rid: number, sinks: NodeSinks, listProps: readonly string[]): string {
+    const { nodeRows, propRows, idRows, textRows, termRows } = sinks;
     const props = JSON.stringify(n.props);
-    const row: SqlValue[] = [rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, props, n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())];
+    propRows.push([rid, props]);
+    const row: SqlValue[] = [rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())];
     for (const p of this.nodeColumns.properties) row.push(columnValue(n.props[p]));
     nodeRows.push(row);
     idRows.push([rid, indexTokens(n.name).join(' '), indexTokens(n.qualified_name).join(' ')]);
@@ -548,8 +561,9 @@ export class SqliteStore implements Store {
     const touched = candidates.filter((g) => groups.get(g)?.hash !== old.get(g)).sort();
     if (touched.length > Math.max(8, (only ? old.size : groups.size) / 3)) return false;
     const oldRows: { rid: number; id: string; name: string; grp: string; row: string }[] = [];
-    const select = this.stmt('SELECT rid, id, kind, name, qualified_name, service, module, file, line, props FROM nodes WHERE source = ? AND file = ?');
-    const selectNull = this.stmt('SELECT rid, id, kind, name, qualified_name, service, module, file, line, props FROM nodes WHERE source = ? AND file IS NULL');
+    const columns = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.service, n.module, n.file, n.line, p.props';
+    const select = this.stmt(`SELECT ${columns} FROM nodes n JOIN node_props p ON p.rid = n.rid WHERE n.source = ? AND n.file = ?`);
+    const selectNull = this.stmt(`SELECT ${columns} FROM nodes n JOIN node_props p ON p.rid = n.rid WHERE n.source = ? AND n.file IS NULL`);
     for (const g of touched) {
       const rows = (g === '' ? selectNull.all(source) : select.all(source, g)) as Row[];
       for (const r of rows) oldRows.push({ rid: r.rid as number, id: r.id as string, name: r.name as string, grp: g, row: rowKey(r) });
@@ -598,16 +612,16 @@ export class SqliteStore implements Store {
       const chunk = goneRids.slice(i, i + BATCH);
       const marks = chunk.map(() => '?').join(',');
       this.stmt(`DELETE FROM edges WHERE dst IN (${marks})`).run(...chunk);
+      this.stmt(`DELETE FROM node_props WHERE rid IN (${marks})`).run(...chunk);
       this.stmt(`DELETE FROM nodes WHERE rid IN (${marks})`).run(...chunk);
     }
     const listProps = [...this.ontology.listProperties.keys()];
-    const nodeRows: SqlValue[][] = [];
-    const idRows: SqlValue[][] = [];
-    const textRows: SqlValue[][] = [];
-    const termRows: SqlValue[][] = [];
-    for (const r of changed) this.nodeRowsOf(byId.get(r.id)!, r.rid, nodeRows, idRows, textRows, termRows, listProps);
-    for (const n of added) this.nodeRowsOf(n, planned.get(n.id)!, nodeRows, idRows, textRows, termRows, listProps);
+    const sinks = { nodeRows: [] as SqlValue[][], propRows: [] as SqlValue[][], idRows: [] as SqlValue[][], textRows: [] as SqlValue[][], termRows: [] as SqlValue[][] };
+    for (const r of changed) this.nodeRowsOf(byId.get(r.id)!, r.rid, sinks, listProps);
+    for (const n of added) this.nodeRowsOf(n, planned.get(n.id)!, sinks, listProps);
+    const { nodeRows, propRows, idRows, textRows, termRows } = sinks;
     this.insertRows('nodes', this.nodeColumns.sql, this.nodeColumns.width, nodeRows, undefined, 'INSERT OR REPLACE');
+    this.insertRows('node_props', '(rid, props)', 2, propRows, undefined, 'INSERT OR REPLACE');
     this.insertRows('node_terms', '(prop, value, rid)', 3, termRows);
     this.insertRows('search_id', '(rowid, name_t, qn_t)', 3, idRows);
     this.insertRows('search_text', '(rowid, text_t)', 2, textRows);
