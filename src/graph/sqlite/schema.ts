@@ -11,15 +11,24 @@ export function propertyNames(ontology: Ontology): string[] {
 }
 
 /**
+ * The partial index of one property's column. Created once a written node has the property (a code-only index
+ * has no use for the GraphQL properties' indexes, and each costs a table scan to build).
+ */
+export function propertyIndexDdl(name: string): string {
+  const col = propertyColumn(name);
+  return `CREATE INDEX IF NOT EXISTS nodes_${col} ON nodes(${col}, kind) WHERE ${col} IS NOT NULL;`;
+}
+
+/**
  * DDL derived from the ontology: core columns (the properties' JSON in a table of its own, so the nodes table
- * stays narrow for the scans that build and use its indexes), one column and partial index per filterable scalar property
- * (written from the record at insert: indexing a JSON-extracted column would parse every row's properties once
- * per index), list properties as terms, edges indexed both ways by type, FTS5 for search (identifiers and
- * descriptions apart, so a long description does not dilute a name match) and trigram names for did-you-mean.
+ * stays narrow for the scans that build and use its indexes), one column per filterable scalar property (written
+ * from the record at insert: indexing a JSON-extracted column would parse every row's properties once per
+ * index; its partial index is `propertyIndexDdl`), list properties as terms, edges indexed both ways by type,
+ * FTS5 for search (identifiers and descriptions apart, so a long description does not dilute a name match) and
+ * trigram names for did-you-mean.
  */
 export function schemaDdl(ontology: Ontology): string {
   const columns = propertyNames(ontology).map((p) => `  ${propertyColumn(p)}`);
-  const propIndexes = propertyNames(ontology).map((p) => `CREATE INDEX nodes_${propertyColumn(p)} ON nodes(${propertyColumn(p)}, kind) WHERE ${propertyColumn(p)} IS NOT NULL;`);
   return `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE sources (
@@ -50,7 +59,6 @@ CREATE INDEX nodes_source ON nodes(source, kind);
 CREATE INDEX nodes_service ON nodes(service, kind);
 CREATE INDEX nodes_module ON nodes(module, kind);
 CREATE INDEX nodes_file ON nodes(file, kind);
-${propIndexes.join('\n')}
 CREATE TABLE node_props (rid INTEGER PRIMARY KEY, props TEXT NOT NULL);
 CREATE TABLE node_terms (prop TEXT NOT NULL, value TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (prop, value, rid)) WITHOUT ROWID;
 CREATE INDEX node_terms_rid ON node_terms(rid);

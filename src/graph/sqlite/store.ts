@@ -22,7 +22,7 @@ import {
   type WriteProgress,
 } from '../store.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
-import { propertyColumn, propertyNames, schemaDdl } from './schema.js';
+import { propertyColumn, propertyIndexDdl, propertyNames, schemaDdl } from './schema.js';
 
 export const DB_FILE = 'index.db';
 
@@ -41,7 +41,7 @@ const BATCH = 400;
 
 /** Hash of the DDL, so an index written by a different layout is rebuilt rather than misread. */
 function schemaHash(ontology: Ontology): string {
-  return createHash('sha256').update(schemaDdl(ontology)).digest('hex').slice(0, 12);
+  return createHash('sha256').update(schemaDdl(ontology)).update(propertyNames(ontology).map(propertyIndexDdl).join('\n')).digest('hex').slice(0, 12);
 }
 
 function reverse(text: string): string {
@@ -379,6 +379,7 @@ export class SqliteStore implements Store {
   async writeSources(writes: readonly SourceWrite[], opts: { remove?: readonly string[]; onProgress?: (p: WriteProgress) => void } = {}): Promise<SourceInfo[]> {
     const infos: SourceInfo[] = [];
     this.db.transaction(() => {
+      this.propertiesSeen.clear();
       // A reset index has nothing to patch.
       const reset = this.pendingReset;
       if (reset) this.resetSchema();
@@ -424,6 +425,8 @@ export class SqliteStore implements Store {
         infos.push({ ...info, written: patched ? 'patch' : 'full' });
         progress?.({ phase: 'done', done: nodes.length + edges.length, total: nodes.length + edges.length });
       }
+      for (const p of this.propertiesSeen) this.db.exec(propertyIndexDdl(p));
+      this.propertiesSeen.clear();
       if (full || (opts.remove?.length ?? 0) > 0) {
         this.rebuildNames();
         // Fresh statistics let the planner pick the property index over the kind index (find by declaring type:
@@ -535,7 +538,11 @@ export class SqliteStore implements Store {
     const props = JSON.stringify(n.props);
     propRows.push([rid, props]);
     const row: SqlValue[] = [rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())];
-    for (const p of this.nodeColumns.properties) row.push(columnValue(n.props[p]));
+    for (const p of this.nodeColumns.properties) {
+      const value = columnValue(n.props[p]);
+      if (value !== null) this.propertiesSeen.add(p);
+      row.push(value);
+    }
     nodeRows.push(row);
     idRows.push([rid, indexTokens(n.name).join(' '), indexTokens(n.qualified_name).join(' ')]);
     const text = this.searchTextOf(n);
@@ -631,6 +638,9 @@ export class SqliteStore implements Store {
     for (const n of fresh) this.namesTouched.add(n.name);
     return true;
   }
+
+  /** Indexed properties some node written in this transaction has: each gets its index if it has none yet. */
+  private readonly propertiesSeen = new Set<string>();
 
   /** Names of nodes a patch added, changed or removed. */
   private readonly namesTouched = new Set<string>();
