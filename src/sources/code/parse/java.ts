@@ -2,6 +2,30 @@ import type { Node, Parser } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
 import { countParseErrors, emptyFacts, lineOf, stripGenerics } from './common.js';
 
+/** Node types inside a body that never hold a call, a local or a type: the walker does not descend into them. */
+const BODY_LEAVES = new Set([
+  'identifier',
+  'type_identifier',
+  'decimal_integer_literal',
+  'hex_integer_literal',
+  'octal_integer_literal',
+  'binary_integer_literal',
+  'decimal_floating_point_literal',
+  'hex_floating_point_literal',
+  'true',
+  'false',
+  'null_literal',
+  'character_literal',
+  'line_comment',
+  'block_comment',
+  'integral_type',
+  'floating_point_type',
+  'boolean_type',
+  'void_type',
+  'this',
+  'super',
+]);
+
 const TYPE_DECLARATIONS: Record<string, TypeFacts['kind']> = {
   class_declaration: 'class',
   interface_declaration: 'interface',
@@ -294,8 +318,8 @@ class JavaExtractor {
   }
 
   /** Walks a member body: locals, calls, lambdas; nested type declarations become types of their own. */
-  private walk(node: Node, scope: BodyScope): void {
-    switch (node.type) {
+  private walk(node: Node, scope: BodyScope, type: string = node.type): void {
+    switch (type) {
       case 'lambda_expression': {
         const params = node.childForFieldName('parameters');
         if (params?.type === 'formal_parameters') for (const p of paramsOf(params)) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(params) });
@@ -390,13 +414,18 @@ class JavaExtractor {
         break;
       }
       default:
-        if (node.type in TYPE_DECLARATIONS) {
+        if (type in TYPE_DECLARATIONS) {
           const name = node.childForFieldName('name')?.text;
           if (name) this.declareType(node, name, `${scope.type.facts.qualifiedName}.${name}`, scope.type.top, scope.type.facts.qualifiedName, true);
           return;
         }
     }
-    for (const child of node.namedChildren) if (child) this.walk(child, scope);
+    // Each child's type is read once here; leaves (names, literals, comments) hold nothing to record.
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      const childType = child.type;
+      if (!BODY_LEAVES.has(childType)) this.walk(child, scope, childType);
+    }
   }
 
   private addCall(scope: BodyScope, call: CallFacts): void {
