@@ -437,8 +437,10 @@ class JavaExtractor {
 function readModifiers(node: Node): { modifiers: string[]; annotations: AnnotationFacts[] } {
   const modifiers: string[] = [];
   const annotations: AnnotationFacts[] = [];
-  const mods = node.namedChildren.find((c) => c?.type === 'modifiers');
-  if (!mods) return { modifiers, annotations };
+  // `modifiers` comes first when present (after any comment): no need to marshal every child to find it.
+  let mods = node.firstNamedChild;
+  while (mods && (mods.type === 'line_comment' || mods.type === 'block_comment')) mods = mods.nextNamedSibling;
+  if (!mods || mods.type !== 'modifiers') return { modifiers, annotations };
   for (const child of mods.children) {
     if (!child) continue;
     if (child.type === 'annotation' || child.type === 'marker_annotation') annotations.push(readAnnotation(child));
