@@ -82,20 +82,22 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
   };
 }
 
-/** Validates only the nodes and edges of the groups an update changed; the rest was valid when last written. */
+/**
+ * Validates only the nodes and edges of the groups an update changed; the rest was valid when last written.
+ * An edge's other end outside those groups is checked by its id's kind prefix (the store refuses an edge to a
+ * node it does not hold).
+ */
 function validateChanged(ontology: Ontology, nodes: readonly NodeRecord[], edges: readonly EdgeRecord[], groups: ReadonlySet<string>): string[] {
-  const kindOf = new Map<string, string>();
   const inChanged = new Set<string>();
   const changedNodes: NodeRecord[] = [];
   for (const n of nodes) {
-    kindOf.set(n.id, n.kind);
     if (groups.has(n.file ?? '')) {
       changedNodes.push(n);
       inChanged.add(n.id);
     }
   }
   const changedEdges = edges.filter((e) => inChanged.has(e.from));
-  return validateGraph(ontology, changedNodes, changedEdges, (id) => kindOf.get(id));
+  return validateGraph(ontology, changedNodes, changedEdges, (id) => ontology.kindOfId(id));
 }
 
 function round(n: number): number {
