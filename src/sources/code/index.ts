@@ -95,10 +95,17 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
   const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
   for (const p of cache.keys()) if (!next.has(p)) changed.add(p);
-  const graph = assembler.assemble(
-    { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities } },
-    session && session.layoutKey === layoutKey ? changed : undefined,
-  );
+  let graph: ReturnType<CodeGraphAssembler['assemble']>;
+  try {
+    graph = assembler.assemble(
+      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities } },
+      session && session.layoutKey === layoutKey ? changed : undefined,
+    );
+  } catch (err) {
+    // A half-done update leaves the per-file graph out of step with the index: the next build starts over.
+    ctx.session?.delete(`code:${cfg.name}`);
+    throw err;
+  }
   const removed = [...cache.keys()].filter((p) => !next.has(p)).length;
   // A watching process keeps facts in memory and writes the cache once; a later one-shot build re-checks files by hash anyway.
   if (cacheFile && !session && (changed.size > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next);
