@@ -77,7 +77,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
     {
       name: 'INJECTS',
       description:
-        'A bean type gets another injected. One edge to the declared type (strategy declared_type) and, when the declared type is an interface or abstract class, edges to the bean implementations it resolves to (unique_bean, qualifier, primary, collection for List/Set/Map of beans, ambiguous).',
+        'A bean type gets another injected. One edge to the declared type (strategy declared_type), and edges to the beans it resolves to: bean classes implementing an interface or abstract declared type, and @Bean methods returning the declared type or a subtype (unique_bean, qualifier, primary, bean_name, collection for List/Set/Map of beans, ambiguous).',
       from: ['symbol'],
       to: ['symbol'],
       attrs: [
