@@ -51,6 +51,13 @@ describe('code graph through sextant call', () => {
     assert.deepEqual(repos.results.map((n: any) => n.name).sort(), ['InMemoryInvoiceStore', 'OrderRepository', 'StockItemRepository']);
   });
 
+  test('routes a service exposes, and the handler behind one', async () => {
+    const r = await cli('find', { kind: 'route', filter: { service: 'inventory' } });
+    assert.deepEqual(r.results.map((n: any) => n.qualified_name).sort(), ['inventory GET /stock/{sku}', 'inventory POST /stock/{sku}/reservations']);
+    const handler = await cli('neighbors', { ids: [r.results.find((n: any) => n.name === 'GET /stock/{sku}').id], direction: 'in', edge_types: ['EXPOSES'] });
+    assert.deepEqual(handler.edges.map((e: any) => e.other.qualified_name), ['com.acme.inventory.StockController#level(String)']);
+  });
+
   test('impact, grouped by service and depth (an exact qualified name stands for the id)', async () => {
     const [seed, expected] = IMPACT_CASES[1]!;
     const r = await cli('impact', { ids: [seed], depth: 5 });

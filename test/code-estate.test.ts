@@ -551,3 +551,41 @@ describe('estate: impact', () => {
     assert.equal(missing.error.code, 'not_found');
   });
 });
+
+describe('estate: HTTP routes', () => {
+  test('every route of every controller, with its handler: Spring mappings composed, one inherited from a generated API interface, none from a Feign client', async () => {
+    const routes = await all('route');
+    const exposedBy = async (id: string) => {
+      const r = (await runTool(ctx(), 'neighbors', { ids: [id], direction: 'in', edge_types: ['EXPOSES'] })) as any;
+      assert.equal(r.ok, true, JSON.stringify(r.error));
+      return r.edges.map((e: any) => e.other.qualified_name).join(',');
+    };
+    const rows = await Promise.all(routes.map(async (r) => `${r.qualified_name} <- ${await exposedBy(r.id)} [${r.props.path_pattern}]`));
+    assert.deepEqual(rows.sort(), [
+      `billing-service GET /invoices/{customerId}/outstanding <- ${B}web.InvoiceController#outstanding(String) [/invoices/{}/outstanding]`,
+      `billing-service POST /invoices <- ${B}web.InvoiceController#create(CreateInvoiceRequest) [/invoices]`,
+      `inventory GET /stock/{sku} <- ${I}StockController#level(String) [/stock/{}]`,
+      `inventory POST /stock/{sku}/reservations <- ${I}StockController#reserve(String,int) [/stock/{}/reservations]`,
+      `order-service GET /orders/open <- ${O}web.OrderController#listOpen() [/orders/open]`,
+      `order-service GET /orders/open/total <- ${O}web.OrderController#openTotal() [/orders/open/total]`,
+      `order-service GET /orders/{id} <- ${O}api.generated.OrdersApi#getOrder(Long) [/orders/{}]`,
+      `order-service POST /orders <- ${O}web.OrderController#createOrder(CreateOrderRequest) [/orders]`,
+    ]);
+    for (const r of routes) {
+      assert.equal(r.props.resolved, true);
+      assert.equal(r.props.framework, 'spring_mvc');
+      assert.match(String(r.props.path).replace(/\{[^}]*\}/g, 'x'), new RegExp(String(r.props.path_regex)));
+    }
+    const inherited = routes.find((r) => r.props.path === '/orders/{id}')!;
+    assert.equal(inherited.props.controller, `${O}web.OrderController`);
+    assert.equal(inherited.file, 'orders/orders-app/src/main/java/com/acme/orders/web/OrderController.java');
+  });
+
+  test('routes filter by method and path prefix, and search finds them by path words', async () => {
+    const gets = await all('route', { http_method: 'GET', path_prefix: '/orders' });
+    assert.deepEqual(gets.map((r) => r.props.path).sort(), ['/orders/open', '/orders/open/total', '/orders/{id}']);
+    const r = (await runTool(ctx(), 'search', { query: 'stock reservations', kinds: ['route'] })) as any;
+    assert.equal(r.ok, true);
+    assert.equal(r.results[0].node.qualified_name, 'inventory POST /stock/{sku}/reservations');
+  });
+});

@@ -81,6 +81,10 @@ const STEPS: [string, () => void][] = [
     'a @Bean method added for an injected interface (the injecting file names the type, not the method)',
     () => edit(`${P}config/OrderConfig.java`, (t) => t.replace(/\n}\s*$/, '\n    @Bean\n    public com.acme.orders.pricing.PriceCalculator fallbackPricer() {\n        return null;\n    }\n}\n')),
   ],
+  [
+    'a mapping changed on a generated API interface (the route of the controller implementing it, in another file, changes)',
+    () => edit('orders/orders-api/src/main/java/com/acme/orders/api/generated/OrdersApi.java', (t) => t.replace('"/orders/{id}"', '"/orders/{orderId}"')),
+  ],
   ['a Kotlin file edited', () => edit('billing/billing-core/src/main/kotlin/com/acme/billing/core/BillingUtils.kt', (t) => `${t}\nfun halve(amount: java.math.BigDecimal): java.math.BigDecimal = amount.divide(java.math.BigDecimal(2))\n`)],
   ['the service name changed in application.yml', () => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('order-service', 'ordering'))],
 ];

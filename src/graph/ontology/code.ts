@@ -5,10 +5,10 @@ export const ROLES = ['CONTROLLER', 'SERVICE', 'REPOSITORY', 'COMPONENT', 'CONFI
 export const CAPABILITIES = ['MESSAGE_LISTENER', 'MESSAGE_PRODUCER', 'HTTP_CLIENT', 'SCHEDULED_TASK', 'EXCEPTION_HANDLER'] as const;
 export type Role = (typeof ROLES)[number];
 export type Capability = (typeof CAPABILITIES)[number];
-/** The code ontology (DESIGN.md §5), in-service part: services, symbols and the edges between them. */
+/** The code ontology (DESIGN.md §5): services, symbols, routes and the edges between them. */
 export const CODE_ONTOLOGY: OntologyModule = {
   sourceKind: 'code',
-  description: 'Java and Kotlin source trees (Spring first): services, types, members, injection and calls.',
+  description: 'Java and Kotlin source trees (Spring first): services, types, members, injection, calls and HTTP routes.',
   nodeKinds: [
     {
       name: 'service',
@@ -68,6 +68,25 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'reason', type: 'enum', values: ['unknown_receiver', 'unknown_member', 'untyped_lambda_parameter', 'unknown_return_type'], description: 'Why the call could not be resolved.', filter: ['eq'] },
       ],
     },
+    {
+      name: 'route',
+      idPrefix: 'rt',
+      description: 'An inbound endpoint a service exposes: an HTTP route (method and path template) from Spring MVC/WebFlux mappings or JAX-RS, with the handler method that serves it.',
+      qualifiedNameFormat: 'service METHOD /path/{var}, e.g. order-service GET /orders/{id}',
+      location: ['service', 'module', 'file', 'line'],
+      searchPrior: 1.1,
+      properties: [
+        { name: 'protocol', type: 'enum', values: ['http'], description: 'What kind of endpoint.', filter: ['eq'] },
+        { name: 'http_method', type: 'enum', values: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'], description: 'HTTP method (ANY when the mapping names none).', filter: ['eq', 'exclude'] },
+        { name: 'path', type: 'string', description: 'The path as composed from the type-level and method-level mappings, variables named as written.', filter: ['eq', 'prefix'], searchable: true },
+        { name: 'path_pattern', type: 'string', description: 'The path with every variable written {} (what matching compares).', filter: ['eq', 'prefix'] },
+        { name: 'path_regex', type: 'string', description: 'A regular expression a concrete request path matches.' },
+        { name: 'framework', type: 'enum', values: ['spring_mvc', 'jax_rs'], description: 'Where the mapping comes from.', filter: ['eq'] },
+        { name: 'handler', type: 'string', description: 'Qualified name of the handler method.', filter: ['eq'] },
+        { name: 'controller', type: 'string', description: 'Qualified name of the controller type whose bean serves the route (the handler may be inherited, e.g. from a generated API interface).', filter: ['eq'] },
+        { name: 'resolved', type: 'boolean', description: 'False when part of the path is not a literal the source states (a constant or placeholder not resolved yet): the path then holds the expression as written.', filter: ['eq'] },
+      ],
+    },
   ],
   edgeTypes: [
     { name: 'EXTENDS', description: 'A class extends a class, or an interface extends an interface.', from: ['symbol'], to: ['symbol'], attrs: [], inferred: false },
@@ -87,6 +106,14 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'qualifier', type: 'string', description: '@Qualifier / @Named / @Resource(name) value, when given.' },
       ],
       inferred: true,
+    },
+    {
+      name: 'EXPOSES',
+      description: 'A handler method serves a route. A method inherited by several controllers serves a route of each.',
+      from: ['symbol'],
+      to: ['route'],
+      attrs: [],
+      inferred: false,
     },
     {
       name: 'CALLS',

@@ -8,6 +8,7 @@ import type { AnnotationFacts, FileFacts, MemberFacts } from './ir.js';
 import type { ServiceInfo } from './layout.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import { type RoleOverrides, TypeClassifier } from './roles.js';
+import { pathPattern, pathRegex, routesOf } from './routes.js';
 
 export interface CodeGraphInput {
   source: string;
@@ -27,6 +28,7 @@ export interface CodeGraphStats {
   calls_external: number;
   calls_unresolved: number;
   injects: number;
+  routes: number;
 }
 
 export interface CodeGraph {
@@ -39,7 +41,7 @@ export interface CodeGraph {
   emitted: number;
 }
 
-type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects'>;
+type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects' | 'routes'>;
 
 /** What one file contributes to the graph. Plain data, so it stays valid when the model is rebuilt. */
 interface FileEmission {
@@ -160,7 +162,7 @@ export class CodeGraphAssembler {
     const { input } = ctx;
     const nodes: NodeRecord[] = emitServices(ctx);
     const edges: EdgeRecord[] = [];
-    const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0 };
+    const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0 };
     const externalTypes = new Map<string, boolean>();
     const externalMethods = new Map<string, [string, string]>();
     const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
@@ -299,7 +301,7 @@ class FileEmitter {
     foreign: [],
     externalTypes: new Map(),
     externalMethods: new Map(),
-    stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0 },
+    stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0 },
   };
   private readonly edgeKeys = new Set<string>();
   private readonly unresolved = new Map<string, string>();
@@ -318,7 +320,39 @@ class FileEmitter {
     for (const entry of this.types) this.emitOverrides(entry);
     this.emitInjections();
     for (const entry of this.types) for (const member of entry.members) this.emitCalls(member);
+    for (const entry of this.types) this.emitRoutes(entry);
     return this.out;
+  }
+
+  /** HTTP routes the type serves, each exposed by its handler (which may be inherited from another file). */
+  private emitRoutes(entry: TypeEntry): void {
+    for (const r of routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER')) {
+      const id = allocate(this.ctx, this.ids!, 'route', `${entry.file.path}|${entry.qn}|${r.method} ${r.path}`);
+      this.out.stats.routes++;
+      const inFile = r.handler.owner.file === entry.file;
+      this.out.nodes.push({
+        id,
+        kind: 'route',
+        name: `${r.method} ${r.path}`,
+        qualified_name: `${entry.place.service} ${r.method} ${r.path}`,
+        source: this.source,
+        ...location(entry, inFile ? r.handler.facts.line : entry.facts.line),
+        props: {
+          protocol: 'http',
+          http_method: r.method,
+          path: r.path,
+          path_pattern: pathPattern(r.path),
+          path_regex: pathRegex(r.path),
+          framework: r.framework,
+          handler: r.handler.qn,
+          controller: entry.qn,
+          resolved: r.resolved,
+        },
+      });
+      const edge = { type: 'EXPOSES', from: memberId(this.ctx, r.handler), to: id };
+      if (inFile) this.edge('EXPOSES', edge.from, edge.to);
+      else this.out.foreign.push({ group: r.handler.owner.file.path, edge });
+    }
   }
 
   private get source(): string {
