@@ -19,12 +19,17 @@ export interface TypeRef {
 }
 
 /** One annotation argument value. `text` is always the source text; `value` is set for literals. */
+/** A piece of a string constant expression: a literal, or a name (dotted or not) to look up as a constant. */
+export type ConstPart = { s: string; ref?: undefined } | { ref: string; s?: undefined };
+
 export interface AnnotationValue {
   /** string: a literal (value unquoted); ref: a name or dotted name (constant, enum); class: `Foo.class`;
    * number / boolean: literals; expr: anything else (concatenation, call); annotation: a nested annotation. */
   kind: 'string' | 'ref' | 'class' | 'number' | 'boolean' | 'expr' | 'annotation';
   text: string;
   value?: string;
+  /** An `expr` that is a concatenation of string literals and names: its parts, to evaluate against constants. */
+  parts?: ConstPart[];
 }
 
 export interface AnnotationFacts {
@@ -114,6 +119,8 @@ export interface MemberFacts {
 }
 
 export interface FieldFacts {
+  /** A `static final` String field initialised by literals and other constants: its value's parts. */
+  constant?: ConstPart[];
   name: string;
   type?: TypeRef;
   init?: Expr;

@@ -1,5 +1,6 @@
-import type { AnnotationFacts, AnnotationValue } from './ir.js';
+import type { AnnotationFacts, AnnotationValue, ConstPart } from './ir.js';
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
+import { own } from './own.js';
 
 /** An HTTP route a controller exposes, with the method that handles it. */
 export interface HttpRoute {
@@ -38,14 +39,15 @@ export function routesOf(model: CodeModel, entry: TypeEntry, isController: boole
   const facts = entry.facts;
   if (facts.kind === 'interface' || facts.kind === 'annotation' || facts.modifiers.includes('abstract') || facts.anonymous) return [];
   const { project } = model.ancestors(entry);
-  const typeLevel = firstMapping(project.map((t) => t.facts.annotations));
+  const constants = new Constants(model);
+  const typeLevel = firstMapping(project, constants);
   const jaxRs = typeLevel?.framework === 'jax_rs';
   if (!isController && !jaxRs) return [];
   const prefixes = typeLevel?.paths.length ? typeLevel.paths : [{ text: '', literal: true }];
   const out: HttpRoute[] = [];
   const seen = new Set<string>();
   for (const handler of handlerCandidates(project)) {
-    const mapping = methodMapping(project, handler);
+    const mapping = methodMapping(project, handler, constants);
     if (!mapping) continue;
     const paths = mapping.paths.length ? mapping.paths : [{ text: '', literal: true }];
     const methods = mapping.methods.length ? mapping.methods : typeLevel?.methods.length ? typeLevel.methods : ['ANY'];
@@ -79,44 +81,97 @@ function handlerCandidates(project: readonly TypeEntry[]): MemberEntry[] {
 }
 
 /** The mapping of a handler: on itself, else on the nearest method of the same signature up the chain. */
-function methodMapping(project: readonly TypeEntry[], handler: MemberEntry): Mapping | undefined {
-  const own = mappingOf(handler.facts.annotations, 'method');
+function methodMapping(project: readonly TypeEntry[], handler: MemberEntry, constants: Constants): Mapping | undefined {
+  const own = mappingOf(handler.facts.annotations, 'method', (v) => constants.part(v, handler.owner));
   if (own) return own;
   for (const t of project) {
     if (t === handler.owner) continue;
     const same = t.members.find((m) => m.facts.kind === 'method' && m.signature === handler.signature);
-    const found = same && mappingOf(same.facts.annotations, 'method');
+    const found = same && mappingOf(same.facts.annotations, 'method', (v) => constants.part(v, t));
     if (found) return found;
   }
   return undefined;
 }
 
-function firstMapping(annotationLists: readonly (readonly AnnotationFacts[])[]): Mapping | undefined {
-  for (const list of annotationLists) {
-    const found = mappingOf(list, 'type');
+function firstMapping(project: readonly TypeEntry[], constants: Constants): Mapping | undefined {
+  for (const t of project) {
+    const found = mappingOf(t.facts.annotations, 'type', (v) => constants.part(v, t));
     if (found) return found;
   }
   return undefined;
 }
 
-/** A Spring or JAX-RS mapping among these annotations, if there is one. */
-function mappingOf(annotations: readonly AnnotationFacts[], level: 'type' | 'method'): Mapping | undefined {
+/** A Spring or JAX-RS mapping among these annotations, if there is one; `part` reads a path value. */
+function mappingOf(annotations: readonly AnnotationFacts[], level: 'type' | 'method', part: (v: AnnotationValue) => Part): Mapping | undefined {
   for (const a of annotations) {
     const verb = SPRING_VERBS[a.name];
     if (a.name === 'RequestMapping' || verb) {
       const methods = verb ? [verb] : (a.args['method'] ?? []).map((v) => (v.value ?? v.text).split('.').pop()!.toUpperCase()).filter((m) => HTTP_METHODS.has(m));
-      return { paths: partsOf([...(a.args['value'] ?? []), ...(a.args['path'] ?? [])]), methods, framework: 'spring_mvc' };
+      return { paths: [...(a.args['value'] ?? []), ...(a.args['path'] ?? [])].map(part), methods, framework: 'spring_mvc' };
     }
   }
   const path = annotations.find((a) => a.name === 'Path');
   const verbs = annotations.filter((a) => JAX_RS_VERBS.has(a.name)).map((a) => a.name);
-  if (level === 'type') return path ? { paths: partsOf(path.args['value'] ?? []), methods: [], framework: 'jax_rs' } : undefined;
+  if (level === 'type') return path ? { paths: (path.args['value'] ?? []).map(part), methods: [], framework: 'jax_rs' } : undefined;
   if (!verbs.length) return undefined;
-  return { paths: path ? partsOf(path.args['value'] ?? []) : [], methods: verbs, framework: 'jax_rs' };
+  return { paths: path ? (path.args['value'] ?? []).map(part) : [], methods: verbs, framework: 'jax_rs' };
 }
 
-function partsOf(values: readonly AnnotationValue[]): Part[] {
-  return values.map((v) => (v.kind === 'string' && v.value !== undefined ? { text: v.value, literal: true } : { text: v.text, literal: false }));
+/**
+ * String constants as the source states them: `static final String` fields initialised with literals and other
+ * constants (concatenation included), found the way Java finds a name — qualified by a type (imports, same
+ * package, nested), or bare: the type, its supertypes (interface constants included), enclosing types, static
+ * imports.
+ */
+export class Constants {
+  constructor(private readonly model: CodeModel) {}
+
+  /** A path value: its string when the source states it (literal or constants), else its text, unresolved. */
+  part(v: AnnotationValue, from: TypeEntry): Part {
+    if (v.kind === 'string' && v.value !== undefined) return { text: v.value, literal: true };
+    const parts: ConstPart[] | undefined = v.kind === 'ref' ? [{ ref: v.text }] : v.parts;
+    const value = parts && this.evaluate(parts, from, 0);
+    return value === undefined ? { text: v.text, literal: false } : { text: value, literal: true };
+  }
+
+  evaluate(parts: readonly ConstPart[], from: TypeEntry, depth: number): string | undefined {
+    let out = '';
+    for (const p of parts) {
+      const value = p.ref === undefined ? p.s : this.lookup(p.ref, from, depth);
+      if (value === undefined) return undefined;
+      out += value;
+    }
+    return out;
+  }
+
+  private lookup(ref: string, from: TypeEntry, depth: number): string | undefined {
+    // A constant defined through itself (or too deep a chain) has no value.
+    if (depth > 8) return undefined;
+    const dot = ref.lastIndexOf('.');
+    if (dot > 0) {
+      const owner = this.model.resolveTypeName(ref.slice(0, dot), from)?.entry;
+      return owner ? this.fieldValue(owner, ref.slice(dot + 1), depth) : undefined;
+    }
+    for (let t: TypeEntry | undefined = from; t; t = t.outer) {
+      const value = this.fieldValue(t, ref, depth);
+      if (value !== undefined) return value;
+    }
+    const imports = from.file.imports;
+    for (const ownerQn of [own(imports.staticSingle, ref), ...imports.staticWildcard]) {
+      const owner = ownerQn ? this.model.typeByQn(ownerQn, from.place) : undefined;
+      const value = owner && this.fieldValue(owner, ref, depth);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  }
+
+  private fieldValue(type: TypeEntry, name: string, depth: number): string | undefined {
+    for (const t of this.model.ancestors(type).project) {
+      const field = t.facts.fields.find((f) => f.name === name);
+      if (field) return field.constant ? this.evaluate(field.constant, t, depth + 1) : undefined;
+    }
+    return undefined;
+  }
 }
 
 /** `/a` + `b/` → `/a/b`: one slash between parts, a leading slash, no trailing one (`/` alone stays). */

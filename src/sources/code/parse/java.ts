@@ -1,5 +1,5 @@
 import type { Node, Parser } from 'web-tree-sitter';
-import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
+import type { AnnotationFacts, AnnotationValue, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
 import { countParseErrors, emptyFacts, lineOf, stripGenerics } from './common.js';
 
 /** Node types inside a body that never hold a call, a local or a type: the walker does not descend into them. */
@@ -196,6 +196,10 @@ class JavaExtractor {
       const value = declarator.childForFieldName('value');
       if (value) {
         field.init = toExpr(value);
+        if (field.modifiers.includes('static') && field.modifiers.includes('final')) {
+          const parts = constantParts(value);
+          if (parts) field.constant = parts;
+        }
         this.walk(value, this.initializerScope(scope));
       }
       scope.facts.fields.push(field);
@@ -494,9 +498,39 @@ function annotationValue(node: Node): AnnotationValue {
     case 'annotation':
     case 'marker_annotation':
       return { kind: 'annotation', text };
-    default:
+    default: {
       if (/_literal$/.test(node.type)) return { kind: 'number', text, value: text };
-      return { kind: 'expr', text };
+      const parts = constantParts(node);
+      return parts ? { kind: 'expr', text, parts } : { kind: 'expr', text };
+    }
+  }
+}
+
+/** `"/a" + Paths.B + ("/" + C)` → its parts; undefined for anything else (a call, a ternary, arithmetic). */
+function constantParts(node: Node): ConstPart[] | undefined {
+  switch (node.type) {
+    case 'string_literal': {
+      const value = stringLiteralValue(node);
+      return value === undefined ? undefined : [{ s: value }];
+    }
+    case 'identifier':
+    case 'field_access':
+    case 'scoped_identifier':
+      return [{ ref: node.text.replace(/\s+/g, '') }];
+    case 'parenthesized_expression': {
+      const inner = node.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
+      return inner ? constantParts(inner) : undefined;
+    }
+    case 'binary_expression': {
+      if (node.childForFieldName('operator')?.type !== '+') return undefined;
+      const left = node.childForFieldName('left');
+      const right = node.childForFieldName('right');
+      const a = left && constantParts(left);
+      const b = right && constantParts(right);
+      return a && b ? [...a, ...b] : undefined;
+    }
+    default:
+      return undefined;
   }
 }
 

@@ -1,0 +1,142 @@
+/**
+ * HTTP routes from Spring and JAX-RS mappings, with paths built from what the source states: literals, and
+ * `static final String` constants in other files, in interfaces, behind static imports and concatenated.
+ * Real tree-sitter parsing of Java files this test writes to a temporary directory.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sextantOntology } from '../src/graph/ontology/index.js';
+import type { NodeRecord } from '../src/graph/types.js';
+import { buildCodeSource } from '../src/sources/code/index.js';
+import { joinPath, pathPattern, pathRegex } from '../src/sources/code/routes.js';
+import { estateSource } from './helpers/estate.js';
+
+const FILES: Record<string, string> = {
+  'src/main/java/com/x/api/ApiPaths.java': `package com.x.api;
+
+public final class ApiPaths {
+    public static final String BASE = "/api/v1";
+    public static final String ORDERS = BASE + "/orders";
+    public static final String BY_ID = "/{id}";
+    public static final String LOOP = LOOP + "/x";
+    private ApiPaths() {}
+}
+`,
+  'src/main/java/com/x/api/Versioned.java': `package com.x.api;
+
+public interface Versioned {
+    String V2 = "/v2";
+}
+`,
+  'src/main/java/com/x/web/OrderResource.java': `package com.x.web;
+
+import com.x.api.ApiPaths;
+import com.x.api.Versioned;
+import static com.x.api.ApiPaths.BY_ID;
+import org.springframework.web.bind.annotation.*;
+
+@RestController
+@RequestMapping(ApiPaths.ORDERS)
+public class OrderResource implements Versioned {
+    private static final String LOCAL = "/local";
+
+    @GetMapping(BY_ID)
+    public String get(String id) { return id; }
+
+    @PostMapping({"", LOCAL})
+    public void create() {}
+
+    @GetMapping(V2 + BY_ID + "/history")
+    public void history() {}
+
+    @RequestMapping(path = "/search", method = {RequestMethod.GET, RequestMethod.POST})
+    public void search() {}
+
+    @DeleteMapping(Missing.NOPE)
+    public void gone() {}
+
+    @PutMapping(ApiPaths.LOOP)
+    public void loop() {}
+
+    public void notAHandler() {}
+}
+`,
+  'src/main/java/com/x/web/LegacyResource.java': `package com.x.web;
+
+import javax.ws.rs.*;
+
+@Path("/legacy")
+public class LegacyResource {
+    @GET
+    @Path("/ping")
+    public String ping() { return "pong"; }
+
+    @POST
+    public void post() {}
+}
+`,
+  'src/main/java/com/x/client/BillingClient.java': `package com.x.client;
+
+import org.springframework.cloud.openfeign.FeignClient;
+import org.springframework.web.bind.annotation.GetMapping;
+
+@FeignClient(name = "billing")
+public interface BillingClient {
+    @GetMapping("/invoices")
+    String list();
+}
+`,
+};
+
+let root: string;
+let routes: NodeRecord[];
+let exposes: Map<string, string>;
+
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), 'sextant-routes-'));
+  for (const [rel, text] of Object.entries(FILES)) {
+    mkdirSync(dirname(join(root, rel)), { recursive: true });
+    writeFileSync(join(root, rel), text);
+  }
+  const built = await buildCodeSource(estateSource(root), { ontology: sextantOntology(), baseDir: root, env: {} });
+  routes = built.nodes.filter((n) => n.kind === 'route');
+  const names = new Map(built.nodes.map((n) => [n.id, n.qualified_name]));
+  exposes = new Map(built.edges.filter((e) => e.type === 'EXPOSES').map((e) => [e.to, names.get(e.from)!]));
+});
+after(() => rmSync(root, { recursive: true, force: true }));
+
+describe('routes', () => {
+  test('paths are built from literals and constants; a name the source does not define stays as written, unresolved', () => {
+    const rows = routes.map((r) => `${r.name} ${r.props.framework} ${r.props.resolved ? 'resolved' : 'unresolved'} <- ${exposes.get(r.id)}`).sort();
+    assert.deepEqual(rows, [
+      'DELETE /api/v1/orders/Missing.NOPE spring_mvc unresolved <- com.x.web.OrderResource#gone()',
+      'GET /api/v1/orders/search spring_mvc resolved <- com.x.web.OrderResource#search()',
+      'GET /api/v1/orders/v2/{id}/history spring_mvc resolved <- com.x.web.OrderResource#history()',
+      'GET /api/v1/orders/{id} spring_mvc resolved <- com.x.web.OrderResource#get(String)',
+      'GET /legacy/ping jax_rs resolved <- com.x.web.LegacyResource#ping()',
+      'POST /api/v1/orders spring_mvc resolved <- com.x.web.OrderResource#create()',
+      'POST /api/v1/orders/local spring_mvc resolved <- com.x.web.OrderResource#create()',
+      'POST /api/v1/orders/search spring_mvc resolved <- com.x.web.OrderResource#search()',
+      'POST /legacy jax_rs resolved <- com.x.web.LegacyResource#post()',
+      'PUT /api/v1/orders/ApiPaths.LOOP spring_mvc unresolved <- com.x.web.OrderResource#loop()',
+    ]);
+  });
+
+  test('a Feign client interface is a client, never a route', () => {
+    assert.ok(!routes.some((r) => String(r.props.path).includes('invoices')));
+  });
+
+  test('path joining, patterns and regexes', () => {
+    assert.equal(joinPath('/a/', '/b/'), '/a/b');
+    assert.equal(joinPath('', ''), '/');
+    assert.equal(joinPath('a', 'b'), '/a/b');
+    assert.equal(pathPattern('/o/{id}/x/{y:[0-9]+}'), '/o/{}/x/{}');
+    const re = new RegExp(pathRegex('/orders/{id}.json'));
+    assert.ok(re.test('/orders/42.json'));
+    assert.ok(!re.test('/orders/42xjson'));
+    assert.ok(!re.test('/orders/4/2.json'));
+  });
+});
