@@ -78,6 +78,32 @@ public class LegacyResource {
     public void post() {}
 }
 `,
+  'src/main/resources/application.yml': `spring:
+  application:
+    name: things-service
+api:
+  prefix: /svc
+  version: v3
+`,
+  'src/main/java/com/x/web/ThingController.java': `package com.x.web;
+
+import org.springframework.web.bind.annotation.*;
+
+@RestController
+@RequestMapping("\${api.prefix}/things")
+public class ThingController {
+    static final String VERSIONED = "/\${api.version}";
+
+    @GetMapping("\${paging.path:/page}")
+    public void page() {}
+
+    @GetMapping(VERSIONED)
+    public void versioned() {}
+
+    @GetMapping("\${no.such.key}")
+    public void unknown() {}
+}
+`,
   'src/main/java/com/x/client/BillingClient.java': `package com.x.client;
 
 import org.springframework.cloud.openfeign.FeignClient;
@@ -109,10 +135,13 @@ before(async () => {
 after(() => rmSync(root, { recursive: true, force: true }));
 
 describe('routes', () => {
-  test('paths are built from literals and constants; a name the source does not define stays as written, unresolved', () => {
+  test('paths are built from literals, constants and placeholders; what the source does not define stays as written, unresolved', () => {
     const rows = routes.map((r) => `${r.name} ${r.props.framework} ${r.props.resolved ? 'resolved' : 'unresolved'} <- ${exposes.get(r.id)}`).sort();
     assert.deepEqual(rows, [
       'DELETE /api/v1/orders/Missing.NOPE spring_mvc unresolved <- com.x.web.OrderResource#gone()',
+      'GET /svc/things/page spring_mvc resolved <- com.x.web.ThingController#page()',
+      'GET /svc/things/v3 spring_mvc resolved <- com.x.web.ThingController#versioned()',
+      'GET /svc/things/${no.such.key} spring_mvc unresolved <- com.x.web.ThingController#unknown()',
       'GET /api/v1/orders/search spring_mvc resolved <- com.x.web.OrderResource#search()',
       'GET /api/v1/orders/v2/{id}/history spring_mvc resolved <- com.x.web.OrderResource#history()',
       'GET /api/v1/orders/{id} spring_mvc resolved <- com.x.web.OrderResource#get(String)',
@@ -122,7 +151,15 @@ describe('routes', () => {
       'POST /api/v1/orders/search spring_mvc resolved <- com.x.web.OrderResource#search()',
       'POST /legacy jax_rs resolved <- com.x.web.LegacyResource#post()',
       'PUT /api/v1/orders/ApiPaths.LOOP spring_mvc unresolved <- com.x.web.OrderResource#loop()',
-    ]);
+    ].sort());
+  });
+
+  test('a route whose path comes from constants or placeholders records how it is written', () => {
+    const written = (name: string) => routes.find((r) => r.name === name)?.props.path_written;
+    assert.equal(written('GET /api/v1/orders/{id}'), 'ApiPaths.ORDERS + BY_ID');
+    assert.equal(written('GET /svc/things/v3'), '"${api.prefix}/things" + VERSIONED');
+    assert.equal(written('GET /legacy/ping'), undefined, 'plain literals need no note');
+    assert.equal(routes.find((r) => r.name === 'GET /svc/things/page')?.qualified_name, 'things-service GET /svc/things/page');
   });
 
   test('a Feign client interface is a client, never a route', () => {

@@ -326,7 +326,8 @@ class FileEmitter {
 
   /** HTTP routes the type serves, each exposed by its handler (which may be inherited from another file). */
   private emitRoutes(entry: TypeEntry): void {
-    for (const r of routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER')) {
+    const config = this.ctx.input.services.find((s) => s.name === entry.place.service)?.config;
+    for (const r of routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', config)) {
       const id = allocate(this.ctx, this.ids!, 'route', `${entry.file.path}|${entry.qn}|${r.method} ${r.path}`);
       this.out.stats.routes++;
       const inFile = r.handler.owner.file === entry.file;
@@ -347,6 +348,7 @@ class FileEmitter {
           handler: r.handler.qn,
           controller: entry.qn,
           resolved: r.resolved,
+          ...(r.written ? { path_written: r.written } : {}),
         },
       });
       const edge = { type: 'EXPOSES', from: memberId(this.ctx, r.handler), to: id };

@@ -20,6 +20,11 @@ export interface ServiceInfo {
   modules: ModuleInfo[];
   applicationNameFile?: string;
   configFiles: string[];
+  /**
+   * Default-profile configuration of the service (`application*` over `bootstrap*`, the deployable unit's own
+   * resources over others), flattened: what `${…}` placeholders in its code resolve against.
+   */
+  config: Record<string, string>;
 }
 
 export interface Layout {
@@ -47,6 +52,7 @@ interface Scope {
   name: string;
   nameFrom: ServiceInfo['nameFrom'];
   applicationNameFile?: string;
+  config: Record<string, string>;
 }
 
 const BUILD_FILE_PREFERENCE = ['pom.xml', 'build.gradle.kts', 'build.gradle', 'settings.gradle.kts', 'settings.gradle'];
@@ -214,7 +220,7 @@ function collectScopes(
   const scope = (dir: string): Scope => {
     let s = scopes.get(dir);
     if (!s) {
-      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory' };
+      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {} };
       scopes.set(dir, s);
     }
     return s;
@@ -227,7 +233,13 @@ function collectScopes(
 
 function nameScope(scope: Scope, configs: Map<string, SpringConfigFile[]>, rootName: string): void {
   const ranked = [...scope.configFiles].sort((a, b) => configRank(scope, a) - configRank(scope, b) || byString(a, b));
-  const found = applicationName(ranked.flatMap((path) => configs.get(path) ?? []));
+  const files = ranked.flatMap((path) => configs.get(path) ?? []);
+  const defaults = files.filter((f) => f.profile === null);
+  // Lowest precedence first, so the best-ranked application file is applied last and wins.
+  for (const f of [...defaults.filter((d) => d.kind === 'bootstrap').reverse(), ...defaults.filter((d) => d.kind === 'application').reverse()]) {
+    for (const [k, v] of f.values) scope.config[k] = v;
+  }
+  const found = applicationName(files);
   if (found) {
     scope.name = found.name;
     scope.nameFrom = 'spring.application.name';
@@ -276,6 +288,7 @@ function toServiceInfo(scope: Scope, rootName: string): ServiceInfo {
     buildTool: top?.buildTool ?? 'none',
     modules,
     configFiles: [...scope.configFiles].sort(byString),
+    config: scope.config,
   };
   if (scope.applicationNameFile) info.applicationNameFile = scope.applicationNameFile;
   return info;

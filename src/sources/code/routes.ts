@@ -1,6 +1,7 @@
 import type { AnnotationFacts, AnnotationValue, ConstPart } from './ir.js';
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
 import { own } from './own.js';
+import { resolvePlaceholders } from './spring-config.js';
 
 /** An HTTP route a controller exposes, with the method that handles it. */
 export interface HttpRoute {
@@ -10,6 +11,8 @@ export interface HttpRoute {
   path: string;
   /** False when a path part is not a literal (a constant or placeholder, kept as written). */
   resolved: boolean;
+  /** The mapping values as written, when the path is not plain literals (`ApiPaths.ORDERS + BY_ID`). */
+  written?: string;
   framework: 'spring_mvc' | 'jax_rs';
 }
 
@@ -23,11 +26,16 @@ interface Mapping {
   framework: HttpRoute['framework'];
 }
 
-/** A path as the source gives it: a literal, or an expression kept as written. */
+/** A path as the source gives it: its value (or, unresolved, the expression as written) and how it is written. */
 interface Part {
   text: string;
   literal: boolean;
+  written: string;
+  /** Built from constants or placeholders rather than one literal. */
+  derived: boolean;
 }
+
+const EMPTY: Part = { text: '', literal: true, written: '', derived: false };
 
 /**
  * The HTTP routes of a controller type: Spring `@Controller`/`@RestController` types (role CONTROLLER) and
@@ -35,21 +43,21 @@ interface Part {
  * supertype for the type-level path, and on the method or the nearest method it overrides (a generated API
  * interface's) for the method-level one. Every handler method the type has, inherited ones included, counts.
  */
-export function routesOf(model: CodeModel, entry: TypeEntry, isController: boolean): HttpRoute[] {
+export function routesOf(model: CodeModel, entry: TypeEntry, isController: boolean, config: Readonly<Record<string, string>> = {}): HttpRoute[] {
   const facts = entry.facts;
   if (facts.kind === 'interface' || facts.kind === 'annotation' || facts.modifiers.includes('abstract') || facts.anonymous) return [];
   const { project } = model.ancestors(entry);
-  const constants = new Constants(model);
+  const constants = new Constants(model, config);
   const typeLevel = firstMapping(project, constants);
   const jaxRs = typeLevel?.framework === 'jax_rs';
   if (!isController && !jaxRs) return [];
-  const prefixes = typeLevel?.paths.length ? typeLevel.paths : [{ text: '', literal: true }];
+  const prefixes = typeLevel?.paths.length ? typeLevel.paths : [EMPTY];
   const out: HttpRoute[] = [];
   const seen = new Set<string>();
   for (const handler of handlerCandidates(project)) {
     const mapping = methodMapping(project, handler, constants);
     if (!mapping) continue;
-    const paths = mapping.paths.length ? mapping.paths : [{ text: '', literal: true }];
+    const paths = mapping.paths.length ? mapping.paths : [EMPTY];
     const methods = mapping.methods.length ? mapping.methods : typeLevel?.methods.length ? typeLevel.methods : ['ANY'];
     for (const prefix of prefixes) {
       for (const part of paths) {
@@ -58,7 +66,8 @@ export function routesOf(model: CodeModel, entry: TypeEntry, isController: boole
           const key = `${method} ${path}`;
           if (seen.has(key)) continue;
           seen.add(key);
-          out.push({ controller: entry, handler, method, path, resolved: prefix.literal && part.literal, framework: mapping.framework });
+          const written = prefix.derived || part.derived ? [prefix.written, part.written].filter((w) => w).join(' + ') : undefined;
+          out.push({ controller: entry, handler, method, path, resolved: prefix.literal && part.literal, ...(written ? { written } : {}), framework: mapping.framework });
         }
       }
     }
@@ -124,14 +133,26 @@ function mappingOf(annotations: readonly AnnotationFacts[], level: 'type' | 'met
  * imports.
  */
 export class Constants {
-  constructor(private readonly model: CodeModel) {}
+  private readonly config: ReadonlyMap<string, string>;
 
-  /** A path value: its string when the source states it (literal or constants), else its text, unresolved. */
+  constructor(
+    private readonly model: CodeModel,
+    config: Readonly<Record<string, string>> = {},
+  ) {
+    this.config = new Map(Object.entries(config));
+  }
+
+  /**
+   * A path value: its string when the source states it (a literal, constants, `${…}` placeholders from the
+   * service's configuration or their defaults), else the expression as written, unresolved.
+   */
   part(v: AnnotationValue, from: TypeEntry): Part {
-    if (v.kind === 'string' && v.value !== undefined) return { text: v.value, literal: true };
-    const parts: ConstPart[] | undefined = v.kind === 'ref' ? [{ ref: v.text }] : v.parts;
+    const parts: ConstPart[] | undefined = v.kind === 'string' && v.value !== undefined ? [{ s: v.value }] : v.kind === 'ref' ? [{ ref: v.text }] : v.parts;
     const value = parts && this.evaluate(parts, from, 0);
-    return value === undefined ? { text: v.text, literal: false } : { text: value, literal: true };
+    const placeholders = value?.includes('${') ?? false;
+    const resolved = placeholders ? resolvePlaceholders(value!, this.config) : value;
+    const derived = v.kind !== 'string' || placeholders;
+    return resolved === undefined ? { text: value ?? v.text, literal: false, written: v.text, derived: true } : { text: resolved, literal: true, written: v.text, derived };
   }
 
   evaluate(parts: readonly ConstPart[], from: TypeEntry, depth: number): string | undefined {
