@@ -554,7 +554,7 @@ describe('estate: impact', () => {
 
 describe('estate: HTTP routes', () => {
   test('every route of every controller, with its handler: Spring mappings composed, one inherited from a generated API interface, none from a Feign client', async () => {
-    const routes = await all('route');
+    const routes = await all('route', { declared: true });
     const exposedBy = async (id: string) => {
       const r = (await runTool(ctx(), 'neighbors', { ids: [id], direction: 'in', edge_types: ['EXPOSES'] })) as any;
       assert.equal(r.ok, true, JSON.stringify(r.error));
@@ -582,10 +582,37 @@ describe('estate: HTTP routes', () => {
   });
 
   test('routes filter by method and path prefix, and search finds them by path words', async () => {
-    const gets = await all('route', { http_method: 'GET', path_prefix: '/orders' });
+    const gets = await all('route', { http_method: 'GET', path_prefix: '/orders', declared: true });
     assert.deepEqual(gets.map((r) => r.props.path).sort(), ['/orders/open', '/orders/open/total', '/orders/{id}']);
     const r = (await runTool(ctx(), 'search', { query: 'stock reservations', kinds: ['route'] })) as any;
     assert.equal(r.ok, true);
     assert.equal(r.results[0].node.qualified_name, 'inventory POST /stock/{sku}/reservations');
+  });
+});
+
+describe('estate: HTTP clients', () => {
+  test('a Feign client declares its calls; one matches a route of another service, one reaches no declared route and stays visible', async () => {
+    const clients = await all('client');
+    const rows = await Promise.all(
+      clients.map(async (c) => {
+        const r = (await runTool(ctx(), 'neighbors', { ids: [c.id], direction: 'out', edge_types: ['HTTP_CALLS'] })) as any;
+        const d = (await runTool(ctx(), 'neighbors', { ids: [c.id], direction: 'in', edge_types: ['DECLARES_CLIENT'] })) as any;
+        const targets = r.edges.map((e: any) => `${e.other.qualified_name} [${e.attrs.match}${e.other.props?.declared === false ? ', undeclared' : ''}]`);
+        return `${c.qualified_name} (${c.props.match}) <- ${d.edges.map((e: any) => e.other.qualified_name).join(',')} -> ${targets.join(' | ')}`;
+      }),
+    );
+    assert.deepEqual(rows.sort(), [
+      `order-service -> billing-service GET /invoices/{id} (unmatched) <- ${O}client.BillingClient#getInvoice(String) -> billing-service GET /invoices/{id} [unmatched]`,
+      `order-service -> billing-service POST /invoices (cross_service) <- ${O}client.BillingClient#createInvoice(InvoiceRequest) -> billing-service POST /invoices [cross_service]`,
+    ]);
+    const undeclared = await all('route', { declared: false });
+    assert.deepEqual(undeclared.map((r) => r.qualified_name), ['billing-service GET /invoices/{id}']);
+    assert.equal(undeclared[0]!.file, undefined);
+  });
+
+  test('who calls a route from another service: HTTP_CALLS in', async () => {
+    const [route] = await all('route', { service: 'billing-service', http_method: 'POST', path: '/invoices' });
+    const r = (await runTool(ctx(), 'neighbors', { ids: [route!.id], direction: 'in', edge_types: ['HTTP_CALLS'] })) as any;
+    assert.deepEqual(r.edges.map((e: any) => `${e.other.service}: ${e.other.qualified_name} [${e.attrs.match}]`), ['order-service: order-service -> billing-service POST /invoices [cross_service]']);
   });
 });

@@ -85,6 +85,10 @@ const STEPS: [string, () => void][] = [
     'a mapping changed on a generated API interface (the route of the controller implementing it, in another file, changes)',
     () => edit('orders/orders-api/src/main/java/com/acme/orders/api/generated/OrdersApi.java', (t) => t.replace('"/orders/{id}"', '"/orders/{orderId}"')),
   ],
+  [
+    'a route added in one service that a client in another calls (the client, in a file not edited, now matches)',
+    () => edit('billing/billing-web/src/main/kotlin/com/acme/billing/web/InvoiceController.kt', (t) => t.replace('\n}\n\ndata class CreateInvoiceRequest', '\n\n    @GetMapping("/{id}")\n    fun byId(@PathVariable id: String): String = id\n}\n\ndata class CreateInvoiceRequest')),
+  ],
   ['a Kotlin file edited', () => edit('billing/billing-core/src/main/kotlin/com/acme/billing/core/BillingUtils.kt', (t) => `${t}\nfun halve(amount: java.math.BigDecimal): java.math.BigDecimal = amount.divide(java.math.BigDecimal(2))\n`)],
   ['the service name changed in application.yml', () => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('order-service', 'ordering'))],
 ];

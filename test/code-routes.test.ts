@@ -119,6 +119,8 @@ public interface BillingClient {
 
 let root: string;
 let routes: NodeRecord[];
+let clients: NodeRecord[];
+let undeclared: NodeRecord[];
 let exposes: Map<string, string>;
 
 before(async () => {
@@ -128,7 +130,9 @@ before(async () => {
     writeFileSync(join(root, rel), text);
   }
   const built = await buildCodeSource(estateSource(root), { ontology: sextantOntology(), baseDir: root, env: {} });
-  routes = built.nodes.filter((n) => n.kind === 'route');
+  routes = built.nodes.filter((n) => n.kind === 'route' && n.props.declared !== false);
+  clients = built.nodes.filter((n) => n.kind === 'client');
+  undeclared = built.nodes.filter((n) => n.kind === 'route' && n.props.declared === false);
   const names = new Map(built.nodes.map((n) => [n.id, n.qualified_name]));
   exposes = new Map(built.edges.filter((e) => e.type === 'EXPOSES').map((e) => [e.to, names.get(e.from)!]));
 });
@@ -162,8 +166,13 @@ describe('routes', () => {
     assert.equal(routes.find((r) => r.name === 'GET /svc/things/page')?.qualified_name, 'things-service GET /svc/things/page');
   });
 
-  test('a Feign client interface is a client, never a route', () => {
+  test('a Feign client interface is a client, never a route; its call to an unknown service stays visible', () => {
     assert.ok(!routes.some((r) => String(r.props.path).includes('invoices')));
+    assert.deepEqual(
+      clients.map((c) => `${c.qualified_name} ${c.props.match} ${c.props.caller}`),
+      ['things-service -> billing GET /invoices unmatched com.x.client.BillingClient#list()'],
+    );
+    assert.deepEqual(undeclared.map((r) => r.qualified_name), ['billing GET /invoices']);
   });
 
   test('path joining, patterns and regexes', () => {

@@ -1,10 +1,20 @@
-import type { OntologyModule } from './types.js';
+import type { OntologyModule, PropertyDef } from './types.js';
 
 export const SYMBOL_KINDS = ['class', 'interface', 'enum', 'record', 'annotation', 'method', 'constructor'] as const;
 export const ROLES = ['CONTROLLER', 'SERVICE', 'REPOSITORY', 'COMPONENT', 'CONFIG', 'ENTITY', 'CLIENT', 'MAPPER', 'DTO', 'OTHER'] as const;
 export const CAPABILITIES = ['MESSAGE_LISTENER', 'MESSAGE_PRODUCER', 'HTTP_CLIENT', 'SCHEDULED_TASK', 'EXCEPTION_HANDLER'] as const;
 export type Role = (typeof ROLES)[number];
 export type Capability = (typeof CAPABILITIES)[number];
+/** What routes and clients both say of an HTTP call: protocol, method and path (as composed, and as matched). */
+function httpProperties(pathDescription: string): PropertyDef[] {
+  return [
+    { name: 'protocol', type: 'enum', values: ['http'], description: 'What kind of endpoint or call.', filter: ['eq'] },
+    { name: 'http_method', type: 'enum', values: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'], description: 'HTTP method (ANY when the mapping names none).', filter: ['eq', 'exclude'] },
+    { name: 'path', type: 'string', description: pathDescription, filter: ['eq', 'prefix'], searchable: true },
+    { name: 'path_pattern', type: 'string', description: 'The path with every variable written {} (what matching compares).', filter: ['eq', 'prefix'] },
+  ];
+}
+
 /** The code ontology (DESIGN.md §5): services, symbols, routes and the edges between them. */
 export const CODE_ONTOLOGY: OntologyModule = {
   sourceKind: 'code',
@@ -76,16 +86,32 @@ export const CODE_ONTOLOGY: OntologyModule = {
       location: ['service', 'module', 'file', 'line'],
       searchPrior: 1.1,
       properties: [
-        { name: 'protocol', type: 'enum', values: ['http'], description: 'What kind of endpoint.', filter: ['eq'] },
-        { name: 'http_method', type: 'enum', values: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'], description: 'HTTP method (ANY when the mapping names none).', filter: ['eq', 'exclude'] },
-        { name: 'path', type: 'string', description: 'The path as composed from the type-level and method-level mappings, variables named as written.', filter: ['eq', 'prefix'], searchable: true },
-        { name: 'path_pattern', type: 'string', description: 'The path with every variable written {} (what matching compares).', filter: ['eq', 'prefix'] },
+        ...httpProperties('The path as composed from the type-level and method-level mappings, variables named as written.'),
         { name: 'path_regex', type: 'string', description: 'A regular expression a concrete request path matches.' },
         { name: 'framework', type: 'enum', values: ['spring_mvc', 'jax_rs'], description: 'Where the mapping comes from.', filter: ['eq'] },
         { name: 'handler', type: 'string', description: 'Qualified name of the handler method.', filter: ['eq'] },
         { name: 'controller', type: 'string', description: 'Qualified name of the controller type whose bean serves the route (the handler may be inherited, e.g. from a generated API interface).', filter: ['eq'] },
         { name: 'path_written', type: 'string', description: 'The mapping values as written, when the path comes from constants or ${…} placeholders (ApiPaths.ORDERS + BY_ID).' },
+        { name: 'declared', type: 'boolean', description: 'False for a route no indexed code declares: the target a client names when nothing matches it (its HTTP_CALLS edge says unmatched).', filter: ['eq'] },
         { name: 'resolved', type: 'boolean', description: 'False when part of the path is something the source does not state (an unknown constant, a placeholder without a value or default): that part is kept as written.', filter: ['eq'] },
+      ],
+    },
+    {
+      name: 'client',
+      idPrefix: 'cl',
+      description: 'An outbound HTTP call a service declares: a method of a Feign client interface, with the service and path it calls.',
+      qualifiedNameFormat: 'service -> target-service METHOD /path, e.g. order-service -> billing-service POST /invoices',
+      location: ['service', 'module', 'file', 'line'],
+      searchPrior: 1,
+      properties: [
+        ...httpProperties('The path called, composed from the client-level and method-level mappings.'),
+        { name: 'path_written', type: 'string', description: 'The mapping values as written, when constants or placeholders were involved.' },
+        { name: 'target_service', type: 'string', description: 'The service called: the Feign client name, or the host of its url.', filter: ['eq'] },
+        { name: 'target_url', type: 'string', description: 'The base url the client is configured with, when it has one.' },
+        { name: 'framework', type: 'enum', values: ['feign'], description: 'How the call is declared.', filter: ['eq'] },
+        { name: 'caller', type: 'string', description: 'Qualified name of the method that declares the call.', filter: ['eq'] },
+        { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'ambiguous', 'unmatched'], description: 'How the call matched the routes of its target service.', filter: ['eq', 'exclude'] },
+        { name: 'resolved', type: 'boolean', description: 'False when the target or part of the path is something the source does not state (kept as written).', filter: ['eq'] },
       ],
     },
   ],
@@ -115,6 +141,22 @@ export const CODE_ONTOLOGY: OntologyModule = {
       to: ['route'],
       attrs: [],
       inferred: false,
+    },
+    {
+      name: 'DECLARES_CLIENT',
+      description: 'A method declares an outbound HTTP call (a Feign client method).',
+      from: ['symbol'],
+      to: ['client'],
+      attrs: [],
+      inferred: false,
+    },
+    {
+      name: 'HTTP_CALLS',
+      description: 'A client calls a route: matched by target service, HTTP method and path pattern. Several matches are each ambiguous; none leads to an undeclared route (declared: false) with match unmatched.',
+      from: ['client'],
+      to: ['route'],
+      attrs: [{ name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'ambiguous', 'unmatched'], description: 'How the call matched.', filterable: true }],
+      inferred: true,
     },
     {
       name: 'CALLS',

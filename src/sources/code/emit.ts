@@ -8,6 +8,7 @@ import type { AnnotationFacts, FileFacts, MemberFacts } from './ir.js';
 import type { ServiceInfo } from './layout.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import { type RoleOverrides, TypeClassifier } from './roles.js';
+import { feignClientsOf } from './clients.js';
 import { pathPattern, pathRegex, routesOf } from './routes.js';
 
 export interface CodeGraphInput {
@@ -29,6 +30,7 @@ export interface CodeGraphStats {
   calls_unresolved: number;
   injects: number;
   routes: number;
+  clients: number;
 }
 
 export interface CodeGraph {
@@ -41,7 +43,7 @@ export interface CodeGraph {
   emitted: number;
 }
 
-type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects' | 'routes'>;
+type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects' | 'routes' | 'clients'>;
 
 /** What one file contributes to the graph. Plain data, so it stays valid when the model is rebuilt. */
 interface FileEmission {
@@ -145,7 +147,8 @@ export class CodeGraphAssembler {
     if (partial) {
       // Service nodes (file counts) and library symbols are recomputed from every file on each assembly.
       groups.add('');
-      for (const n of graph.nodes) if (n.kind === 'service') groups.add(n.file ?? '');
+      // Service nodes (file counts) and the matching of clients to routes are recomputed on every assembly.
+      for (const n of graph.nodes) if (n.kind === 'service' || n.kind === 'client') groups.add(n.file ?? '');
     }
     return { ...graph, emitted, ...(partial ? { changedGroups: groups } : {}) };
   }
@@ -162,7 +165,7 @@ export class CodeGraphAssembler {
     const { input } = ctx;
     const nodes: NodeRecord[] = emitServices(ctx);
     const edges: EdgeRecord[] = [];
-    const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0 };
+    const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0 };
     const externalTypes = new Map<string, boolean>();
     const externalMethods = new Map<string, [string, string]>();
     const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
@@ -213,6 +216,7 @@ export class CodeGraphAssembler {
       edges.push({ type: 'DECLARES', from: externalIds.get(owner)!, to: id });
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
+    matchClients(this.ontology, input.source, nodes, edges);
     return { nodes, edges, stats };
   }
 }
@@ -301,7 +305,7 @@ class FileEmitter {
     foreign: [],
     externalTypes: new Map(),
     externalMethods: new Map(),
-    stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0 },
+    stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0 },
   };
   private readonly edgeKeys = new Set<string>();
   private readonly unresolved = new Map<string, string>();
@@ -321,13 +325,56 @@ class FileEmitter {
     this.emitInjections();
     for (const entry of this.types) for (const member of entry.members) this.emitCalls(member);
     for (const entry of this.types) this.emitRoutes(entry);
+    for (const entry of this.types) this.emitClients(entry);
     return this.out;
+  }
+
+  /** The configuration of the service a type belongs to (what placeholders in its mappings resolve against). */
+  private configOf(entry: TypeEntry): Readonly<Record<string, string>> | undefined {
+    return this.ctx.input.services.find((s) => s.name === entry.place.service)?.config;
+  }
+
+  /** A keyless edge from a member, which may be declared in another file (then it belongs to that file's group). */
+  private linkFrom(type: string, member: MemberEntry, to: string, inFile: boolean): void {
+    const from = memberId(this.ctx, member);
+    if (inFile) this.edge(type, from, to);
+    else this.out.foreign.push({ group: member.owner.file.path, edge: { type, from, to } });
+  }
+
+  /** Outbound HTTP calls a client interface declares; which routes they reach is matched across the estate later. */
+  private emitClients(entry: TypeEntry): void {
+    for (const c of feignClientsOf(this.ctx.model, entry, this.configOf(entry))) {
+      const id = allocate(this.ctx, this.ids!, 'client', `${entry.file.path}|${c.method.qn}|${c.httpMethod} ${c.path}`);
+      this.out.stats.clients++;
+      const inFile = c.method.owner.file === entry.file;
+      this.out.nodes.push({
+        id,
+        kind: 'client',
+        name: `${c.httpMethod} ${c.path}`,
+        qualified_name: `${entry.place.service} -> ${c.targetService} ${c.httpMethod} ${c.path}`,
+        source: this.source,
+        ...location(entry, inFile ? c.method.facts.line : entry.facts.line),
+        props: {
+          protocol: 'http',
+          http_method: c.httpMethod,
+          path: c.path,
+          path_pattern: pathPattern(c.path),
+          ...(c.written ? { path_written: c.written } : {}),
+          target_service: c.targetService,
+          ...(c.targetUrl ? { target_url: c.targetUrl } : {}),
+          framework: 'feign',
+          caller: c.method.qn,
+          match: 'unmatched',
+          resolved: c.resolved,
+        },
+      });
+      this.linkFrom('DECLARES_CLIENT', c.method, id, inFile);
+    }
   }
 
   /** HTTP routes the type serves, each exposed by its handler (which may be inherited from another file). */
   private emitRoutes(entry: TypeEntry): void {
-    const config = this.ctx.input.services.find((s) => s.name === entry.place.service)?.config;
-    for (const r of routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', config)) {
+    for (const r of routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', this.configOf(entry))) {
       const id = allocate(this.ctx, this.ids!, 'route', `${entry.file.path}|${entry.qn}|${r.method} ${r.path}`);
       this.out.stats.routes++;
       const inFile = r.handler.owner.file === entry.file;
@@ -347,13 +394,12 @@ class FileEmitter {
           framework: r.framework,
           handler: r.handler.qn,
           controller: entry.qn,
+          declared: true,
           resolved: r.resolved,
           ...(r.written ? { path_written: r.written } : {}),
         },
       });
-      const edge = { type: 'EXPOSES', from: memberId(this.ctx, r.handler), to: id };
-      if (inFile) this.edge('EXPOSES', edge.from, edge.to);
-      else this.out.foreign.push({ group: r.handler.owner.file.path, edge });
+      this.linkFrom('EXPOSES', r.handler, id, inFile);
     }
   }
 
@@ -565,6 +611,51 @@ class FileEmitter {
     }
     this.edgeKeys.add(base + (k ?? ''));
     this.out.edges.push({ type, from, to, ...(k !== undefined ? { key: k } : {}), ...(attrs ? { attrs } : {}) });
+  }
+}
+
+/**
+ * Links every client to the routes it reaches: same target service, path pattern, and HTTP method (ANY on
+ * either side matches any). One route: cross_service (or intra_service); several: each ambiguous; none: an
+ * undeclared route node stands for the target, so the call stays visible. Sets each client's `match`.
+ */
+function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[]): void {
+  const routes = new Map<string, NodeRecord[]>();
+  const clients: NodeRecord[] = [];
+  for (const n of nodes) {
+    if (n.kind === 'route') {
+      const key = `${n.service}\0${n.props.path_pattern}`;
+      (routes.get(key) ?? routes.set(key, []).get(key)!).push(n);
+    } else if (n.kind === 'client') clients.push(n);
+  }
+  const undeclared = new Map<string, string>();
+  for (const c of clients) {
+    const method = String(c.props.http_method);
+    const target = String(c.props.target_service);
+    const found = (routes.get(`${target}\0${c.props.path_pattern}`) ?? []).filter((r) => r.props.http_method === method || r.props.http_method === 'ANY' || method === 'ANY');
+    const match = found.length === 0 ? 'unmatched' : found.length > 1 ? 'ambiguous' : target === c.service ? 'intra_service' : 'cross_service';
+    c.props.match = match;
+    const confidence = match === 'unmatched' ? 0 : match === 'ambiguous' ? 0.4 : c.props.resolved ? 0.9 : 0.6;
+    const attrs = { match, confidence, strategy: 'service_method_path' };
+    for (const r of found) edges.push({ type: 'HTTP_CALLS', from: c.id, to: r.id, attrs });
+    if (found.length) continue;
+    const identity = `undeclared|${target}|${method} ${c.props.path_pattern}`;
+    let to = undeclared.get(identity);
+    if (!to) {
+      to = nodeId(ontology, source, 'route', identity);
+      undeclared.set(identity, to);
+      const path = String(c.props.path);
+      nodes.push({
+        id: to,
+        kind: 'route',
+        name: `${method} ${path}`,
+        qualified_name: `${target} ${method} ${path}`,
+        source,
+        service: target,
+        props: { protocol: 'http', http_method: method, path, path_pattern: String(c.props.path_pattern), path_regex: pathRegex(path), declared: false, resolved: Boolean(c.props.resolved) },
+      });
+    }
+    edges.push({ type: 'HTTP_CALLS', from: c.id, to, attrs });
   }
 }
 

@@ -20,14 +20,14 @@ const SPRING_VERBS: Record<string, string> = { GetMapping: 'GET', PostMapping: '
 const JAX_RS_VERBS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
 const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
 
-interface Mapping {
+export interface Mapping {
   paths: Part[];
   methods: string[];
   framework: HttpRoute['framework'];
 }
 
 /** A path as the source gives it: its value (or, unresolved, the expression as written) and how it is written. */
-interface Part {
+export interface Part {
   text: string;
   literal: boolean;
   written: string;
@@ -35,7 +35,7 @@ interface Part {
   derived: boolean;
 }
 
-const EMPTY: Part = { text: '', literal: true, written: '', derived: false };
+export const EMPTY: Part = { text: '', literal: true, written: '', derived: false };
 
 /**
  * The HTTP routes of a controller type: Spring `@Controller`/`@RestController` types (role CONTROLLER) and
@@ -111,7 +111,7 @@ function firstMapping(project: readonly TypeEntry[], constants: Constants): Mapp
 }
 
 /** A Spring or JAX-RS mapping among these annotations, if there is one; `part` reads a path value. */
-function mappingOf(annotations: readonly AnnotationFacts[], level: 'type' | 'method', part: (v: AnnotationValue) => Part): Mapping | undefined {
+export function mappingOf(annotations: readonly AnnotationFacts[], level: 'type' | 'method', part: (v: AnnotationValue) => Part): Mapping | undefined {
   for (const a of annotations) {
     const verb = SPRING_VERBS[a.name];
     if (a.name === 'RequestMapping' || verb) {
