@@ -610,6 +610,16 @@ describe('estate: HTTP clients', () => {
     assert.equal(undeclared[0]!.file, undefined);
   });
 
+  test('the service topology is one hop away: SERVICE_CALLS with call counts', async () => {
+    const services = await all('service');
+    const rows: string[] = [];
+    for (const svc of services) {
+      const r = (await runTool(ctx(), 'neighbors', { ids: [svc.id], direction: 'out', edge_types: ['SERVICE_CALLS'] })) as any;
+      for (const e of r.edges) rows.push(`${svc.name} -> ${e.other.name} ${e.attrs.protocol} calls=${e.attrs.calls} matched=${e.attrs.matched}`);
+    }
+    assert.deepEqual(rows, ['order-service -> billing-service http calls=2 matched=1']);
+  });
+
   test('who calls a route from another service: HTTP_CALLS in', async () => {
     const [route] = await all('route', { service: 'billing-service', http_method: 'POST', path: '/invoices' });
     const r = (await runTool(ctx(), 'neighbors', { ids: [route!.id], direction: 'in', edge_types: ['HTTP_CALLS'] })) as any;

@@ -159,6 +159,18 @@ export const CODE_ONTOLOGY: OntologyModule = {
       inferred: true,
     },
     {
+      name: 'SERVICE_CALLS',
+      description: 'A service calls another: one edge per protocol, summing the calls of its clients to routes of the other service (matched or not), so the topology is one hop away.',
+      from: ['service'],
+      to: ['service'],
+      attrs: [
+        { name: 'protocol', type: 'enum', values: ['http'], description: 'How the services talk.', filterable: true },
+        { name: 'calls', type: 'integer', description: 'Client calls from one service to the other.' },
+        { name: 'matched', type: 'integer', description: 'How many of them match a declared route.' },
+      ],
+      inferred: true,
+    },
+    {
       name: 'CALLS',
       description: 'A member calls a member (or creates an instance, or references a method). Calls into libraries land on external symbols; calls whose receiver is unknown land on unresolved_call nodes.',
       from: ['symbol'],

@@ -620,6 +620,7 @@ class FileEmitter {
  * undeclared route node stands for the target, so the call stays visible. Sets each client's `match`.
  */
 function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[]): void {
+  const topology = new Topology();
   const routes = new Map<string, NodeRecord[]>();
   const clients: NodeRecord[] = [];
   for (const n of nodes) {
@@ -638,6 +639,7 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     const confidence = match === 'unmatched' ? 0 : match === 'ambiguous' ? 0.4 : c.props.resolved ? 0.9 : 0.6;
     const attrs = { match, confidence, strategy: 'service_method_path' };
     for (const r of found) edges.push({ type: 'HTTP_CALLS', from: c.id, to: r.id, attrs });
+    topology.add(c.service ?? '', target, match !== 'unmatched', attrs.confidence);
     if (found.length) continue;
     const identity = `undeclared|${target}|${method} ${c.props.path_pattern}`;
     let to = undeclared.get(identity);
@@ -656,6 +658,30 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
       });
     }
     edges.push({ type: 'HTTP_CALLS', from: c.id, to, attrs });
+  }
+  const services = new Map(nodes.filter((n) => n.kind === 'service').map((n) => [n.name, n.id]));
+  for (const [from, to, t] of topology.entries()) {
+    const a = services.get(from);
+    const b = services.get(to);
+    if (a && b && a !== b) edges.push({ type: 'SERVICE_CALLS', from: a, to: b, key: 'http', attrs: { protocol: 'http', calls: t.calls, matched: t.matched, confidence: t.confidence, strategy: 'client_calls' } });
+  }
+}
+
+/** Calls between services, summed per pair (the strongest match's confidence). */
+class Topology {
+  private readonly pairs = new Map<string, { from: string; to: string; calls: number; matched: number; confidence: number }>();
+
+  add(from: string, to: string, matched: boolean, confidence: number): void {
+    const key = `${from}\0${to}`;
+    const p = this.pairs.get(key) ?? { from, to, calls: 0, matched: 0, confidence: 0 };
+    p.calls++;
+    if (matched) p.matched++;
+    p.confidence = Math.max(p.confidence, confidence);
+    this.pairs.set(key, p);
+  }
+
+  entries(): [string, string, { calls: number; matched: number; confidence: number }][] {
+    return [...this.pairs.values()].sort((x, y) => (x.from + x.to).localeCompare(y.from + y.to)).map((p) => [p.from, p.to, p]);
   }
 }
 
