@@ -554,7 +554,7 @@ describe('estate: impact', () => {
 
 describe('estate: HTTP routes', () => {
   test('every route of every controller, with its handler: Spring mappings composed, one inherited from a generated API interface, none from a Feign client', async () => {
-    const routes = await all('route', { declared: true });
+    const routes = await all('route', { declared: true, protocol: 'http' });
     const exposedBy = async (id: string) => {
       const r = (await runTool(ctx(), 'neighbors', { ids: [id], direction: 'in', edge_types: ['EXPOSES'] })) as any;
       assert.equal(r.ok, true, JSON.stringify(r.error));
@@ -617,12 +617,29 @@ describe('estate: HTTP clients', () => {
       const r = (await runTool(ctx(), 'neighbors', { ids: [svc.id], direction: 'out', edge_types: ['SERVICE_CALLS'] })) as any;
       for (const e of r.edges) rows.push(`${svc.name} -> ${e.other.name} ${e.attrs.protocol} calls=${e.attrs.calls} matched=${e.attrs.matched}`);
     }
-    assert.deepEqual(rows, ['order-service -> billing-service http calls=2 matched=1']);
+    assert.deepEqual(rows.sort(), ['order-service -> billing-service http calls=2 matched=1', 'order-service -> billing-service kafka calls=1 matched=1']);
   });
 
   test('who calls a route from another service: HTTP_CALLS in', async () => {
     const [route] = await all('route', { service: 'billing-service', http_method: 'POST', path: '/invoices' });
     const r = (await runTool(ctx(), 'neighbors', { ids: [route!.id], direction: 'in', edge_types: ['HTTP_CALLS'] })) as any;
     assert.deepEqual(r.edges.map((e: any) => `${e.other.service}: ${e.other.qualified_name} [${e.attrs.match}]`), ['order-service: order-service -> billing-service POST /invoices [cross_service]']);
+  });
+});
+
+describe('estate: messaging', () => {
+  test('listeners are routes of their service; a producer whose topic is a constant in another file reaches the listener in another service', async () => {
+    const listeners = await all('route', { protocol: 'kafka', declared: true });
+    const exposed = async (id: string) => ((await runTool(ctx(), 'neighbors', { ids: [id], direction: 'in', edge_types: ['EXPOSES'] })) as any).edges.map((e: any) => e.other.qualified_name).join(',');
+    assert.deepEqual((await Promise.all(listeners.map(async (l) => `${l.qualified_name} <- ${await exposed(l.id)}`))).sort(), [
+      `billing-service kafka orders.events <- ${B}web.OrderEventsConsumer#onOrderPaid(OrderDto)`,
+      `order-service kafka payments.events <- ${O}messaging.PaymentEventsListener#onPaymentEvent(ConsumerRecord)`,
+    ]);
+    const producers = await all('producer');
+    assert.deepEqual(producers.map((p) => `${p.qualified_name} ${p.props.match} ${p.props.destination_written} ${p.props.caller}`), [
+      `order-service -> kafka orders.events cross_service OrderConfig.ORDER_EVENTS_TOPIC ${O}messaging.OrderEventsPublisher#publishPaid(OrderDto)`,
+    ]);
+    const r = (await runTool(ctx(), 'neighbors', { ids: [producers[0]!.id], direction: 'out', edge_types: ['ASYNC_CALLS'] })) as any;
+    assert.deepEqual(r.edges.map((e: any) => `${e.other.qualified_name} [${e.attrs.match}]`), ['billing-service kafka orders.events [cross_service]']);
   });
 });

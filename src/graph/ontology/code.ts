@@ -5,10 +5,12 @@ export const ROLES = ['CONTROLLER', 'SERVICE', 'REPOSITORY', 'COMPONENT', 'CONFI
 export const CAPABILITIES = ['MESSAGE_LISTENER', 'MESSAGE_PRODUCER', 'HTTP_CLIENT', 'SCHEDULED_TASK', 'EXCEPTION_HANDLER'] as const;
 export type Role = (typeof ROLES)[number];
 export type Capability = (typeof CAPABILITIES)[number];
+export const PROTOCOLS = ['http', 'kafka', 'rabbit', 'jms'] as const;
+
 /** What routes and clients both say of an HTTP call: protocol, method and path (as composed, and as matched). */
 function httpProperties(pathDescription: string): PropertyDef[] {
   return [
-    { name: 'protocol', type: 'enum', values: ['http'], description: 'What kind of endpoint or call.', filter: ['eq'] },
+    { name: 'protocol', type: 'enum', values: PROTOCOLS, description: 'What kind of endpoint or call.', filter: ['eq'] },
     { name: 'http_method', type: 'enum', values: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'], description: 'HTTP method (ANY when the mapping names none).', filter: ['eq', 'exclude'] },
     { name: 'path', type: 'string', description: pathDescription, filter: ['eq', 'prefix'], searchable: true },
     { name: 'path_pattern', type: 'string', description: 'The path with every variable written {} (what matching compares).', filter: ['eq', 'prefix'] },
@@ -81,14 +83,16 @@ export const CODE_ONTOLOGY: OntologyModule = {
     {
       name: 'route',
       idPrefix: 'rt',
-      description: 'An inbound endpoint a service exposes: an HTTP route (method and path template) from Spring MVC/WebFlux mappings or JAX-RS, with the handler method that serves it.',
-      qualifiedNameFormat: 'service METHOD /path/{var}, e.g. order-service GET /orders/{id}',
+      description: 'An inbound endpoint a service exposes, with the handler method that serves it: an HTTP route (method and path template) from Spring MVC/WebFlux mappings or JAX-RS, or a message destination a listener consumes (Kafka topic, Rabbit queue, JMS destination).',
+      qualifiedNameFormat: 'service METHOD /path/{var} (order-service GET /orders/{id}), or service protocol destination (billing-service kafka orders.events)',
       location: ['service', 'module', 'file', 'line'],
       searchPrior: 1.1,
       properties: [
         ...httpProperties('The path as composed from the type-level and method-level mappings, variables named as written.'),
         { name: 'path_regex', type: 'string', description: 'A regular expression a concrete request path matches.' },
-        { name: 'framework', type: 'enum', values: ['spring_mvc', 'jax_rs'], description: 'Where the mapping comes from.', filter: ['eq'] },
+        { name: 'destination', type: 'string', description: 'Messaging: the topic, queue or destination consumed.', filter: ['eq', 'prefix'], searchable: true },
+        { name: 'destination_regex', type: 'string', description: 'Messaging: the topic pattern consumed (Kafka topicPattern), when given instead of names.' },
+        { name: 'framework', type: 'enum', values: ['spring_mvc', 'jax_rs', 'spring_kafka', 'spring_rabbit', 'spring_jms'], description: 'Where the mapping or listener comes from.', filter: ['eq'] },
         { name: 'handler', type: 'string', description: 'Qualified name of the handler method.', filter: ['eq'] },
         { name: 'controller', type: 'string', description: 'Qualified name of the controller type whose bean serves the route (the handler may be inherited, e.g. from a generated API interface).', filter: ['eq'] },
         { name: 'path_written', type: 'string', description: 'The mapping values as written, when the path comes from constants or ${…} placeholders (ApiPaths.ORDERS + BY_ID).' },
@@ -112,6 +116,23 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'caller', type: 'string', description: 'Qualified name of the method that declares the call.', filter: ['eq'] },
         { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'ambiguous', 'unmatched'], description: 'How the call matched the routes of its target service.', filter: ['eq', 'exclude'] },
         { name: 'resolved', type: 'boolean', description: 'False when the target or part of the path is something the source does not state (kept as written).', filter: ['eq'] },
+      ],
+    },
+    {
+      name: 'producer',
+      idPrefix: 'pr',
+      description: 'An outbound message send a service makes: a KafkaTemplate or JmsTemplate call site, with the destination it sends to.',
+      qualifiedNameFormat: 'service -> protocol destination, e.g. order-service -> kafka orders.events',
+      location: ['service', 'module', 'file', 'line'],
+      searchPrior: 1,
+      properties: [
+        { name: 'protocol', type: 'enum', values: PROTOCOLS, description: 'Messaging system.', filter: ['eq'] },
+        { name: 'destination', type: 'string', description: 'The topic or destination sent to.', filter: ['eq', 'prefix'], searchable: true },
+        { name: 'destination_written', type: 'string', description: 'The destination argument as written, when it is not a plain literal.' },
+        { name: 'framework', type: 'enum', values: ['spring_kafka', 'spring_jms'], description: 'The template the call goes through.', filter: ['eq'] },
+        { name: 'caller', type: 'string', description: 'Qualified name of the method making the call.', filter: ['eq'] },
+        { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'unmatched'], description: 'Whether a listener in another service, the same service, or none consumes the destination.', filter: ['eq', 'exclude'] },
+        { name: 'resolved', type: 'boolean', description: 'False when the destination is not something the source states (kept as written).', filter: ['eq'] },
       ],
     },
   ],
@@ -159,13 +180,29 @@ export const CODE_ONTOLOGY: OntologyModule = {
       inferred: true,
     },
     {
+      name: 'DECLARES_PRODUCER',
+      description: 'A method sends messages (a KafkaTemplate or JmsTemplate call site).',
+      from: ['symbol'],
+      to: ['producer'],
+      attrs: [],
+      inferred: false,
+    },
+    {
+      name: 'ASYNC_CALLS',
+      description: 'A producer reaches the listeners of its destination, in every service that consumes it; none leads to an undeclared route (declared: false) with match unmatched.',
+      from: ['producer'],
+      to: ['route'],
+      attrs: [{ name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'unmatched'], description: 'How the send matched.', filterable: true }],
+      inferred: true,
+    },
+    {
       name: 'SERVICE_CALLS',
-      description: 'A service calls another: one edge per protocol, summing the calls of its clients to routes of the other service (matched or not), so the topology is one hop away.',
+      description: 'A service calls another: one edge per protocol, summing its clients\' calls to the other\'s routes (matched or not) and its producers\' sends to the other\'s listeners, so the topology is one hop away.',
       from: ['service'],
       to: ['service'],
       attrs: [
-        { name: 'protocol', type: 'enum', values: ['http'], description: 'How the services talk.', filterable: true },
-        { name: 'calls', type: 'integer', description: 'Client calls from one service to the other.' },
+        { name: 'protocol', type: 'enum', values: PROTOCOLS, description: 'How the services talk.', filterable: true },
+        { name: 'calls', type: 'integer', description: 'Client calls or message sends from one service to the other.' },
         { name: 'matched', type: 'integer', description: 'How many of them match a declared route.' },
       ],
       inferred: true,

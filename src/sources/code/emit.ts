@@ -4,12 +4,13 @@ import type { EdgeRecord, NodeRecord, PropValue } from '../../graph/types.js';
 import { CallResolver, exprText, type ResolvedCall } from './calls.js';
 import { resolveInjections } from './inject.js';
 import { interfaceOf, namesOf, type InterfaceItems } from './interface.js';
-import type { AnnotationFacts, FileFacts, MemberFacts } from './ir.js';
+import type { AnnotationFacts, CallFacts, FileFacts, MemberFacts } from './ir.js';
 import type { ServiceInfo } from './layout.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import { type RoleOverrides, TypeClassifier } from './roles.js';
 import { feignClientsOf } from './clients.js';
-import { pathPattern, pathRegex, routesOf } from './routes.js';
+import { listenersOf, partsOfText, senderOf } from './messaging.js';
+import { Constants, pathPattern, pathRegex, routesOf } from './routes.js';
 
 export interface CodeGraphInput {
   source: string;
@@ -31,6 +32,7 @@ export interface CodeGraphStats {
   injects: number;
   routes: number;
   clients: number;
+  producers: number;
 }
 
 export interface CodeGraph {
@@ -43,7 +45,7 @@ export interface CodeGraph {
   emitted: number;
 }
 
-type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects' | 'routes' | 'clients'>;
+type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects' | 'routes' | 'clients' | 'producers'>;
 
 /** What one file contributes to the graph. Plain data, so it stays valid when the model is rebuilt. */
 interface FileEmission {
@@ -147,8 +149,8 @@ export class CodeGraphAssembler {
     if (partial) {
       // Service nodes (file counts) and library symbols are recomputed from every file on each assembly.
       groups.add('');
-      // Service nodes (file counts) and the matching of clients to routes are recomputed on every assembly.
-      for (const n of graph.nodes) if (n.kind === 'service' || n.kind === 'client') groups.add(n.file ?? '');
+      // Service nodes (file counts) and the matching of clients and producers to routes are recomputed on every assembly.
+      for (const n of graph.nodes) if (n.kind === 'service' || n.kind === 'client' || n.kind === 'producer') groups.add(n.file ?? '');
     }
     return { ...graph, emitted, ...(partial ? { changedGroups: groups } : {}) };
   }
@@ -165,7 +167,7 @@ export class CodeGraphAssembler {
     const { input } = ctx;
     const nodes: NodeRecord[] = emitServices(ctx);
     const edges: EdgeRecord[] = [];
-    const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0 };
+    const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0, producers: 0 };
     const externalTypes = new Map<string, boolean>();
     const externalMethods = new Map<string, [string, string]>();
     const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
@@ -216,7 +218,10 @@ export class CodeGraphAssembler {
       edges.push({ type: 'DECLARES', from: externalIds.get(owner)!, to: id });
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
-    matchClients(this.ontology, input.source, nodes, edges);
+    const topology = new Topology();
+    matchClients(this.ontology, input.source, nodes, edges, topology);
+    matchProducers(this.ontology, input.source, nodes, edges, topology);
+    topology.emit(nodes, edges);
     return { nodes, edges, stats };
   }
 }
@@ -305,7 +310,7 @@ class FileEmitter {
     foreign: [],
     externalTypes: new Map(),
     externalMethods: new Map(),
-    stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0 },
+    stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0, producers: 0 },
   };
   private readonly edgeKeys = new Set<string>();
   private readonly unresolved = new Map<string, string>();
@@ -326,6 +331,7 @@ class FileEmitter {
     for (const entry of this.types) for (const member of entry.members) this.emitCalls(member);
     for (const entry of this.types) this.emitRoutes(entry);
     for (const entry of this.types) this.emitClients(entry);
+    for (const entry of this.types) this.emitListeners(entry);
     return this.out;
   }
 
@@ -369,6 +375,59 @@ class FileEmitter {
         },
       });
       this.linkFrom('DECLARES_CLIENT', c.method, id, inFile);
+    }
+  }
+
+  /** A message send: its destination is the call's first argument, read as a constant expression. */
+  private emitProducer(caller: MemberEntry, call: CallFacts, sender: NonNullable<ReturnType<typeof senderOf>>): void {
+    const written = call.args[0]!;
+    const destination = new Constants(this.ctx.model, this.configOf(caller.owner)).partOf(partsOfText(written), written, caller.owner);
+    const id = allocate(this.ctx, this.ids!, 'producer', `${caller.owner.file.path}|${caller.qn}@${call.line}|${sender.protocol} ${destination.text}`);
+    this.out.stats.producers++;
+    this.out.nodes.push({
+      id,
+      kind: 'producer',
+      name: `${sender.protocol} ${destination.text}`,
+      qualified_name: `${caller.owner.place.service} -> ${sender.protocol} ${destination.text}`,
+      source: this.source,
+      ...location(caller.owner, call.line),
+      props: {
+        protocol: sender.protocol,
+        destination: destination.text,
+        ...(destination.derived ? { destination_written: written } : {}),
+        framework: sender.framework,
+        caller: caller.qn,
+        match: 'unmatched',
+        resolved: destination.literal,
+      },
+    });
+    this.edge('DECLARES_PRODUCER', memberId(this.ctx, caller), id);
+  }
+
+  /** Destinations the type's listener methods consume, each a route its listener exposes. */
+  private emitListeners(entry: TypeEntry): void {
+    for (const l of listenersOf(this.ctx.model, entry, this.configOf(entry))) {
+      const id = allocate(this.ctx, this.ids!, 'route', `${entry.file.path}|${l.handler.qn}|${l.protocol} ${l.destination.text}`);
+      this.out.stats.routes++;
+      this.out.nodes.push({
+        id,
+        kind: 'route',
+        name: `${l.protocol} ${l.destination.text}`,
+        qualified_name: `${entry.place.service} ${l.protocol} ${l.destination.text}`,
+        source: this.source,
+        ...location(entry, l.handler.facts.line),
+        props: {
+          protocol: l.protocol,
+          ...(l.pattern ? { destination_regex: l.destination.text } : { destination: l.destination.text }),
+          ...(l.destination.derived ? { path_written: l.destination.written } : {}),
+          framework: l.framework,
+          handler: l.handler.qn,
+          controller: entry.qn,
+          declared: true,
+          resolved: l.destination.literal,
+        },
+      });
+      this.linkFrom('EXPOSES', l.handler, id, true);
     }
   }
 
@@ -561,6 +620,8 @@ class FileEmitter {
         else {
           this.out.stats.calls_external++;
           to = this.externalMethod(target.external.owner, target.external.name);
+          const sender = senderOf(target.external.owner, target.external.name);
+          if (sender && call.args[0]) this.emitProducer(caller, call, sender);
         }
         this.edge('CALLS', from, to, `${call.line}`, { confidence: resolved.confidence, strategy: resolved.strategy, ...attrs });
       }
@@ -619,12 +680,11 @@ class FileEmitter {
  * either side matches any). One route: cross_service (or intra_service); several: each ambiguous; none: an
  * undeclared route node stands for the target, so the call stays visible. Sets each client's `match`.
  */
-function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[]): void {
-  const topology = new Topology();
+function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology): void {
   const routes = new Map<string, NodeRecord[]>();
   const clients: NodeRecord[] = [];
   for (const n of nodes) {
-    if (n.kind === 'route') {
+    if (n.kind === 'route' && n.props.protocol === 'http') {
       const key = `${n.service}\0${n.props.path_pattern}`;
       (routes.get(key) ?? routes.set(key, []).get(key)!).push(n);
     } else if (n.kind === 'client') clients.push(n);
@@ -639,7 +699,7 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     const confidence = match === 'unmatched' ? 0 : match === 'ambiguous' ? 0.4 : c.props.resolved ? 0.9 : 0.6;
     const attrs = { match, confidence, strategy: 'service_method_path' };
     for (const r of found) edges.push({ type: 'HTTP_CALLS', from: c.id, to: r.id, attrs });
-    topology.add(c.service ?? '', target, match !== 'unmatched', attrs.confidence);
+    topology.add(c.service ?? '', target, 'http', match !== 'unmatched', attrs.confidence);
     if (found.length) continue;
     const identity = `undeclared|${target}|${method} ${c.props.path_pattern}`;
     let to = undeclared.get(identity);
@@ -659,29 +719,67 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     }
     edges.push({ type: 'HTTP_CALLS', from: c.id, to, attrs });
   }
-  const services = new Map(nodes.filter((n) => n.kind === 'service').map((n) => [n.name, n.id]));
-  for (const [from, to, t] of topology.entries()) {
-    const a = services.get(from);
-    const b = services.get(to);
-    if (a && b && a !== b) edges.push({ type: 'SERVICE_CALLS', from: a, to: b, key: 'http', attrs: { protocol: 'http', calls: t.calls, matched: t.matched, confidence: t.confidence, strategy: 'client_calls' } });
+}
+
+/**
+ * Links every producer to the listeners of its destination in every service (fan-out is the point of
+ * messaging, not an ambiguity); a topic pattern listener matches the topics its regex accepts. None: an
+ * undeclared route stands for the destination. Sets each producer's `match`.
+ */
+function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology): void {
+  const listeners = nodes.filter((n) => n.kind === 'route' && n.props.protocol !== 'http' && n.props.declared !== false);
+  const undeclared = new Map<string, string>();
+  for (const p of nodes.filter((n) => n.kind === 'producer')) {
+    const destination = String(p.props.destination);
+    const found = listeners.filter((l) => l.props.protocol === p.props.protocol && (l.props.destination === destination || (typeof l.props.destination_regex === 'string' && regexAccepts(l.props.destination_regex, destination))));
+    const matches = found.map((l) => (l.service === p.service ? 'intra_service' : 'cross_service'));
+    p.props.match = matches.includes('cross_service') ? 'cross_service' : matches.length ? 'intra_service' : 'unmatched';
+    const confidence = p.props.resolved ? 0.9 : 0.6;
+    found.forEach((l, i) => {
+      edges.push({ type: 'ASYNC_CALLS', from: p.id, to: l.id, attrs: { match: matches[i]!, confidence, strategy: 'destination' } });
+      topology.add(p.service ?? '', l.service ?? '', String(p.props.protocol), true, confidence);
+    });
+    if (found.length) continue;
+    const identity = `undeclared|${p.props.protocol}|${destination}`;
+    let to = undeclared.get(identity);
+    if (!to) {
+      to = nodeId(ontology, source, 'route', identity);
+      undeclared.set(identity, to);
+      nodes.push({ id: to, kind: 'route', name: `${p.props.protocol} ${destination}`, qualified_name: `${p.props.protocol} ${destination}`, source, props: { protocol: String(p.props.protocol), destination, declared: false, resolved: Boolean(p.props.resolved) } });
+    }
+    edges.push({ type: 'ASYNC_CALLS', from: p.id, to, attrs: { match: 'unmatched', confidence: 0, strategy: 'destination' } });
   }
 }
 
-/** Calls between services, summed per pair (the strongest match's confidence). */
-class Topology {
-  private readonly pairs = new Map<string, { from: string; to: string; calls: number; matched: number; confidence: number }>();
+function regexAccepts(pattern: string, text: string): boolean {
+  try {
+    return new RegExp(`^(?:${pattern})$`).test(text);
+  } catch {
+    return false;
+  }
+}
 
-  add(from: string, to: string, matched: boolean, confidence: number): void {
-    const key = `${from}\0${to}`;
-    const p = this.pairs.get(key) ?? { from, to, calls: 0, matched: 0, confidence: 0 };
+/** Calls between services, summed per pair and protocol (the strongest match's confidence). */
+class Topology {
+  private readonly pairs = new Map<string, { from: string; to: string; protocol: string; calls: number; matched: number; confidence: number }>();
+
+  add(from: string, to: string, protocol: string, matched: boolean, confidence: number): void {
+    const key = `${from}\0${to}\0${protocol}`;
+    const p = this.pairs.get(key) ?? { from, to, protocol, calls: 0, matched: 0, confidence: 0 };
     p.calls++;
     if (matched) p.matched++;
     p.confidence = Math.max(p.confidence, confidence);
     this.pairs.set(key, p);
   }
 
-  entries(): [string, string, { calls: number; matched: number; confidence: number }][] {
-    return [...this.pairs.values()].sort((x, y) => (x.from + x.to).localeCompare(y.from + y.to)).map((p) => [p.from, p.to, p]);
+  /** SERVICE_CALLS edges between indexed services. */
+  emit(nodes: readonly NodeRecord[], edges: EdgeRecord[]): void {
+    const services = new Map(nodes.filter((n) => n.kind === 'service').map((n) => [n.name, n.id]));
+    for (const p of [...this.pairs.values()].sort((x, y) => `${x.from}\0${x.to}\0${x.protocol}`.localeCompare(`${y.from}\0${y.to}\0${y.protocol}`))) {
+      const a = services.get(p.from);
+      const b = services.get(p.to);
+      if (a && b && a !== b) edges.push({ type: 'SERVICE_CALLS', from: a, to: b, key: p.protocol, attrs: { protocol: p.protocol, calls: p.calls, matched: p.matched, confidence: p.confidence, strategy: 'client_calls' } });
+    }
   }
 }
 

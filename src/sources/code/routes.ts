@@ -148,11 +148,16 @@ export class Constants {
    */
   part(v: AnnotationValue, from: TypeEntry): Part {
     const parts: ConstPart[] | undefined = v.kind === 'string' && v.value !== undefined ? [{ s: v.value }] : v.kind === 'ref' ? [{ ref: v.text }] : v.parts;
+    return this.partOf(parts, v.text, from);
+  }
+
+  /** The value of a constant expression's parts (`written`: the expression as written, kept when unresolved). */
+  partOf(parts: readonly ConstPart[] | undefined, written: string, from: TypeEntry): Part {
     const value = parts && this.evaluate(parts, from, 0);
     const placeholders = value?.includes('${') ?? false;
     const resolved = placeholders ? resolvePlaceholders(value!, this.config) : value;
-    const derived = v.kind !== 'string' || placeholders;
-    return resolved === undefined ? { text: value ?? v.text, literal: false, written: v.text, derived: true } : { text: resolved, literal: true, written: v.text, derived };
+    const derived = !(parts?.length === 1 && parts[0]!.s !== undefined) || placeholders;
+    return resolved === undefined ? { text: value ?? written, literal: false, written, derived: true } : { text: resolved, literal: true, written, derived };
   }
 
   evaluate(parts: readonly ConstPart[], from: TypeEntry, depth: number): string | undefined {

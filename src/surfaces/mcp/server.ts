@@ -12,11 +12,11 @@ import { StoreError, type Store } from '../../graph/store.js';
 import { listTools, runTool, type ToolResult } from '../../query/index.js';
 import { VERSION } from '../../version.js';
 
-export const SERVER_INSTRUCTIONS = `Sextant is a typed map of a software estate: Java/Kotlin services (services, types, members, injection, calls, HTTP routes and the Feign clients calling them) and GraphQL APIs.
+export const SERVER_INSTRUCTIONS = `Sextant is a typed map of a software estate: Java/Kotlin services (services, types, members, injection, calls, HTTP routes and message listeners, the Feign clients and message producers that reach them, and the service topology) and GraphQL APIs.
 Work in a loop: locate → inspect → walk.
 1. Locate: \`search\` (ranked words) when you know what it does; \`resolve\` when you know its name, e.g. a qualified name like com.acme.OrderService#place(Order) (it answers one / many / none and never guesses); \`find\` to list every node of a kind matching exact filters (e.g. symbols with role SERVICE in one service, or the routes of a service: kind route, filter by http_method or path_prefix).
 2. Inspect: \`describe\` an id: all properties, its location, and edge counts per type and direction.
-3. Walk: \`neighbors\` with the edge types describe showed (code: CALLS in = callers, IMPLEMENTS in = implementations, INJECTS, OVERRIDES, EXPOSES in = a route's handler, HTTP_CALLS in = clients in other services calling a route; GraphQL: HAS_FIELD, FIELD_TYPE). For "what breaks if this changes", \`impact\` walks every dependent in one call, grouped by service and depth.
+3. Walk: \`neighbors\` with the edge types describe showed (code: CALLS in = callers, IMPLEMENTS in = implementations, INJECTS, OVERRIDES, EXPOSES in = a route's handler, HTTP_CALLS / ASYNC_CALLS in = clients and producers in other services reaching a route, SERVICE_CALLS = the topology; GraphQL: HAS_FIELD, FIELD_TYPE). For "what breaks if this changes", \`impact\` walks every dependent in one call, grouped by service and depth.
 Inferred edges carry confidence and strategy; a call whose receiver cannot be typed is an unresolved_call node, a library method an external symbol (resolved: false). Every answer says how fresh the index is (index.updated_at), may carry \`hints\` (next calls whose args you can send as they are), and an empty answer carries \`absence\` explaining why. Filters are strict: an error tells you the fields that apply.`;
 
 /**
