@@ -643,3 +643,28 @@ describe('estate: messaging', () => {
     assert.deepEqual(r.edges.map((e: any) => `${e.other.qualified_name} [${e.attrs.match}]`), ['billing-service kafka orders.events [cross_service]']);
   });
 });
+
+describe('estate: natural identifiers', () => {
+  const resolve = async (identifier: string) => (await runTool(ctx(), 'resolve', { identifier })) as any;
+  test('a route as people write it: method and path with any variable names, a concrete path, a service, no method', async () => {
+    for (const [identifier, expected] of [
+      ['GET /orders/{id}', 'order-service GET /orders/{id}'],
+      ['GET /orders/{orderId}', 'order-service GET /orders/{id}'],
+      ['order-service GET /orders/42', 'order-service GET /orders/{id}'],
+      ['get /orders/open', 'order-service GET /orders/open'],
+      ['/invoices', 'billing-service POST /invoices'],
+      ['orders.events', 'billing-service kafka orders.events'],
+      ['billing-service', 'billing-service'],
+    ] as const) {
+      const r = await resolve(identifier);
+      assert.equal(r.status, 'one', `${identifier}: ${JSON.stringify(r.candidates ?? r.absence)}`);
+      assert.equal(r.node.qualified_name, expected, identifier);
+    }
+  });
+
+  test('a path no route serves is none, explained', async () => {
+    const r = await resolve('DELETE /orders/1');
+    assert.equal(r.status, 'none');
+    assert.ok(r.absence.reason);
+  });
+});

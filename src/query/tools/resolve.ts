@@ -22,8 +22,54 @@ const TIERS: Tier[] = [
   { reason: 'exact name', score: 0.9, lookup: (ctx, s, kinds) => ctx.store.nodesByName('name', s, { caseInsensitive: false, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
   { reason: 'qualified name, ignoring case', score: 0.8, lookup: (ctx, s, kinds) => ctx.store.nodesByName('qualified_name', s, { caseInsensitive: true, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
   { reason: 'name, ignoring case', score: 0.75, lookup: (ctx, s, kinds) => ctx.store.nodesByName('name', s, { caseInsensitive: true, ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
+  { reason: 'route by method and path', score: 0.85, lookup: (ctx, s, kinds) => routesByPath(ctx, s, kinds) },
+  { reason: 'route by destination', score: 0.85, lookup: (ctx, s, kinds) => routesByDestination(ctx, s, kinds) },
   { reason: 'end of qualified name', score: 0.6, lookup: (ctx, s, kinds) => ctx.store.nodesByQualifiedNameSuffix(s, { ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
 ];
+
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'];
+/** `[service] [METHOD] /path`: a route as people write it, with any variable names or a concrete path. */
+const ROUTE_IDENTIFIER = /^(?:(\S+)\s+)??(?:([A-Za-z]+)\s+)?(\/\S*)$/;
+
+/**
+ * Declared HTTP routes an identifier like `GET /owners/{id}`, `order-service GET /owners/42` or `/owners/{ownerId}`
+ * names: same method (or any, when none is given), and a path whose pattern equals the identifier's or whose
+ * regex accepts it as a concrete request path.
+ */
+async function routesByPath(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<NodeRecord[]> {
+  if (kinds && !kinds.includes('route')) return [];
+  const m = ROUTE_IDENTIFIER.exec(identifier.trim());
+  if (!m) return [];
+  const [, service, rawMethod, path] = m;
+  const method = rawMethod?.toUpperCase();
+  if (method && !HTTP_METHODS.includes(method)) return [];
+  const pattern = path!.replace(/\{[^}]*\}/g, '{}');
+  const predicates = [
+    { property: 'protocol', op: 'in' as const, values: ['http'] },
+    { property: 'declared', op: 'in' as const, values: [true] },
+    ...(method && method !== 'ANY' ? [{ property: 'http_method', op: 'in' as const, values: [method, 'ANY'] }] : []),
+    ...(service ? [{ property: 'service', op: 'in' as const, values: [service] }] : []),
+  ];
+  const { nodes } = await ctx.store.findNodes({ kinds: ['route'], predicates, limit: 2000, offset: 0 });
+  const exact = nodes.filter((n) => n.props.path_pattern === pattern);
+  if (exact.length) return exact;
+  return nodes.filter((n) => typeof n.props.path_regex === 'string' && safeTest(n.props.path_regex, path!));
+}
+
+/** Listener routes of a topic, queue or destination, written bare (`orders.events`). */
+async function routesByDestination(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<NodeRecord[]> {
+  if ((kinds && !kinds.includes('route')) || /\s/.test(identifier.trim())) return [];
+  const { nodes } = await ctx.store.findNodes({ kinds: ['route'], predicates: [{ property: 'destination', op: 'in', values: [identifier.trim()] }], limit: MAX_CANDIDATES + 1, offset: 0 });
+  return nodes;
+}
+
+function safeTest(pattern: string, text: string): boolean {
+  try {
+    return new RegExp(pattern).test(text);
+  } catch {
+    return false;
+  }
+}
 
 /** The first tier with any match, and its matches. */
 async function lookup(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<{ tier: Tier; found: NodeRecord[] } | undefined> {
@@ -39,7 +85,7 @@ export const resolveTool: ToolDef = {
   title: 'Resolve a name to a node',
   description: (o) =>
     [
-      'Map what a person or agent types (a name, a qualified name like `PullRequest.title`, an id) to node ids.',
+      'Map what a person or agent types (a name, a qualified name like `PullRequest.title`, an id, a route like `GET /owners/{id}`, `order-service GET /owners/42` or `/owners/{ownerId}`, a topic like `orders.events`) to node ids.',
       'Answers `status: one` with the node, `many` with ranked candidates and the reason each matched, or `none` with a diagnosis (did-you-mean). It never picks among several for you: narrow with `kind` or a more qualified identifier.',
       `Kinds: ${o.kindNames().join(', ')}.`,
     ].join('\n'),
