@@ -668,3 +668,19 @@ describe('estate: natural identifiers', () => {
     assert.ok(r.absence.reason);
   });
 });
+
+describe('estate: describe a route', () => {
+  test('lists its callers across services directly: service, calling method, match', async () => {
+    const r = (await runTool(ctx(), 'describe', { id: 'billing-service POST /invoices' })) as any;
+    assert.equal(r.ok, true, JSON.stringify(r.error));
+    assert.equal(r.node.callers_total, 1);
+    assert.deepEqual(
+      r.node.callers.map((c: any) => `${c.service} ${c.caller} ${c.edge} ${c.match}`),
+      [`order-service ${O}client.BillingClient#createInvoice(InvoiceRequest) HTTP_CALLS cross_service`],
+    );
+    const topic = (await runTool(ctx(), 'describe', { id: 'billing-service kafka orders.events' })) as any;
+    assert.deepEqual(topic.node.callers.map((c: any) => `${c.service} ${c.caller} ${c.edge} ${c.match}`), [`order-service ${O}messaging.OrderEventsPublisher#publishPaid(OrderDto) ASYNC_CALLS cross_service`]);
+    const nobody = (await runTool(ctx(), 'describe', { id: 'inventory GET /stock/{sku}' })) as any;
+    assert.deepEqual(nobody.node.callers, []);
+  });
+});

@@ -13,7 +13,7 @@ export const describeTool: ToolDef = {
   title: 'Describe nodes',
   description: () =>
     [
-      'Full records by id: every stored property, where the node is declared, and `edges: {TYPE: {in, out}}` counts so you know which `neighbors` calls will return something.',
+      'Full records by id: every stored property, where the node is declared, and `edges: {TYPE: {in, out}}` counts so you know which `neighbors` calls will return something. A route also lists its `callers`: the clients and producers that reach it, from every service, with the calling method and how the call matched.',
       'Pass `id`, or `ids` for several (at most 50). An exact qualified name is accepted in place of an id when it names exactly one node; otherwise use `resolve` first.',
     ].join('\n'),
   params: () => [
@@ -40,7 +40,7 @@ export const describeTool: ToolDef = {
       });
     }
     const counts = await ctx.store.edgeCounts(nodes.map((n) => n.id));
-    const records = nodes.map((n) => record(n, counts.get(n.id) ?? {}));
+    const records = await Promise.all(nodes.map(async (n) => ({ ...record(n, counts.get(n.id) ?? {}), ...(n.kind === 'route' ? await callersOf(ctx, n) : {}) })));
     const hints = limitHints(nodes.flatMap((n) => edgeHints(ctx, n, counts.get(n.id) ?? {})));
     if (!many) return { ok: true, node: records[0], hints };
     return { ok: true, nodes: records, ...(missing.length ? { missing } : {}), hints };
@@ -54,6 +54,27 @@ function record(node: NodeRecord, edges: Record<string, { in: number; out: numbe
     properties: node.props,
     location: { source: node.source, ...(node.service ? { service: node.service } : {}), ...(node.module ? { module: node.module } : {}), ...(node.file ? { file: node.file } : {}), ...(node.line ? { line: node.line } : {}) },
     edges,
+  };
+}
+
+const MAX_CALLERS = 20;
+
+/**
+ * Who reaches a route, across services, in the describe answer itself: each client or producer with its
+ * service, the method that declares it, and how the call matched (the question a route is asked most).
+ */
+async function callersOf(ctx: ToolContext, route: NodeRecord): Promise<{ callers: Record<string, unknown>[]; callers_total: number }> {
+  const { rows, total } = await ctx.store.edges({ ids: [route.id], direction: 'in', types: ['HTTP_CALLS', 'ASYNC_CALLS'], limit: MAX_CALLERS, offset: 0 });
+  return {
+    callers: rows.map((r) => ({
+      service: r.other.service ?? null,
+      via: toRef(r.other),
+      caller: r.other.props.caller ?? null,
+      edge: r.type,
+      match: r.attrs.match ?? null,
+      confidence: r.attrs.confidence ?? null,
+    })),
+    callers_total: total,
   };
 }
 
