@@ -11,7 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
 import type { NodeRecord } from '../src/graph/types.js';
 import { buildCodeSource } from '../src/sources/code/index.js';
-import { joinPath, pathPattern, pathRegex } from '../src/sources/code/routes.js';
+import { pathPattern } from '../src/graph/ontology/code.js';
+import { joinPath, pathRegex } from '../src/sources/code/routes.js';
 import { estateSource } from './helpers/estate.js';
 
 const FILES: Record<string, string> = {

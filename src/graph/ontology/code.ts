@@ -6,12 +6,19 @@ export const CAPABILITIES = ['MESSAGE_LISTENER', 'MESSAGE_PRODUCER', 'HTTP_CLIEN
 export type Role = (typeof ROLES)[number];
 export type Capability = (typeof CAPABILITIES)[number];
 export const PROTOCOLS = ['http', 'kafka', 'rabbit', 'jms'] as const;
+/** HTTP methods a route or client names; ANY when a mapping names none. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'] as const;
+
+/** What `path_pattern` holds: the path with every variable written `{}` (`/orders/{id}` → `/orders/{}`). */
+export function pathPattern(path: string): string {
+  return path.replace(/\{[^}]*\}/g, '{}');
+}
 
 /** What routes and clients both say of an HTTP call: protocol, method and path (as composed, and as matched). */
 function httpProperties(pathDescription: string): PropertyDef[] {
   return [
     { name: 'protocol', type: 'enum', values: PROTOCOLS, description: 'What kind of endpoint or call.', filter: ['eq'] },
-    { name: 'http_method', type: 'enum', values: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'], description: 'HTTP method (ANY when the mapping names none).', filter: ['eq', 'exclude'] },
+    { name: 'http_method', type: 'enum', values: HTTP_METHODS, description: 'HTTP method (ANY when the mapping names none).', filter: ['eq', 'exclude'] },
     { name: 'path', type: 'string', description: pathDescription, filter: ['eq', 'prefix'], searchable: true },
     { name: 'path_pattern', type: 'string', description: 'The path with every variable written {} (what matching compares).', filter: ['eq', 'prefix'] },
   ];

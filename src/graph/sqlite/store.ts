@@ -599,29 +599,10 @@ export class SqliteStore implements Store {
     const byId = new Map(fresh.map((n) => [n.id, n]));
     const gone = oldRows.filter((r) => !freshIds.has(r.id));
     const changed = oldRows.filter((r) => freshIds.has(r.id) && rowKey(byId.get(r.id)!) !== r.row);
-    const dropRids = (rids: number[]) => {
-      for (let i = 0; i < rids.length; i += BATCH) {
-        const chunk = rids.slice(i, i + BATCH);
-        const marks = chunk.map(() => '?').join(',');
-        this.stmt(`DELETE FROM search_id WHERE rowid IN (${marks})`).run(...chunk);
-        this.stmt(`DELETE FROM search_text WHERE rowid IN (${marks})`).run(...chunk);
-        this.stmt(`DELETE FROM node_terms WHERE rid IN (${marks})`).run(...chunk);
-      }
-    };
-    const allOld = oldRows.map((r) => r.rid);
-    for (let i = 0; i < allOld.length; i += BATCH) {
-      const chunk = allOld.slice(i, i + BATCH);
-      this.stmt(`DELETE FROM edges WHERE src IN (${chunk.map(() => '?').join(',')})`).run(...chunk);
-    }
     const goneRids = gone.map((r) => r.rid);
-    dropRids([...goneRids, ...changed.map((r) => r.rid)]);
-    for (let i = 0; i < goneRids.length; i += BATCH) {
-      const chunk = goneRids.slice(i, i + BATCH);
-      const marks = chunk.map(() => '?').join(',');
-      this.stmt(`DELETE FROM edges WHERE dst IN (${marks})`).run(...chunk);
-      this.stmt(`DELETE FROM node_props WHERE rid IN (${marks})`).run(...chunk);
-      this.stmt(`DELETE FROM nodes WHERE rid IN (${marks})`).run(...chunk);
-    }
+    this.deleteWhereIn(oldRows.map((r) => r.rid), ['DELETE FROM edges WHERE src IN']);
+    this.deleteWhereIn([...goneRids, ...changed.map((r) => r.rid)], ['DELETE FROM search_id WHERE rowid IN', 'DELETE FROM search_text WHERE rowid IN', 'DELETE FROM node_terms WHERE rid IN']);
+    this.deleteWhereIn(goneRids, ['DELETE FROM edges WHERE dst IN', 'DELETE FROM node_props WHERE rid IN', 'DELETE FROM nodes WHERE rid IN']);
     const listProps = [...this.ontology.listProperties.keys()];
     const sinks = { nodeRows: [] as SqlValue[][], propRows: [] as SqlValue[][], idRows: [] as SqlValue[][], textRows: [] as SqlValue[][], termRows: [] as SqlValue[][] };
     for (const r of changed) this.nodeRowsOf(byId.get(r.id)!, r.rid, sinks, listProps);
@@ -637,6 +618,15 @@ export class SqliteStore implements Store {
     for (const r of oldRows) this.namesTouched.add(r.name);
     for (const n of fresh) this.namesTouched.add(n.name);
     return true;
+  }
+
+  /** Runs each `DELETE … IN` statement prefix over the rids, a batch at a time. */
+  private deleteWhereIn(rids: readonly number[], statements: readonly string[]): void {
+    for (let i = 0; i < rids.length; i += BATCH) {
+      const chunk = rids.slice(i, i + BATCH);
+      const marks = chunk.map(() => '?').join(',');
+      for (const sql of statements) this.stmt(`${sql} (${marks})`).run(...chunk);
+    }
   }
 
   /** Indexed properties some node written in this transaction has: each gets its index if it has none yet. */

@@ -1,4 +1,5 @@
 import { looksLikeNodeId } from '../../graph/ids.js';
+import { HTTP_METHODS, pathPattern } from '../../graph/ontology/code.js';
 import type { NodeRecord } from '../../graph/types.js';
 import { asEnum, asString } from '../coerce.js';
 import { limitHints, type Hint } from '../hints.js';
@@ -27,7 +28,6 @@ const TIERS: Tier[] = [
   { reason: 'end of qualified name', score: 0.6, lookup: (ctx, s, kinds) => ctx.store.nodesByQualifiedNameSuffix(s, { ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
 ];
 
-const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'];
 /** `[service] [METHOD] /path`: a route as people write it, with any variable names or a concrete path. */
 const ROUTE_IDENTIFIER = /^(?:(\S+)\s+)??(?:([A-Za-z]+)\s+)?(\/\S*)$/;
 
@@ -42,8 +42,8 @@ async function routesByPath(ctx: ToolContext, identifier: string, kinds: string[
   if (!m) return [];
   const [, service, rawMethod, path] = m;
   const method = rawMethod?.toUpperCase();
-  if (method && !HTTP_METHODS.includes(method)) return [];
-  const pattern = path!.replace(/\{[^}]*\}/g, '{}');
+  if (method && !(HTTP_METHODS as readonly string[]).includes(method)) return [];
+  const pattern = pathPattern(path!);
   const predicates = [
     { property: 'protocol', op: 'in' as const, values: ['http'] },
     { property: 'declared', op: 'in' as const, values: [true] },

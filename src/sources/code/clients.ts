@@ -1,5 +1,5 @@
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
-import { Constants, EMPTY, joinPath, mappingOf, type Part } from './routes.js';
+import { type Constants, EMPTY, joinPath, mappingOf, type Part } from './routes.js';
 
 /** An outbound HTTP call a client interface declares. */
 export interface HttpClientCall {
@@ -19,10 +19,9 @@ export interface HttpClientCall {
  * host of `url`; its paths from `path`, the path of `url`, a type-level `@RequestMapping` and each method's
  * Spring mapping (inherited from super-interfaces too). Placeholders resolve against the service's configuration.
  */
-export function feignClientsOf(model: CodeModel, entry: TypeEntry, config: Readonly<Record<string, string>> = {}): HttpClientCall[] {
+export function feignClientsOf(model: CodeModel, entry: TypeEntry, constants: Constants): HttpClientCall[] {
   const feign = entry.facts.annotations.find((a) => a.name === 'FeignClient');
   if (!feign || entry.facts.kind !== 'interface') return [];
-  const constants = new Constants(model, config);
   const arg = (...names: string[]): Part | undefined => {
     for (const n of names) {
       const v = feign.args[n]?.[0];

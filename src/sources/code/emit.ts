@@ -10,7 +10,8 @@ import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeE
 import { type RoleOverrides, TypeClassifier } from './roles.js';
 import { feignClientsOf } from './clients.js';
 import { listenersOf, partsOfText, senderOf } from './messaging.js';
-import { Constants, pathPattern, pathRegex, routesOf } from './routes.js';
+import { pathPattern } from '../../graph/ontology/code.js';
+import { Constants, pathRegex, routesOf } from './routes.js';
 
 export interface CodeGraphInput {
   source: string;
@@ -335,9 +336,16 @@ class FileEmitter {
     return this.out;
   }
 
-  /** The configuration of the service a type belongs to (what placeholders in its mappings resolve against). */
-  private configOf(entry: TypeEntry): Readonly<Record<string, string>> | undefined {
-    return this.ctx.input.services.find((s) => s.name === entry.place.service)?.config;
+  private readonly constants = new Map<string, Constants>();
+
+  /** Constant evaluation for a type, with its service's configuration for placeholders (one per service). */
+  private constantsOf(entry: TypeEntry): Constants {
+    let found = this.constants.get(entry.place.service);
+    if (!found) {
+      const config = this.ctx.input.services.find((s) => s.name === entry.place.service)?.config;
+      this.constants.set(entry.place.service, (found = new Constants(this.ctx.model, config)));
+    }
+    return found;
   }
 
   /** A keyless edge from a member, which may be declared in another file (then it belongs to that file's group). */
@@ -349,7 +357,7 @@ class FileEmitter {
 
   /** Outbound HTTP calls a client interface declares; which routes they reach is matched across the estate later. */
   private emitClients(entry: TypeEntry): void {
-    for (const c of feignClientsOf(this.ctx.model, entry, this.configOf(entry))) {
+    for (const c of feignClientsOf(this.ctx.model, entry, this.constantsOf(entry))) {
       const id = allocate(this.ctx, this.ids!, 'client', `${entry.file.path}|${c.method.qn}|${c.httpMethod} ${c.path}`);
       this.out.stats.clients++;
       const inFile = c.method.owner.file === entry.file;
@@ -381,7 +389,7 @@ class FileEmitter {
   /** A message send: its destination is the call's first argument, read as a constant expression. */
   private emitProducer(caller: MemberEntry, call: CallFacts, sender: NonNullable<ReturnType<typeof senderOf>>): void {
     const written = call.args[0]!;
-    const destination = new Constants(this.ctx.model, this.configOf(caller.owner)).partOf(partsOfText(written), written, caller.owner);
+    const destination = this.constantsOf(caller.owner).partOf(partsOfText(written), written, caller.owner);
     const id = allocate(this.ctx, this.ids!, 'producer', `${caller.owner.file.path}|${caller.qn}@${call.line}|${sender.protocol} ${destination.text}`);
     this.out.stats.producers++;
     this.out.nodes.push({
@@ -406,7 +414,7 @@ class FileEmitter {
 
   /** Destinations the type's listener methods consume, each a route its listener exposes. */
   private emitListeners(entry: TypeEntry): void {
-    for (const l of listenersOf(this.ctx.model, entry, this.configOf(entry))) {
+    for (const l of listenersOf(entry, this.constantsOf(entry))) {
       const id = allocate(this.ctx, this.ids!, 'route', `${entry.file.path}|${l.handler.qn}|${l.protocol} ${l.destination.text}`);
       this.out.stats.routes++;
       this.out.nodes.push({
@@ -433,7 +441,7 @@ class FileEmitter {
 
   /** HTTP routes the type serves, each exposed by its handler (which may be inherited from another file). */
   private emitRoutes(entry: TypeEntry): void {
-    for (const r of routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', this.configOf(entry))) {
+    for (const r of routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', this.constantsOf(entry))) {
       const id = allocate(this.ctx, this.ids!, 'route', `${entry.file.path}|${entry.qn}|${r.method} ${r.path}`);
       this.out.stats.routes++;
       const inFile = r.handler.owner.file === entry.file;

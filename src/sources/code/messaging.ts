@@ -1,6 +1,6 @@
 import type { AnnotationFacts, ConstPart } from './ir.js';
-import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
-import { Constants, type Part } from './routes.js';
+import type { MemberEntry, TypeEntry } from './model.js';
+import type { Constants, Part } from './routes.js';
 
 export type MessagingProtocol = 'kafka' | 'rabbit' | 'jms';
 
@@ -25,9 +25,8 @@ const LISTENERS: Record<string, { protocol: MessagingProtocol; framework: Listen
  * or on the class for `@KafkaHandler` methods), `@RabbitListener` queues, `@JmsListener` destinations. Names
  * resolve through constants and the service's `${…}` placeholders.
  */
-export function listenersOf(model: CodeModel, entry: TypeEntry, config: Readonly<Record<string, string>> = {}): Listener[] {
+export function listenersOf(entry: TypeEntry, constants: Constants): Listener[] {
   if (entry.facts.kind === 'interface' || entry.facts.kind === 'annotation') return [];
-  const constants = new Constants(model, config);
   const out: Listener[] = [];
   const classLevel = entry.facts.annotations.filter((a) => a.name in LISTENERS);
   for (const m of entry.members) {

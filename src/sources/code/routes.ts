@@ -1,3 +1,4 @@
+import { HTTP_METHODS, pathPattern } from '../../graph/ontology/code.js';
 import type { AnnotationFacts, AnnotationValue, ConstPart } from './ir.js';
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
 import { own } from './own.js';
@@ -17,8 +18,8 @@ export interface HttpRoute {
 }
 
 const SPRING_VERBS: Record<string, string> = { GetMapping: 'GET', PostMapping: 'POST', PutMapping: 'PUT', DeleteMapping: 'DELETE', PatchMapping: 'PATCH' };
-const JAX_RS_VERBS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
-const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+/** Methods a mapping can name (JAX-RS verbs are annotations of these names). */
+const EXPLICIT_METHODS = new Set<string>(HTTP_METHODS.filter((m) => m !== 'ANY'));
 
 export interface Mapping {
   paths: Part[];
@@ -43,11 +44,10 @@ export const EMPTY: Part = { text: '', literal: true, written: '', derived: fals
  * supertype for the type-level path, and on the method or the nearest method it overrides (a generated API
  * interface's) for the method-level one. Every handler method the type has, inherited ones included, counts.
  */
-export function routesOf(model: CodeModel, entry: TypeEntry, isController: boolean, config: Readonly<Record<string, string>> = {}): HttpRoute[] {
+export function routesOf(model: CodeModel, entry: TypeEntry, isController: boolean, constants: Constants = new Constants(model)): HttpRoute[] {
   const facts = entry.facts;
   if (facts.kind === 'interface' || facts.kind === 'annotation' || facts.modifiers.includes('abstract') || facts.anonymous) return [];
   const { project } = model.ancestors(entry);
-  const constants = new Constants(model, config);
   const typeLevel = firstMapping(project, constants);
   const jaxRs = typeLevel?.framework === 'jax_rs';
   if (!isController && !jaxRs) return [];
@@ -115,12 +115,12 @@ export function mappingOf(annotations: readonly AnnotationFacts[], level: 'type'
   for (const a of annotations) {
     const verb = SPRING_VERBS[a.name];
     if (a.name === 'RequestMapping' || verb) {
-      const methods = verb ? [verb] : (a.args['method'] ?? []).map((v) => (v.value ?? v.text).split('.').pop()!.toUpperCase()).filter((m) => HTTP_METHODS.has(m));
+      const methods = verb ? [verb] : (a.args['method'] ?? []).map((v) => (v.value ?? v.text).split('.').pop()!.toUpperCase()).filter((m) => EXPLICIT_METHODS.has(m));
       return { paths: [...(a.args['value'] ?? []), ...(a.args['path'] ?? [])].map(part), methods, framework: 'spring_mvc' };
     }
   }
   const path = annotations.find((a) => a.name === 'Path');
-  const verbs = annotations.filter((a) => JAX_RS_VERBS.has(a.name)).map((a) => a.name);
+  const verbs = annotations.filter((a) => EXPLICIT_METHODS.has(a.name)).map((a) => a.name);
   if (level === 'type') return path ? { paths: (path.args['value'] ?? []).map(part), methods: [], framework: 'jax_rs' } : undefined;
   if (!verbs.length) return undefined;
   return { paths: path ? (path.args['value'] ?? []).map(part) : [], methods: verbs, framework: 'jax_rs' };
@@ -206,10 +206,6 @@ export function joinPath(prefix: string, path: string): string {
   return `/${segments.join('/')}`;
 }
 
-/** `/orders/{id}` → `/orders/{}`: variables without their names or patterns, for matching. */
-export function pathPattern(path: string): string {
-  return path.replace(/\{[^}]*\}/g, '{}');
-}
 
 /** A regular expression a concrete request path of this route matches. */
 export function pathRegex(path: string): string {
