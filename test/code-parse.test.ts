@@ -12,6 +12,8 @@ import { sextantOntology } from '../src/graph/ontology/index.js';
 import { buildCodeSource } from '../src/sources/code/index.js';
 import type { ParseJob, ParseResult } from '../src/sources/code/parse/job.js';
 import { parseWorkerCount, runParseJobs } from '../src/sources/code/parse/pool.js';
+import { ParseQueue, WARM_UP_FILES } from '../src/sources/code/parse/queue.js';
+import type { Language } from '../src/sources/code/ir.js';
 import { ESTATE, estateSource } from './helpers/estate.js';
 
 const ontology = sextantOntology();
@@ -74,6 +76,27 @@ describe('parse workers', () => {
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
+  });
+
+  test('the queue spreads languages over threads so that few threads warm up a grammar, and leaves nothing behind', () => {
+    const jobs: ParseJob[] = [];
+    for (let i = 0; i < WARM_UP_FILES + 100; i++) jobs.push({ id: jobs.length, abs: `/j${i}`, rel: `j${i}.java`, language: 'java' });
+    for (let i = 0; i < 10; i++) jobs.push({ id: jobs.length, abs: `/k${i}`, rel: `k${i}.kt`, language: 'kotlin' });
+    const queue = new ParseQueue(jobs);
+    const main = new Set<Language>();
+    const worker = new Set<Language>();
+    assert.equal(queue.take(main)?.language, 'java', 'the first thread starts on the language with most files');
+    assert.equal(queue.take(worker)?.language, 'kotlin', 'the next thread starts on a language no thread has started');
+    for (let i = 0; i < 9; i++) assert.equal(queue.take(worker)?.language, 'kotlin', 'a thread keeps to its language');
+    assert.equal(queue.take(worker)?.language, 'java', 'with enough left to repay its warm-up, a thread joins another language');
+    assert.deepEqual([...worker].sort(), ['java', 'kotlin']);
+    while (queue.remaining > WARM_UP_FILES - 1) queue.take(main);
+    assert.equal(queue.take(new Set()), undefined, 'too little left for a cold thread');
+    const finisher = new Set<Language>();
+    let taken = 0;
+    while (queue.take(finisher, true)) taken++;
+    assert.equal(taken, WARM_UP_FILES - 1, 'the finishing thread takes whatever is left');
+    assert.equal(queue.remaining, 0);
   });
 
   test('SEXTANT_PARSE_WORKERS: a count, 0 for none, and a teaching error otherwise', () => {

@@ -37,7 +37,7 @@ CREATE TABLE sources (
 );
 CREATE TABLE nodes (
   rid INTEGER PRIMARY KEY,
-  id TEXT NOT NULL UNIQUE,
+  id TEXT NOT NULL,
   kind TEXT NOT NULL,
   name TEXT NOT NULL,
   qualified_name TEXT NOT NULL,
@@ -50,6 +50,7 @@ CREATE TABLE nodes (
   qn_lc TEXT NOT NULL,
   qn_rev TEXT NOT NULL${columns.length ? ',\n' + columns.join(',\n') : ''}
 );
+CREATE UNIQUE INDEX nodes_id ON nodes(id);
 CREATE INDEX nodes_kind_qn ON nodes(kind, qualified_name, id);
 CREATE INDEX nodes_order ON nodes(rid, kind, qualified_name, id);
 CREATE INDEX nodes_name_lc ON nodes(name_lc);

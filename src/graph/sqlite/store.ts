@@ -96,6 +96,13 @@ interface NodeSinks {
 /** Room left between consecutive rids of a full write, for nodes an incremental write adds in between. */
 const RID_GAP = 1024;
 
+/**
+ * A property gets its index once a write gives that many nodes a value for it. Fewer are found as fast through
+ * the kind index (a filter always names the kind), and each index costs a scan of the whole node table to build:
+ * thirty such scans were a tenth of a 2,000-file cold index.
+ */
+const PROPERTY_INDEX_MIN_NODES = 1000;
+
 /** The order rids follow within a source: (kind, qualified name, id). */
 function nodeOrder(a: NodeRecord, b: NodeRecord): number {
   return a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : a.qualified_name < b.qualified_name ? -1 : a.qualified_name > b.qualified_name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
@@ -256,7 +263,7 @@ export class SqliteStore implements Store {
       db.pragma(`journal_mode = ${journal()}`);
     }
     db.pragma('synchronous = NORMAL');
-    db.pragma('cache_size = -32768');
+    db.pragma('cache_size = -131072');
     const store = new SqliteStore(ontology, absDir, db);
     store.walAfterFirstWrite = created;
     // An empty, stale or mismatched index is reset inside the first write transaction, so readers keep the old
@@ -379,7 +386,7 @@ export class SqliteStore implements Store {
   async writeSources(writes: readonly SourceWrite[], opts: { remove?: readonly string[]; onProgress?: (p: WriteProgress) => void } = {}): Promise<SourceInfo[]> {
     const infos: SourceInfo[] = [];
     this.db.transaction(() => {
-      this.propertiesSeen.clear();
+      this.propertyCounts.clear();
       // A reset index has nothing to patch.
       const reset = this.pendingReset;
       if (reset) this.resetSchema();
@@ -400,9 +407,13 @@ export class SqliteStore implements Store {
           this.deleteSource(source.name);
           // Into an (almost) empty index, building each secondary index once from sorted rows beats keeping
           // forty B-trees up to date row by row.
-          const deferred = nodes.length > 10_000 && this.nodeCount() < nodes.length / 4 ? this.dropSecondaryIndexes() : undefined;
+          const deferring = nodes.length > 10_000 && this.nodeCount() < nodes.length / 4;
+          // Without the id index, an edge to another source's node would scan the table: their few rids first.
+          const others = deferring ? new Map((this.stmt('SELECT id, rid FROM nodes').raw().all() as [string, number][])) : undefined;
+          const deferred = deferring ? this.dropSecondaryIndexes() : undefined;
           const hasher = new GroupHasher();
           const { ridOf, groupOf } = this.insertNodes(nodes, progress, hasher);
+          if (others) for (const [id, rid] of others) if (!ridOf.has(id)) ridOf.set(id, rid);
           this.insertEdges(source.name, edges, ridOf, progress, { hasher, groupOf });
           hashes = hasher.finish();
           if (deferred) for (const sql of deferred) this.db.exec(sql);
@@ -425,8 +436,8 @@ export class SqliteStore implements Store {
         infos.push({ ...info, written: patched ? 'patch' : 'full' });
         progress?.({ phase: 'done', done: nodes.length + edges.length, total: nodes.length + edges.length });
       }
-      for (const p of this.propertiesSeen) this.db.exec(propertyIndexDdl(p));
-      this.propertiesSeen.clear();
+      for (const [p, n] of this.propertyCounts) if (n >= PROPERTY_INDEX_MIN_NODES) this.db.exec(propertyIndexDdl(p));
+      this.propertyCounts.clear();
       if (full || (opts.remove?.length ?? 0) > 0) {
         this.rebuildNames();
         // Fresh statistics let the planner pick the property index over the kind index (find by declaring type:
@@ -540,7 +551,7 @@ export class SqliteStore implements Store {
     const row: SqlValue[] = [rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())];
     for (const p of this.nodeColumns.properties) {
       const value = columnValue(n.props[p]);
-      if (value !== null) this.propertiesSeen.add(p);
+      if (value !== null) this.propertyCounts.set(p, (this.propertyCounts.get(p) ?? 0) + 1);
       row.push(value);
     }
     nodeRows.push(row);
@@ -629,8 +640,8 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Indexed properties some node written in this transaction has: each gets its index if it has none yet. */
-  private readonly propertiesSeen = new Set<string>();
+  /** How many nodes written in this transaction have each indexed property (see PROPERTY_INDEX_MIN_NODES). */
+  private readonly propertyCounts = new Map<string, number>();
 
   /** Names of nodes a patch added, changed or removed. */
   private readonly namesTouched = new Set<string>();

@@ -1,10 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { Language } from '../ir.js';
 import { type ParseJob, type ParseResult, runJob } from './job.js';
+import { ParseQueue } from './queue.js';
 
 /** Below this many files, starting workers (each loads the parser runtime and grammars) costs more than it saves. */
 const MIN_JOBS_FOR_WORKERS = 100;
 const MAX_WORKERS = 4;
+const JOBS_IN_FLIGHT = 4;
 
 /**
  * How many worker threads parse beside this one: `SEXTANT_PARSE_WORKERS` when set (0: this thread alone); else,
@@ -31,38 +34,47 @@ export async function runParseJobs(jobs: readonly ParseJob[], workers: number, o
   }
   // Under tsx (tests, scripts) this module is TypeScript, and so is the worker.
   const url = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-  let next = 0;
+  const queue = new ParseQueue(jobs);
   const retry: ParseJob[] = [];
   const lane = (): Promise<void> =>
     new Promise((done) => {
       const worker = new Worker(url);
-      let current: ParseJob | undefined;
+      const warm = new Set<Language>();
+      // Several jobs in flight: a worker that had to wait for this thread to finish its own job before it got
+      // the next one would sit idle half the time.
+      const inFlight = new Map<number, ParseJob>();
       const feed = (): void => {
-        current = jobs[next++];
-        if (current) worker.postMessage(current);
-        else void worker.terminate().then(() => done());
+        while (inFlight.size < JOBS_IN_FLIGHT) {
+          const job = queue.take(warm);
+          if (!job) break;
+          inFlight.set(job.id, job);
+          worker.postMessage(job);
+        }
+        if (inFlight.size === 0) void worker.terminate().then(() => done());
       };
       worker.on('message', (result: ParseResult) => {
-        onResult(current!, result);
+        const job = inFlight.get(result.id)!;
+        inFlight.delete(result.id);
+        onResult(job, result);
         feed();
       });
       worker.on('error', () => {
-        if (current) retry.push(current);
-        current = undefined;
+        retry.push(...inFlight.values());
+        inFlight.clear();
         done();
       });
       feed();
     });
   // This thread takes jobs from the same queue between handling results.
+  const warm = new Set<Language>();
   const own = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const job = jobs[next++]!;
+    for (let job = queue.take(warm); job; job = queue.take(warm)) {
       onResult(job, await runJob(job));
       await new Promise((tick) => setImmediate(tick));
     }
   };
   await Promise.all([...Array.from({ length: Math.min(workers, jobs.length) }, lane), own()]);
-  // A worker that died left the rest of the queue to the others, or to this thread.
-  while (next < jobs.length) retry.push(jobs[next++]!);
+  // What no thread took up (too little to repay a warm-up), and the jobs a dead worker had in flight.
+  for (let job = queue.take(warm, true); job; job = queue.take(warm, true)) onResult(job, await runJob(job));
   for (const job of retry) onResult(job, await runJob(job));
 }
