@@ -33,7 +33,7 @@ import { Rng, RssSampler, gc, log, mb, round, storeBytes, timeTool, type ToolCal
 const SOURCE = 'estate';
 /** Targets from issue 3, on a 2-core machine. Tool latencies are checked against run.ts's p95 budgets (none for impact). */
 export const CODE_BUDGETS = {
-  cold_files_per_s_min: 300,
+  cold_java_files_per_s_min: 300,
   incremental_median_ms_max: 500,
   large_files_per_s_min: 300,
   large_peak_rss_mb_max: 1024,
@@ -369,6 +369,12 @@ export interface CodeEstateReport {
   estate: EstateReport;
   /** In a child process, as `sextant index` runs (the budget is on this one). */
   cold: IndexRun & { process_seconds: number };
+  /**
+   * The same shape with no Kotlin, cold in a child process: issue 3's target counts Java files per second (the
+   * budget is on this one; Kotlin files cost more, and the Kotlin grammar's code takes about a second of CPU to
+   * optimise in each process, so `cold` above is the stricter figure).
+   */
+  cold_java: IndexRun & { process_seconds: number; estate: EstateReport };
   /** The same cold index inside the bench process, for comparison; `max_rss_mb` is left out (the whole bench's). */
   cold_in_process: Omit<IndexRun, 'max_rss_mb'>;
   /** One-file updates as `index --watch` applies them (the budget), then as one-shot `sextant index` runs. */
@@ -393,10 +399,10 @@ interface EstateReport {
   generate_seconds: number;
 }
 
-async function generate(dir: string, files: number, perService: number): Promise<EstateReport> {
+async function generate(dir: string, files: number, perService: number, kotlinShare?: number): Promise<EstateReport> {
   const t0 = performance.now();
   const s = shape(files, perService);
-  const stats: EstateStats = await generateEstate(dir, s);
+  const stats: EstateStats = await generateEstate(dir, kotlinShare === undefined ? s : { ...s, kotlinShare });
   return {
     services: stats.services.length,
     files_per_service: s.filesPerService,
@@ -429,6 +435,14 @@ export async function runCodeEstate(opts: CodeOptions, toolBudgetsP95: Readonly<
     // Cold means a new process, as `sextant index` runs: JIT and heap start empty (the budget is on this one).
     const cold = await indexInChild(root, storeDir);
     log(`code: cold ${cold.files} files in ${cold.seconds} s (${cold.files_per_s} files/s, ${cold.lines_per_s} lines/s) in a child process, ${cold.nodes} nodes, ${cold.edges} edges, ${cold.store_mb} MB, max RSS ${cold.max_rss_mb} MB; breakdown ${JSON.stringify(cold.breakdown)}`);
+    // The same shape in Java alone: the target counts Java files per second.
+    const javaRoot = join(base, 'estate-java');
+    const javaStore = join(base, 'store-java');
+    const javaEstate = await generate(javaRoot, opts.files, opts.filesPerService, 0);
+    const coldJava = { ...(await indexInChild(javaRoot, javaStore)), estate: javaEstate };
+    rmSync(javaStore, { recursive: true, force: true });
+    if (!opts.keep) rmSync(javaRoot, { recursive: true, force: true });
+    log(`code: cold, Java only: ${coldJava.files} files in ${coldJava.seconds} s (${coldJava.files_per_s} files/s); breakdown ${JSON.stringify(coldJava.breakdown)}`);
     // The same index built inside this process (which has just generated the estate), for comparison.
     gc();
     const rss = new RssSampler();
@@ -502,7 +516,7 @@ export async function runCodeEstate(opts: CodeOptions, toolBudgetsP95: Readonly<
       if (!name.endsWith('_p95_ms')) targets &&= pass;
       within[name] = { value, [atLeast ? 'min' : 'max']: budget, unit, pass };
     };
-    check('cold_files_per_s', cold.files_per_s, CODE_BUDGETS.cold_files_per_s_min, true, 'files/s');
+    check('cold_java_files_per_s', coldJava.files_per_s, CODE_BUDGETS.cold_java_files_per_s_min, true, 'files/s');
     check('incremental_median_ms', incremental.watching.median_build_ms, CODE_BUDGETS.incremental_median_ms_max, false, 'ms');
     if (large) {
       check('large_files_per_s', large.cold.files_per_s, CODE_BUDGETS.large_files_per_s_min, true, 'files/s');
@@ -524,6 +538,7 @@ export async function runCodeEstate(opts: CodeOptions, toolBudgetsP95: Readonly<
       options,
       estate,
       cold,
+      cold_java: coldJava,
       cold_in_process: (({ max_rss_mb: _, ...rest }) => rest)(coldInProcess),
       incremental,
       workload: workload.picks,

@@ -263,7 +263,7 @@ export class SqliteStore implements Store {
       db.pragma(`journal_mode = ${journal()}`);
     }
     db.pragma('synchronous = NORMAL');
-    db.pragma('cache_size = -131072');
+    db.pragma('cache_size = -32768');
     const store = new SqliteStore(ontology, absDir, db);
     store.walAfterFirstWrite = created;
     // An empty, stale or mismatched index is reset inside the first write transaction, so readers keep the old
