@@ -64,6 +64,13 @@ describe('code graph through sextant call', () => {
     assert.deepEqual(impactSets(r), expected);
   });
 
+  test('trace of a request from one service into another, end to end', async () => {
+    const r = await cli('trace', { from: 'order-service POST /orders' });
+    assert.deepEqual(r.services.map((s: any) => s.service), ['order-service', 'billing-service']);
+    assert.deepEqual(r.crossings.map((c: any) => `${c.edge_type} ${c.route.qualified_name}`), ['ASYNC_CALLS billing-service kafka orders.events', 'HTTP_CALLS billing-service POST /invoices']);
+    assert.equal(r.hops.at(-1).to.qualified_name, 'com.acme.billing.web.InvoiceController#create(CreateInvoiceRequest)');
+  });
+
   test('a bad edge type is a usage-level tool error with exit 1', async () => {
     const r = await runCli(['call', 'impact', JSON.stringify({ ids: ['x'], edge_types: ['CALS'] }), '--store', storeDir]);
     assert.equal(r.code, 1);
@@ -111,6 +118,13 @@ describe('code graph through the MCP client (stdio)', () => {
     assert.equal(out.edges[0].attrs.strategy, 'unresolved');
     const described = await call('describe', { id: await id(`${O}service.OrderService#cancel(Long)`) });
     assert.equal(described.node.edges.CALLS.out, 3);
+  });
+
+  test('trace over MCP: the shortest path from a route to the handler in another service', async () => {
+    const r = await call('trace', { from: 'order-service POST /orders', to: 'com.acme.billing.web.InvoiceController#create(CreateInvoiceRequest)' });
+    assert.equal(r.length, 9);
+    assert.deepEqual(r.paths[0].services, ['order-service', 'billing-service']);
+    assert.deepEqual(r.paths[0].hops.filter((h: any) => h.to.service !== 'order-service').map((h: any) => `${h.edge_type} ${h.to.qualified_name}`), ['HTTP_CALLS billing-service POST /invoices', 'EXPOSES com.acme.billing.web.InvoiceController#create(CreateInvoiceRequest)']);
   });
 
   test('impact over MCP', async () => {

@@ -7,6 +7,7 @@ import { impactTool } from './tools/impact.js';
 import { neighborsTool } from './tools/neighbors.js';
 import { resolveTool } from './tools/resolve.js';
 import { searchTool } from './tools/search.js';
+import { traceTool } from './tools/trace.js';
 import { asObject } from './coerce.js';
 import type { Ontology } from '../graph/ontology/index.js';
 
@@ -14,7 +15,7 @@ export type { ToolContext, ToolDef } from './tool.js';
 export { ToolError } from './errors.js';
 
 /** Every query tool, in the order they are presented. */
-export const TOOLS: readonly ToolDef[] = [searchTool, findTool, describeTool, neighborsTool, resolveTool, impactTool];
+export const TOOLS: readonly ToolDef[] = [searchTool, findTool, describeTool, neighborsTool, resolveTool, traceTool, impactTool];
 
 export type ToolResult = ({ ok: true } & Record<string, unknown>) | { ok: false; error: ToolErrorBody };
 

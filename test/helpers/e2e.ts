@@ -17,7 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'sextant.js');
-export const TOOL_NAMES = ['search', 'find', 'describe', 'neighbors', 'resolve', 'impact'] as const;
+export const TOOL_NAMES = ['search', 'find', 'describe', 'neighbors', 'resolve', 'trace', 'impact'] as const;
 
 if (!existsSync(join(REPO_ROOT, 'dist', 'surfaces', 'cli', 'main.js'))) {
   throw new Error('dist/ is missing: run `npm run build` before the end-to-end tests.');

@@ -72,7 +72,7 @@ function safeTest(pattern: string, text: string): boolean {
 }
 
 /** The first tier with any match, and its matches. */
-async function lookup(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<{ tier: Tier; found: NodeRecord[] } | undefined> {
+export async function lookupIdentifier(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<{ tier: Tier; found: NodeRecord[] } | undefined> {
   for (const tier of TIERS) {
     const found = await tier.lookup(ctx, identifier, kinds);
     if (found.length > 0) return { tier, found };
@@ -97,7 +97,7 @@ export const resolveTool: ToolDef = {
     const identifier = asString(args.identifier, 'identifier')!;
     const kind = asEnum(args.kind, 'kind', ctx.ontology.kindNames(), 'kind');
     const kinds = kind ? [kind] : undefined;
-    const match = await lookup(ctx, identifier, kinds);
+    const match = await lookupIdentifier(ctx, identifier, kinds);
     if (match) {
       const { tier, found } = match;
       if (found.length === 1) {
@@ -127,7 +127,7 @@ async function noneAnswer(ctx: ToolContext, identifier: string, kind: string | u
   const hints: Hint[] = [];
   const absence: Record<string, unknown> = { reason: `nothing is named ${JSON.stringify(identifier)}${kind ? ` among ${kind} nodes` : ''}` };
   if (kind) {
-    const other = await lookup(ctx, identifier, undefined);
+    const other = await lookupIdentifier(ctx, identifier, undefined);
     if (other) {
       absence.other_kinds = other.found.slice(0, MAX_CANDIDATES).map((n) => listEntry(ctx.ontology, n));
       hints.push({ tool: 'resolve', args: { identifier }, reason: 'the name exists under another kind' });

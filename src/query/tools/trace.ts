@@ -1,0 +1,333 @@
+import type { EdgeRow } from '../../graph/store.js';
+import { toRef, type NodeRecord, type NodeRef, type PropValue } from '../../graph/types.js';
+import { asBoolean, asEnum, asInteger, asNumber, asString, asStringList } from '../coerce.js';
+import { fail } from '../errors.js';
+import { limitHints, type Hint } from '../hints.js';
+import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
+import { lookupIdentifier } from './resolve.js';
+
+/**
+ * The steps a request takes, as (edge type, direction) pairs: a route is served by the handler that EXPOSES it, a
+ * method CALLS methods, a call to an interface or overridden method reaches the methods that OVERRIDE it, a
+ * method that DECLARES a client or producer leaves the service through it, and HTTP_CALLS / ASYNC_CALLS arrive
+ * at another route.
+ */
+const FLOW_STEPS = [
+  { type: 'EXPOSES', direction: 'in' },
+  { type: 'CALLS', direction: 'out' },
+  { type: 'OVERRIDES', direction: 'in' },
+  { type: 'DECLARES_CLIENT', direction: 'out' },
+  { type: 'HTTP_CALLS', direction: 'out' },
+  { type: 'DECLARES_PRODUCER', direction: 'out' },
+  { type: 'ASYNC_CALLS', direction: 'out' },
+] as const;
+
+/** Edge types a path may also use when asked for (walked from → to, as the edge points). */
+const OTHER_PATH_TYPES = ['DECLARES', 'INJECTS', 'IMPLEMENTS', 'EXTENDS', 'SERVICE_CALLS'] as const;
+const TRACE_EDGE_TYPES = [...FLOW_STEPS.map((s) => s.type), ...OTHER_PATH_TYPES] as const;
+const CROSSING = new Set(['HTTP_CALLS', 'ASYNC_CALLS']);
+/** How many nodes a trace may visit before it stops and says so. */
+const MAX_VISITED = 20_000;
+const PAGE = 2000;
+
+type Step = { type: string; direction: 'in' | 'out' };
+
+interface Hop {
+  depth: number;
+  from: string;
+  edge_type: string;
+  to: NodeRecord;
+  attrs: Record<string, PropValue>;
+}
+
+/** A node as a trace shows it: where it is, plus what says where a request goes for routes, clients and producers. */
+function hopNode(node: NodeRecord): NodeRef & Record<string, PropValue> {
+  const out: NodeRef & Record<string, PropValue> = { ...toRef(node) };
+  for (const key of ['protocol', 'http_method', 'path', 'destination', 'target_service', 'match', 'declared', 'resolved'] as const) {
+    const v = node.props[key];
+    if (v !== undefined && v !== null && (node.kind !== 'symbol' || key === 'resolved')) out[key] = v;
+  }
+  return out;
+}
+
+function edgeFacts(attrs: Record<string, PropValue>): Record<string, PropValue> {
+  const out: Record<string, PropValue> = {};
+  for (const key of ['confidence', 'strategy', 'match', 'line'] as const) if (attrs[key] !== undefined && attrs[key] !== null) out[key] = attrs[key]!;
+  return out;
+}
+
+/** The one node an argument names: an id, an exact qualified name, or what `resolve` understands. */
+async function oneNode(ctx: ToolContext, given: string, argument: string): Promise<NodeRecord> {
+  const match = await lookupIdentifier(ctx, given, undefined);
+  if (match?.found.length === 1) return match.found[0]!;
+  if (match && match.found.length > 1) {
+    fail({
+      code: 'ambiguous',
+      argument,
+      message: `${JSON.stringify(given)} names ${match.found.length > 20 ? 'more than 20' : match.found.length} nodes (${match.tier.reason}): ${match.found.slice(0, 5).map((n) => `${n.kind} ${n.qualified_name}`).join('; ')}${match.found.length > 5 ? '; …' : ''}. trace needs one: pass an id.`,
+      hints: [{ tool: 'resolve', args: { identifier: given }, reason: 'see every candidate with its id' }],
+    });
+  }
+  fail({ code: 'not_found', argument, message: `Nothing is named ${JSON.stringify(given)}. Use \`resolve\` or \`search\` to find the node.`, hints: [{ tool: 'resolve', args: { identifier: given }, reason: 'did-you-mean for this name' }] });
+}
+
+/** Whether a walk continues through this node: external library code, unresolved call sites and undeclared routes end it. */
+function passable(node: NodeRecord, includeExternal: boolean): boolean {
+  if (node.kind === 'unresolved_call') return false;
+  if (node.kind === 'route' && node.props.declared === false) return false;
+  if (node.kind === 'symbol' && node.props.resolved === false) return includeExternal;
+  return true;
+}
+
+/** Outgoing steps of `ids`, grouped by origin in the store's stable order. */
+async function stepsFrom(ctx: ToolContext, ids: readonly string[], steps: readonly Step[], minConfidence: number): Promise<Map<string, EdgeRow[]>> {
+  const byOrigin = new Map<string, EdgeRow[]>();
+  for (const direction of ['out', 'in'] as const) {
+    const types = steps.filter((s) => s.direction === direction).map((s) => s.type);
+    if (!types.length) continue;
+    for (let i = 0; i < ids.length; i += 100) {
+      const chunk = ids.slice(i, i + 100);
+      for (let offset = 0; ; offset += PAGE) {
+        const { rows, total } = await ctx.store.edges({ ids: chunk, direction, types, edge: minConfidence > 0 ? [{ attr: 'confidence', op: 'gte', value: minConfidence }] : [], limit: PAGE, offset });
+        for (const r of rows) {
+          let list = byOrigin.get(r.origin);
+          if (!list) byOrigin.set(r.origin, (list = []));
+          list.push(r);
+        }
+        if (offset + rows.length >= total || !rows.length) break;
+      }
+    }
+  }
+  // Leaving the service first, so a breadth cap drops local detail before a remote call.
+  const rank = (t: string) => (t === 'EXPOSES' || t === 'DECLARES_CLIENT' || t === 'DECLARES_PRODUCER' || CROSSING.has(t) ? 0 : t === 'OVERRIDES' ? 1 : 2);
+  for (const list of byOrigin.values()) list.sort((a, b) => rank(a.type) - rank(b.type));
+  return byOrigin;
+}
+
+/** Where a flow starts: a service's declared routes, or the node itself. */
+async function flowRoots(ctx: ToolContext, start: NodeRecord, breadth: number): Promise<{ roots: NodeRecord[]; more: boolean }> {
+  if (start.kind === 'service') {
+    const { nodes, total } = await ctx.store.findNodes({ kinds: ['route'], predicates: [{ property: 'service', op: 'in', values: [start.name] }, { property: 'declared', op: 'in', values: [true] }], limit: breadth, offset: 0 });
+    return { roots: nodes, more: total > nodes.length };
+  }
+  return { roots: [start], more: false };
+}
+
+export const traceTool: ToolDef = {
+  name: 'trace',
+  title: 'Follow a request across services, or find the paths between two nodes',
+  description: () =>
+    [
+      'Without `to`: the request flow from a route, a handler method or a service (its routes): route → handler (EXPOSES) → calls (CALLS, and OVERRIDES to the implementations of an interface method) → clients and producers (DECLARES_CLIENT, DECLARES_PRODUCER) → the routes they reach in other services (HTTP_CALLS, ASYNC_CALLS) → their handlers → …, breadth-first, each node once, bounded by `max_depth`, `max_breadth` per node and `limit` hops.',
+      'By default (`prune`) only hops on the way to a client, producer or another route are kept, so the answer is the path a request takes between services; `prune: false` shows every call.',
+      'Each hop gives its depth, edge type, the node reached (with service) and the edge\'s confidence, strategy and match; `services` lists the services in the order reached and `crossings` each hop from one service to another.',
+      'With `to`: the shortest paths from `from` to `to` over the same steps (or `edge_types`), up to `max_paths` of them. Two services: paths over SERVICE_CALLS.',
+      '`from` and `to` take an id, an exact qualified name, or anything `resolve` understands that names one node (`GET /orders/{id}`, `order-service`, a topic).',
+    ].join('\n'),
+  params: () => [
+    { name: 'from', description: 'Where to start: a route, handler method, type or service (id, qualified name, route like `POST /orders`, service name).', schema: { type: 'string', minLength: 1 }, required: true },
+    { name: 'to', description: 'Where to end: find the shortest paths instead of the whole flow.', schema: { type: 'string', minLength: 1 } },
+    { name: 'max_depth', description: 'Most hops from `from` (default 12, at most 30).', schema: { type: 'integer', minimum: 1, maximum: 30, default: 12 } },
+    { name: 'max_breadth', description: 'Most next hops followed from one node; the rest are counted (default 25, at most 500).', schema: { type: 'integer', minimum: 1, maximum: 500, default: 25 } },
+    { name: 'edge_types', description: `Edge types to walk (default: the request flow, ${FLOW_STEPS.map((s) => s.type).join(', ')}).`, schema: stringListSchema({ type: 'string', enum: [...TRACE_EDGE_TYPES] }) },
+    { name: 'min_confidence', description: 'Follow only edges at least this sure, 0..1 (default 0.5).', schema: { type: 'number', minimum: 0, maximum: 1, default: 0.5 } },
+    { name: 'prune', description: 'Flow only: keep just the hops that lead to a client, producer or route (default true).', schema: { type: 'boolean', default: true } },
+    { name: 'include_external', description: 'Also walk into library code (resolved: false symbols; default false: they end a branch).', schema: { type: 'boolean', default: false } },
+    { name: 'max_paths', description: 'With `to`: most shortest paths returned (default 5, at most 50).', schema: { type: 'integer', minimum: 1, maximum: 50, default: 5 } },
+    { name: 'limit', description: 'Flow: most hops returned (default 200, at most 2000).', schema: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
+  ],
+  run: async (ctx, args) => {
+    const fromArg = asString(args.from, 'from')!;
+    const toArg = asString(args.to, 'to');
+    const maxDepth = asInteger(args.max_depth, 'max_depth', { min: 1, max: 30 }) ?? 12;
+    const breadth = asInteger(args.max_breadth, 'max_breadth', { min: 1, max: 500 }) ?? 25;
+    const types = asStringList(args.edge_types, 'edge_types')?.map((t) => asEnum(t, 'edge_types', TRACE_EDGE_TYPES, 'edge type')!);
+    const minConfidence = asNumber(args.min_confidence, 'min_confidence') ?? 0.5;
+    if (minConfidence < 0 || minConfidence > 1) fail({ code: 'out_of_range', argument: 'min_confidence', message: `min_confidence must be between 0 and 1; got ${minConfidence}.` });
+    const prune = asBoolean(args.prune, 'prune') ?? true;
+    const includeExternal = asBoolean(args.include_external, 'include_external') ?? false;
+    const maxPaths = asInteger(args.max_paths, 'max_paths', { min: 1, max: 50 }) ?? 5;
+    const limit = asInteger(args.limit, 'limit', { min: 1, max: 2000 }) ?? 200;
+    const start = await oneNode(ctx, fromArg, 'from');
+    const end = toArg === undefined ? undefined : await oneNode(ctx, toArg, 'to');
+    const bothServices = start.kind === 'service' && end?.kind === 'service';
+    const steps: Step[] = types
+      ? [...new Set(types)].map((t) => ({ type: t, direction: FLOW_STEPS.find((s) => s.type === t)?.direction ?? 'out' }))
+      : bothServices ? [{ type: 'SERVICE_CALLS', direction: 'out' }] : FLOW_STEPS.map((s) => ({ ...s }));
+    const walk = { steps, maxDepth, breadth, minConfidence, includeExternal };
+    return end ? paths(ctx, start, end, walk, maxPaths, args) : flow(ctx, start, walk, prune, limit, args);
+  },
+};
+
+interface Walk {
+  steps: Step[];
+  maxDepth: number;
+  breadth: number;
+  minConfidence: number;
+  includeExternal: boolean;
+}
+
+async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: boolean, limit: number, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { roots, more: moreRoots } = await flowRoots(ctx, start, walk.breadth);
+  const seen = new Set<string>([start.id, ...roots.map((r) => r.id)]);
+  const parent = new Map<string, Hop>();
+  const hops: Hop[] = [];
+  const cut: { id: string; followed: number; total: number }[] = [];
+  let frontier = roots.filter((r) => passable(r, walk.includeExternal)).map((r) => r.id);
+  let depth = 0;
+  let exhausted = false;
+  while (frontier.length && depth < walk.maxDepth) {
+    depth++;
+    const next: string[] = [];
+    const rows = await stepsFrom(ctx, frontier, walk.steps, walk.minConfidence);
+    for (const id of frontier) {
+      // Each next node once (a method may call another from several lines), library code only when asked.
+      const targets = new Map<string, EdgeRow>();
+      for (const r of rows.get(id) ?? []) {
+        if (seen.has(r.other.id) || targets.has(r.other.id) || r.other.kind === 'unresolved_call') continue;
+        if (r.other.kind === 'symbol' && r.other.props.resolved === false && !walk.includeExternal) continue;
+        targets.set(r.other.id, r);
+      }
+      let followed = 0;
+      for (const r of targets.values()) {
+        if (followed >= walk.breadth) break;
+        seen.add(r.other.id);
+        followed++;
+        const hop: Hop = { depth, from: id, edge_type: r.type, to: r.other, attrs: r.attrs };
+        hops.push(hop);
+        parent.set(r.other.id, hop);
+        if (passable(r.other, walk.includeExternal)) next.push(r.other.id);
+      }
+      const total = targets.size;
+      if (total > followed) cut.push({ id, followed, total });
+    }
+    if (seen.size > MAX_VISITED) {
+      exhausted = true;
+      break;
+    }
+    frontier = next;
+  }
+  const deeper = frontier.length > 0 && depth >= walk.maxDepth;
+  // Pruning keeps a hop when it, or a hop below it, reaches a client, producer or route.
+  let kept = hops;
+  if (prune) {
+    const keep = new Set<string>();
+    for (const h of hops) {
+      if (h.to.kind !== 'route' && h.to.kind !== 'client' && h.to.kind !== 'producer') continue;
+      for (let id: string | undefined = h.to.id; id && !keep.has(id); id = parent.get(id)?.from) keep.add(id);
+    }
+    // And the handler serving each route reached: where the request lands on the other side.
+    for (const h of hops) if (h.edge_type === 'EXPOSES' && keep.has(h.from)) keep.add(h.to.id);
+    kept = hops.filter((h) => keep.has(h.to.id));
+  }
+  const truncated = kept.length > limit;
+  const shown = kept.slice(0, limit);
+  const nodesById = new Map<string, NodeRecord>([[start.id, start], ...roots.map((r) => [r.id, r] as const), ...hops.map((h) => [h.to.id, h.to] as const)]);
+  const services: { service: string; depth: number }[] = [];
+  const startService = start.kind === 'service' ? start.name : start.service;
+  if (startService) services.push({ service: startService, depth: 0 });
+  for (const h of shown) if (h.to.service && !services.some((s) => s.service === h.to.service)) services.push({ service: h.to.service, depth: h.depth });
+  const crossings = shown
+    .filter((h) => CROSSING.has(h.edge_type))
+    .map((h) => {
+      const from = nodesById.get(h.from)!;
+      return { depth: h.depth, from_service: from.service ?? null, to_service: h.to.service ?? null, edge_type: h.edge_type, via: hopNode(from), route: hopNode(h.to), ...edgeFacts(h.attrs) };
+    });
+  const result: Record<string, unknown> = {
+    ok: true,
+    mode: 'flow',
+    from: hopNode(start),
+    ...(start.kind === 'service' ? { roots: roots.map(hopNode) } : {}),
+    services,
+    crossings,
+    hops: shown.map((h) => ({ depth: h.depth, from: h.from, edge_type: h.edge_type, to: hopNode(h.to), ...edgeFacts(h.attrs) })),
+    total_hops: kept.length,
+    ...(prune ? { pruned: hops.length - kept.length } : {}),
+    has_more: truncated || deeper || exhausted || moreRoots || cut.length > 0,
+    ...(cut.length ? { breadth_cut: cut.slice(0, 20).map((c) => ({ node: c.id, followed: c.followed, total: c.total })) } : {}),
+    ...(deeper ? { depth_cut: true } : {}),
+  };
+  const hints: (Hint | undefined)[] = [];
+  if (deeper) hints.push({ tool: 'trace', args: { ...args, max_depth: Math.min(30, walk.maxDepth * 2) }, reason: 'the flow goes deeper than max_depth' });
+  if (cut.length || moreRoots) hints.push({ tool: 'trace', args: { ...args, max_breadth: Math.min(500, walk.breadth * 4) }, reason: 'some nodes have more next hops than max_breadth' });
+  if (truncated) hints.push({ tool: 'trace', args: { ...args, limit: Math.min(2000, limit * 4) }, reason: 'more hops than limit' });
+  const firstCrossing = crossings[0];
+  if (firstCrossing) hints.push({ tool: 'describe', args: { id: firstCrossing.route.id }, reason: `the ${firstCrossing.to_service ?? 'remote'} route this request reaches, with its other callers` });
+  if (!shown.length) {
+    result.absence = {
+      reason: hops.length ? 'nothing_leaves' : 'no_steps',
+      message: hops.length
+        ? `From ${start.qualified_name}, ${hops.length} hop(s) stay inside local code: no client, producer or route is reached within ${walk.maxDepth} hops.`
+        : `${start.qualified_name} has no ${walk.steps.map((s) => s.type).join('/')} edges to follow${walk.minConfidence > 0 ? ` at confidence ≥ ${walk.minConfidence}` : ''}.`,
+    };
+    if (hops.length && prune) hints.push({ tool: 'trace', args: { ...args, prune: false }, reason: 'see the local calls too' });
+    hints.push({ tool: 'neighbors', args: { ids: [start.id], direction: 'both', edge_types: [...new Set(walk.steps.map((s) => s.type))] }, reason: 'every edge of these kinds around the start' });
+  }
+  result.hints = limitHints(hints);
+  return result;
+}
+
+async function paths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, walk: Walk, maxPaths: number, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  // Breadth-first, keeping every parent at the shortest depth so that all shortest paths can be listed.
+  const depthOf = new Map<string, number>([[start.id, 0]]);
+  const parents = new Map<string, Hop[]>();
+  const nodes = new Map<string, NodeRecord>([[start.id, start]]);
+  let frontier = [start.id];
+  let found = start.id === end.id;
+  let depth = 0;
+  while (!found && frontier.length && depth < walk.maxDepth && depthOf.size <= MAX_VISITED) {
+    depth++;
+    const next: string[] = [];
+    const rows = await stepsFrom(ctx, frontier, walk.steps, walk.minConfidence);
+    for (const id of frontier) {
+      for (const r of rows.get(id) ?? []) {
+        const other = r.other;
+        const known = depthOf.get(other.id);
+        if (known !== undefined && known < depth) continue;
+        if (known === undefined) {
+          depthOf.set(other.id, depth);
+          nodes.set(other.id, other);
+          if (passable(other, walk.includeExternal) || other.id === end.id) next.push(other.id);
+        }
+        let list = parents.get(other.id);
+        if (!list) parents.set(other.id, (list = []));
+        list.push({ depth, from: id, edge_type: r.type, to: other, attrs: r.attrs });
+        if (other.id === end.id) found = true;
+      }
+    }
+    frontier = next;
+  }
+  const out: Hop[][] = [];
+  if (found) {
+    const extend = (id: string, suffix: Hop[]): void => {
+      if (out.length >= maxPaths) return;
+      if (id === start.id) {
+        out.push(suffix);
+        return;
+      }
+      for (const hop of parents.get(id) ?? []) extend(hop.from, [hop, ...suffix]);
+    };
+    extend(end.id, []);
+  }
+  const result: Record<string, unknown> = {
+    ok: true,
+    mode: 'paths',
+    from: hopNode(start),
+    to: hopNode(end),
+    length: found ? depthOf.get(end.id) ?? 0 : null,
+    paths: out.map((p) => ({ services: [...new Set([start.service, ...p.map((h) => h.to.service)].filter((s): s is string => !!s))], hops: p.map((h) => ({ from: h.from, edge_type: h.edge_type, to: hopNode(h.to), ...edgeFacts(h.attrs) })) })),
+    has_more: found && out.length >= maxPaths,
+  };
+  const hints: (Hint | undefined)[] = [];
+  if (!found) {
+    result.absence = {
+      reason: 'no_path',
+      message: `No path from ${start.qualified_name} to ${end.qualified_name} over ${[...new Set(walk.steps.map((s) => `${s.type}${s.direction === 'in' ? ' (backwards)' : ''}`))].join(', ')} within ${walk.maxDepth} hops${walk.minConfidence > 0 ? ` at confidence ≥ ${walk.minConfidence}` : ''}; ${depthOf.size - 1} node(s) were reachable.`,
+    };
+    if (depth >= walk.maxDepth && frontier.length) hints.push({ tool: 'trace', args: { ...args, max_depth: Math.min(30, walk.maxDepth * 2) }, reason: 'search deeper' });
+    hints.push({ tool: 'trace', args: { ...args, from: end.id, to: start.id }, reason: 'the other direction' });
+    hints.push({ tool: 'trace', args: { from: start.id }, reason: `where a request from ${start.name} does go` });
+  } else if (out.length >= maxPaths) hints.push({ tool: 'trace', args: { ...args, max_paths: Math.min(50, maxPaths * 4) }, reason: 'more shortest paths exist' });
+  result.hints = limitHints(hints);
+  return result;
+}
