@@ -787,6 +787,9 @@ describe('code sources', () => {
         '      types: {com.acme.Foo: CONFIG}',
         '    capabilities:',
         '      annotations: {Outbox: [MESSAGE_PRODUCER]}',
+        '    links:',
+        '      clients: {com.acme.orders.StockClient: inventory-service}',
+        '      destinations: {"com.acme.orders.Outbox#flush()": orders.events}',
         '  - name: other',
         '    kind: code',
       ),
@@ -800,7 +803,9 @@ describe('code sources', () => {
       exclude: ['legacy/'],
       roles: { annotations: { DomainService: 'SERVICE' }, types: { 'com.acme.Foo': 'CONFIG' } },
       capabilities: { annotations: { Outbox: ['MESSAGE_PRODUCER'] }, types: {} },
+      links: { clients: { 'com.acme.orders.StockClient': 'inventory-service' }, destinations: { 'com.acme.orders.Outbox#flush()': 'orders.events' } },
     });
+    assert.deepEqual((config.sources[1] as { links: unknown }).links, { clients: {}, destinations: {} });
     assert.equal((config.sources[1] as { path: string }).path, '/repo');
   });
 
@@ -817,5 +822,19 @@ describe('code sources', () => {
     assert.match(messages, /`SERVCE`, which is not one of .*Did you mean `SERVICE`\?/);
     assert.match(messages, /fqns/);
     assert.match(messages, /headers/);
+  });
+
+  test('links: a map of two groups of name → string; anything else says how to write it', () => {
+    let err: unknown;
+    try {
+      parseWorkspaceConfig(lines('sources:', '  - name: estate', '    kind: code', '    links:', '      clients: [a, b]', '      destinations: {x: {nested: 1}}', '      topics: {}'), { path: '/repo/sextant.yaml', env: {} });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof ConfigError);
+    const messages = (err as ConfigError).issues.map((i) => i.message).join('\n');
+    assert.match(messages, /`clients` in `links` in source `estate` must be a map of qualified name to a service name, got a list/);
+    assert.match(messages, /`x` in `links` in source `estate` must map to a topic, queue or destination, got a map/);
+    assert.match(messages, /topics/);
   });
 });

@@ -84,7 +84,7 @@ function workspace(root: string): WorkspaceConfig {
     include_tests: false,
     exclude: [],
     roles: { annotations: {}, types: {} },
-    capabilities: { annotations: {}, types: {} },
+    capabilities: { annotations: {}, types: {} }, links: { clients: {}, destinations: {} },
   };
   return { dir: root, sources: [source] };
 }

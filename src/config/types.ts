@@ -28,6 +28,16 @@ export interface CodeSourceConfig {
   roles: { annotations: Record<string, Role>; types: Record<string, Role> };
   /** Capability overrides (added to the detected ones): by annotation simple name, or by type qualified name. */
   capabilities: { annotations: Record<string, Capability[]>; types: Record<string, Capability[]> };
+  /**
+   * Links the source cannot reveal, pinned: `clients` maps a calling method or a type (qualified name) to the
+   * service its HTTP calls go to; `destinations` maps one to the topic or queue its sends go to.
+   */
+  links: CodeLinkPins;
+}
+
+export interface CodeLinkPins {
+  clients: Record<string, string>;
+  destinations: Record<string, string>;
 }
 
 export type SourceConfig = GraphqlSourceConfig | CodeSourceConfig;

@@ -15,7 +15,7 @@ import { closest } from '../search/similarity.js';
 import { expandEnv, type Env } from './env.js';
 import { ConfigError, type ConfigIssue, type ConfigIssueCode } from './errors.js';
 import { CAPABILITIES, ROLES } from '../graph/ontology/code.js';
-import type { CodeSourceConfig, GraphqlSourceConfig, SourceConfig, WorkspaceConfig } from './types.js';
+import type { CodeLinkPins, CodeSourceConfig, GraphqlSourceConfig, SourceConfig, WorkspaceConfig } from './types.js';
 
 export { ConfigError, formatIssue } from './errors.js';
 export type { ConfigErrorCode, ConfigIssue, ConfigIssueCode } from './errors.js';
@@ -160,6 +160,7 @@ export const SOURCE_KINDS = {
       exclude: 'gitignore-style patterns of files or directories to skip, relative to `path`: a pattern or a list',
       roles: 'role overrides: `annotations: {Annotation: ROLE}` and/or `types: {com.acme.Type: ROLE}`',
       capabilities: 'capabilities to add: `annotations: {Annotation: [CAPABILITY]}` and/or `types: {com.acme.Type: [CAPABILITY]}`',
+      links: 'links the source cannot reveal: `clients: {com.acme.Type or com.acme.Type#method(Arg): target-service}` and/or `destinations: {…: topic}`',
     },
     read: readCodeSource,
   },
@@ -422,7 +423,8 @@ function readCodeSource({ r, name, place, entries }: SourceInput): CodeSourceCon
   const exclude = readStringList(r, entries.get('exclude'), `\`exclude\` in ${place}`);
   const roles = readOverrideMap(r, entries.get('roles'), `\`roles\` in ${place}`, ROLES.filter((x) => x !== 'OTHER'), false);
   const capabilities = readOverrideMap(r, entries.get('capabilities'), `\`capabilities\` in ${place}`, CAPABILITIES, true);
-  if (path === null || includeTests === null || exclude === null || roles === null || capabilities === null) return undefined;
+  const links = readLinks(r, entries.get('links'), `\`links\` in ${place}`);
+  if (path === null || includeTests === null || exclude === null || roles === null || capabilities === null || links === null) return undefined;
   return {
     kind: 'code',
     name,
@@ -431,7 +433,43 @@ function readCodeSource({ r, name, place, entries }: SourceInput): CodeSourceCon
     exclude: exclude ?? [],
     roles: (roles as CodeSourceConfig['roles'] | undefined) ?? { annotations: {}, types: {} },
     capabilities: (capabilities as CodeSourceConfig['capabilities'] | undefined) ?? { annotations: {}, types: {} },
+    links: links ?? { clients: {}, destinations: {} },
   };
+}
+
+/** `{clients: {qualified name: service}, destinations: {qualified name: destination}}`, non-empty strings. */
+function readLinks(r: Reader, e: Entry | undefined, what: string): CodeLinkPins | null | undefined {
+  if (e?.broken) return null;
+  if (!e || isBlank(e.value)) return undefined;
+  if (!isMap(e.value)) {
+    r.report('wrong_type', [e.valueNode], `${what} must be a map with \`clients\` and/or \`destinations\`, got ${typeName(e.value)}`, 'Write e.g. `clients: {com.acme.orders.StockClient: inventory-service}`.');
+    return null;
+  }
+  const out: CodeLinkPins = { clients: {}, destinations: {} };
+  let ok = true;
+  const groups = r.entries(e.value, `in ${what}`);
+  r.checkKeys(groups, ['clients', 'destinations'], `in ${what}`, what);
+  for (const [group, g] of groups) {
+    if (group !== 'clients' && group !== 'destinations') continue;
+    if (isBlank(g.value)) continue;
+    const target = group === 'clients' ? 'a service name' : 'a topic, queue or destination';
+    if (!isMap(g.value)) {
+      r.report('wrong_type', [g.valueNode], `\`${group}\` in ${what} must be a map of qualified name to ${target}, got ${typeName(g.value)}`, `Write e.g. \`com.acme.orders.StockClient: ${group === 'clients' ? 'inventory-service' : 'orders.events'}\`.`);
+      ok = false;
+      continue;
+    }
+    for (const [key, item] of r.entries(g.value, `in \`${group}\` of ${what}`)) {
+      const v = item.value;
+      const text = isScalar(v) && (typeof v.value === 'string' || typeof v.value === 'number') ? String(v.value).trim() : undefined;
+      if (!text) {
+        r.report('wrong_type', [item.valueNode], `\`${key}\` in ${what} must map to ${target}, got ${typeName(v)}`, 'Give the name as a string.');
+        ok = false;
+        continue;
+      }
+      out[group][key] = text;
+    }
+  }
+  return ok ? out : null;
 }
 
 function readBoolean(r: Reader, e: Entry | undefined, what: string): boolean | null | undefined {

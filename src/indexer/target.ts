@@ -50,7 +50,7 @@ export async function resolveTarget(target: string, env: Record<string, string |
     return { root: abs, config: { dir: abs, sources: [{ kind: 'graphql', name: sourceNameFrom(basename(abs)), schema: [abs], headers: {}, timeout_ms: 30000 }] } };
   }
   if (looksLikeCodeTree(abs)) {
-    return { root: abs, config: { dir: abs, sources: [{ kind: 'code', name: sourceNameFrom(basename(abs)), path: abs, include_tests: false, exclude: [], roles: { annotations: {}, types: {} }, capabilities: { annotations: {}, types: {} } }] } };
+    return { root: abs, config: { dir: abs, sources: [{ kind: 'code', name: sourceNameFrom(basename(abs)), path: abs, include_tests: false, exclude: [], roles: { annotations: {}, types: {} }, capabilities: { annotations: {}, types: {} }, links: { clients: {}, destinations: {} } }] } };
   }
   throw new TargetError(`${abs} has no sextant.yaml, no Java or Kotlin sources and no GraphQL schema files (.graphql, .graphqls, .gql). Add a sextant.yaml listing sources (see README), or point at a source tree or a schema file.`);
 }

@@ -5,7 +5,7 @@ import type { CodeSourceConfig } from '../../src/config/types.js';
 export const ESTATE = fileURLToPath(new URL('../fixtures/estate', import.meta.url));
 
 export function estateSource(path = ESTATE): CodeSourceConfig {
-  return { kind: 'code', name: 'estate', path, include_tests: false, exclude: [], roles: { annotations: {}, types: {} }, capabilities: { annotations: {}, types: {} } };
+  return { kind: 'code', name: 'estate', path, include_tests: false, exclude: [], roles: { annotations: {}, types: {} }, capabilities: { annotations: {}, types: {} }, links: { clients: {}, destinations: {} } };
 }
 
 const O = 'com.acme.orders.';

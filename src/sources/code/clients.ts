@@ -1,8 +1,11 @@
+import type { AnnotationFacts } from './ir.js';
+import { parseUrl } from './http-calls.js';
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
 import { type Constants, EMPTY, joinPath, mappingOf, type Part } from './routes.js';
 
 /** An outbound HTTP call a client interface declares. */
 export interface HttpClientCall {
+  framework: 'feign' | 'http_exchange';
   method: MemberEntry;
   httpMethod: string;
   path: string;
@@ -50,6 +53,7 @@ export function feignClientsOf(model: CodeModel, entry: TypeEntry, constants: Co
         for (const httpMethod of mapping.methods.length ? mapping.methods : ['ANY']) {
           const derived = prefix.derived || part.derived || !targetResolved;
           out.push({
+            framework: 'feign',
             method: m,
             httpMethod,
             path: joinPath(prefix.text, part.text),
@@ -65,8 +69,46 @@ export function feignClientsOf(model: CodeModel, entry: TypeEntry, constants: Co
   return out;
 }
 
-/** `http://billing-service:8080/api` → host `billing-service`, path `/api`; undefined for anything else. */
-function parseUrl(text: string): { host: string; path: string } | undefined {
-  const m = /^(?:https?:)?\/\/([^/:?#]+)(?::\d+)?([^?#]*)/i.exec(text.trim());
-  return m ? { host: m[1]!, path: m[2] ?? '' } : undefined;
+/** `@GetExchange` and friends by the HTTP method they send; `@HttpExchange` names it in `method` (or any). */
+const EXCHANGES: Record<string, string> = { GetExchange: 'GET', PostExchange: 'POST', PutExchange: 'PUT', DeleteExchange: 'DELETE', PatchExchange: 'PATCH', HttpExchange: '' };
+
+/** A `@…Exchange` annotation's URL part (`value` or `url`) and HTTP method. */
+function exchangeOf(annotations: readonly AnnotationFacts[], owner: TypeEntry, constants: Constants): { url: Part; method: string } | undefined {
+  const a = annotations.find((x) => x.name in EXCHANGES);
+  if (!a) return undefined;
+  const v = a.args.value?.[0] ?? a.args.url?.[0];
+  const method = EXCHANGES[a.name] || (a.args.method?.[0]?.value ?? a.args.method?.[0]?.text ?? '').toUpperCase().replace(/^.*\./, '') || 'ANY';
+  return { url: v ? constants.part(v, owner) : EMPTY, method };
+}
+
+/**
+ * The calls of an `@HttpExchange` interface (Spring 6 HTTP interface clients): the type-level `@HttpExchange`
+ * URL (an absolute one names the target service by its host) joined with each method's `@GetExchange` /
+ * `@PostExchange` / … path. Without an absolute URL the target is the base URL of the client the proxy is built
+ * on, which the interface does not state: the target stays empty and the call is matched by method and path.
+ */
+export function httpExchangeClientsOf(entry: TypeEntry, constants: Constants): HttpClientCall[] {
+  if (entry.facts.kind !== 'interface') return [];
+  const typeLevel = exchangeOf(entry.facts.annotations, entry, constants);
+  const methods = entry.members.filter((m) => m.facts.kind === 'method' && exchangeOf(m.facts.annotations, entry, constants));
+  if (!methods.length) return [];
+  const base = typeLevel?.url.literal ? parseUrl(typeLevel.url.text) : undefined;
+  const prefix: Part = base ? { ...typeLevel!.url, text: base.path } : (typeLevel?.url ?? EMPTY);
+  const out: HttpClientCall[] = [];
+  for (const m of methods) {
+    const own = exchangeOf(m.facts.annotations, entry, constants)!;
+    const method = own.method === 'ANY' && typeLevel ? typeLevel.method : own.method;
+    const derived = prefix.derived || own.url.derived;
+    out.push({
+      framework: 'http_exchange',
+      method: m,
+      httpMethod: method,
+      path: joinPath(prefix.text, own.url.text),
+      targetService: base?.host ?? '',
+      ...(base ? { targetUrl: typeLevel!.url.text } : {}),
+      resolved: !!base && prefix.literal && own.url.literal,
+      ...(derived ? { written: [prefix.written, own.url.written].filter((w) => w).join(' + ') } : {}),
+    });
+  }
+  return out;
 }

@@ -8,10 +8,12 @@ import type { AnnotationFacts, CallFacts, FileFacts, MemberFacts } from './ir.js
 import type { ServiceInfo } from './layout.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import { type RoleOverrides, TypeClassifier } from './roles.js';
-import { feignClientsOf } from './clients.js';
-import { listenersOf, partsOfText, senderOf } from './messaging.js';
+import type { CodeLinkPins } from '../../config/types.js';
+import { feignClientsOf, httpExchangeClientsOf } from './clients.js';
+import { type HttpCallSite, httpCallOf, httpTargetOf } from './http-calls.js';
+import { listenersOf, partsOfText, senderOf, streamBinding, streamFunctionsOf } from './messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
-import { Constants, pathRegex, routesOf } from './routes.js';
+import { Constants, type Part, pathRegex, routesOf } from './routes.js';
 
 export interface CodeGraphInput {
   source: string;
@@ -19,6 +21,8 @@ export interface CodeGraphInput {
   services: readonly ServiceInfo[];
   locate: (path: string) => Placement;
   overrides?: RoleOverrides;
+  /** sextant.yaml `links`: targets and destinations the source cannot reveal. */
+  links?: CodeLinkPins;
 }
 
 export interface CodeGraphStats {
@@ -44,6 +48,8 @@ export interface CodeGraph {
   changedGroups?: Set<string>;
   /** Files emitted by this assembly (all of them on a full one). */
   emitted: number;
+  /** What the user should know (a pinned link that matches nothing). */
+  warnings: string[];
 }
 
 type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects' | 'routes' | 'clients' | 'producers'>;
@@ -164,7 +170,7 @@ export class CodeGraphAssembler {
   }
 
   /** Services, every file's emission, and the library symbols they refer to, in file order. */
-  private flatten(ctx: EmitContext): Omit<CodeGraph, 'emitted' | 'changedGroups'> {
+  private flatten(ctx: EmitContext): Omit<CodeGraph, 'emitted' | 'changedGroups' | 'warnings'> & { warnings: string[] } {
     const { input } = ctx;
     const nodes: NodeRecord[] = emitServices(ctx);
     const edges: EdgeRecord[] = [];
@@ -219,11 +225,12 @@ export class CodeGraphAssembler {
       edges.push({ type: 'DECLARES', from: externalIds.get(owner)!, to: id });
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
+    const warnings = pinLinks(nodes, input.links);
     const topology = new Topology();
     matchClients(this.ontology, input.source, nodes, edges, topology);
     matchProducers(this.ontology, input.source, nodes, edges, topology);
     topology.emit(nodes, edges);
-    return { nodes, edges, stats };
+    return { nodes, edges, stats, warnings };
   }
 }
 
@@ -332,6 +339,7 @@ class FileEmitter {
     for (const entry of this.types) for (const member of entry.members) this.emitCalls(member);
     for (const entry of this.types) this.emitRoutes(entry);
     for (const entry of this.types) this.emitClients(entry);
+    for (const entry of this.types) this.emitStreamOutputs(entry);
     for (const entry of this.types) this.emitListeners(entry);
     return this.out;
   }
@@ -357,7 +365,8 @@ class FileEmitter {
 
   /** Outbound HTTP calls a client interface declares; which routes they reach is matched across the estate later. */
   private emitClients(entry: TypeEntry): void {
-    for (const c of feignClientsOf(this.ctx.model, entry, this.constantsOf(entry))) {
+    const constants = this.constantsOf(entry);
+    for (const c of [...feignClientsOf(this.ctx.model, entry, constants), ...httpExchangeClientsOf(entry, constants)]) {
       const id = allocate(this.ctx, this.ids!, 'client', `${entry.file.path}|${c.method.qn}|${c.httpMethod} ${c.path}`);
       this.out.stats.clients++;
       const inFile = c.method.owner.file === entry.file;
@@ -365,7 +374,7 @@ class FileEmitter {
         id,
         kind: 'client',
         name: `${c.httpMethod} ${c.path}`,
-        qualified_name: `${entry.place.service} -> ${c.targetService} ${c.httpMethod} ${c.path}`,
+        qualified_name: `${entry.place.service} -> ${c.targetService || '?'} ${c.httpMethod} ${c.path}`,
         source: this.source,
         ...location(entry, inFile ? c.method.facts.line : entry.facts.line),
         props: {
@@ -374,9 +383,9 @@ class FileEmitter {
           path: c.path,
           path_pattern: pathPattern(c.path),
           ...(c.written ? { path_written: c.written } : {}),
-          target_service: c.targetService,
+          ...(c.targetService ? { target_service: c.targetService } : {}),
           ...(c.targetUrl ? { target_url: c.targetUrl } : {}),
-          framework: 'feign',
+          framework: c.framework,
           caller: c.method.qn,
           match: 'unmatched',
           resolved: c.resolved,
@@ -386,24 +395,77 @@ class FileEmitter {
     }
   }
 
-  /** A message send: its destination is the call's first argument, read as a constant expression. */
+  /** An HTTP call made at a call site (RestTemplate, WebClient, RestClient): where its URL goes. */
+  private emitHttpCall(caller: MemberEntry, site: HttpCallSite): void {
+    const target = httpTargetOf(site, caller, this.constantsOf(caller.owner));
+    const id = allocate(this.ctx, this.ids!, 'client', `${caller.owner.file.path}|${caller.qn}@${site.line}|${site.httpMethod} ${target.targetService} ${target.path}`);
+    this.out.stats.clients++;
+    this.out.nodes.push({
+      id,
+      kind: 'client',
+      name: `${site.httpMethod} ${target.path}`,
+      qualified_name: `${caller.owner.place.service} -> ${target.targetService || '?'} ${site.httpMethod} ${target.path}`,
+      source: this.source,
+      ...location(caller.owner, site.line),
+      props: {
+        protocol: 'http',
+        http_method: site.httpMethod,
+        path: target.path,
+        path_pattern: pathPattern(target.path),
+        ...(target.written ? { path_written: target.written } : {}),
+        ...(target.targetService ? { target_service: target.targetService } : {}),
+        ...(target.targetUrl ? { target_url: target.targetUrl } : {}),
+        framework: site.framework,
+        caller: caller.qn,
+        match: 'unmatched',
+        resolved: target.resolved,
+      },
+    });
+    this.edge('DECLARES_CLIENT', memberId(this.ctx, caller), id);
+  }
+
+  /**
+   * A message send: its destination is the call's first argument, read as a constant expression (for
+   * StreamBridge, a binding name, bound to its destination by configuration).
+   */
   private emitProducer(caller: MemberEntry, call: CallFacts, sender: NonNullable<ReturnType<typeof senderOf>>): void {
     const written = call.args[0]!;
-    const destination = this.constantsOf(caller.owner).partOf(partsOfText(written), written, caller.owner);
-    const id = allocate(this.ctx, this.ids!, 'producer', `${caller.owner.file.path}|${caller.qn}@${call.line}|${sender.protocol} ${destination.text}`);
+    const constants = this.constantsOf(caller.owner);
+    let destination = constants.partOf(partsOfText(written), written, caller.owner);
+    let protocol: string = sender.protocol;
+    if (sender.framework === 'spring_cloud_stream' && destination.literal) {
+      const bound = streamBinding(destination.text, constants);
+      destination = { ...destination, text: bound.destination, derived: destination.derived || bound.configured };
+      protocol = bound.protocol;
+    }
+    this.producer(caller, call.line, protocol, sender.framework, destination, written);
+  }
+
+  /** Output bindings of functional Spring Cloud Stream beans (Supplier, Function): each a producer of its bean. */
+  private emitStreamOutputs(entry: TypeEntry): void {
+    const constants = this.constantsOf(entry);
+    for (const f of streamFunctionsOf(entry, constants)) {
+      if (!f.output) continue;
+      const bound = streamBinding(f.output, constants);
+      this.producer(f.bean, f.bean.facts.line, bound.protocol, 'spring_cloud_stream', { text: bound.destination, literal: true, written: f.output, derived: true }, f.output);
+    }
+  }
+
+  private producer(caller: MemberEntry, line: number, protocol: string, framework: string, destination: Part, written: string): void {
+    const id = allocate(this.ctx, this.ids!, 'producer', `${caller.owner.file.path}|${caller.qn}@${line}|${protocol} ${destination.text}`);
     this.out.stats.producers++;
     this.out.nodes.push({
       id,
       kind: 'producer',
-      name: `${sender.protocol} ${destination.text}`,
-      qualified_name: `${caller.owner.place.service} -> ${sender.protocol} ${destination.text}`,
+      name: `${protocol} ${destination.text}`,
+      qualified_name: `${caller.owner.place.service} -> ${protocol} ${destination.text}`,
       source: this.source,
-      ...location(caller.owner, call.line),
+      ...location(caller.owner, line),
       props: {
-        protocol: sender.protocol,
+        protocol,
         destination: destination.text,
         ...(destination.derived ? { destination_written: written } : {}),
-        framework: sender.framework,
+        framework,
         caller: caller.qn,
         match: 'unmatched',
         resolved: destination.literal,
@@ -630,6 +692,8 @@ class FileEmitter {
           to = this.externalMethod(target.external.owner, target.external.name);
           const sender = senderOf(target.external.owner, target.external.name);
           if (sender && call.args[0]) this.emitProducer(caller, call, sender);
+          const http = httpCallOf(target.external.owner, target.external.name, call, caller);
+          if (http) this.emitHttpCall(caller, http);
         }
         this.edge('CALLS', from, to, `${call.line}`, { confidence: resolved.confidence, strategy: resolved.strategy, ...attrs });
       }
@@ -684,30 +748,81 @@ class FileEmitter {
 }
 
 /**
+ * Applies sextant.yaml `links`: a client whose calling method, or that method's type, is pinned gets that target
+ * service; a producer so pinned gets that destination. Both say `pinned: true`. Returns a warning per pin that
+ * matched nothing. Idempotent (an update re-applies pins to nodes it did not emit again).
+ */
+function pinLinks(nodes: NodeRecord[], links: CodeLinkPins | undefined): string[] {
+  if (!links) return [];
+  const used = new Set<string>();
+  const pinOf = (pins: Record<string, string>, caller: string): string | undefined => {
+    for (const key of [caller, caller.split('#')[0]!]) {
+      if (pins[key] !== undefined) {
+        used.add(`${pins === links.clients ? 'clients' : 'destinations'}\0${key}`);
+        return pins[key];
+      }
+    }
+    return undefined;
+  };
+  for (const n of nodes) {
+    if (n.kind !== 'client' && n.kind !== 'producer') continue;
+    const caller = String(n.props.caller ?? '');
+    if (n.kind === 'client') {
+      const target = pinOf(links.clients, caller);
+      if (target === undefined) continue;
+      n.props.target_service = target;
+      n.props.pinned = true;
+      n.qualified_name = `${n.service} -> ${target} ${n.props.http_method} ${n.props.path}`;
+    } else {
+      const destination = pinOf(links.destinations, caller);
+      if (destination === undefined) continue;
+      n.props.destination = destination;
+      n.props.pinned = true;
+      n.name = `${n.props.protocol} ${destination}`;
+      n.qualified_name = `${n.service} -> ${n.props.protocol} ${destination}`;
+    }
+  }
+  const warnings: string[] = [];
+  for (const group of ['clients', 'destinations'] as const) {
+    for (const key of Object.keys(links[group])) {
+      if (!used.has(`${group}\0${key}`)) warnings.push(`links.${group}: ${key} matches no ${group === 'clients' ? 'HTTP client' : 'message producer'} (a calling method such as com.acme.Type#method(Arg), or its type)`);
+    }
+  }
+  return warnings;
+}
+
+/**
  * Links every client to the routes it reaches: same target service, path pattern, and HTTP method (ANY on
  * either side matches any). One route: cross_service (or intra_service); several: each ambiguous; none: an
  * undeclared route node stands for the target, so the call stays visible. Sets each client's `match`.
  */
 function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology): void {
   const routes = new Map<string, NodeRecord[]>();
+  const byPath = new Map<string, NodeRecord[]>();
   const clients: NodeRecord[] = [];
   for (const n of nodes) {
     if (n.kind === 'route' && n.props.protocol === 'http') {
       const key = `${n.service}\0${n.props.path_pattern}`;
       (routes.get(key) ?? routes.set(key, []).get(key)!).push(n);
+      const path = String(n.props.path_pattern);
+      (byPath.get(path) ?? byPath.set(path, []).get(path)!).push(n);
     } else if (n.kind === 'client') clients.push(n);
   }
   const undeclared = new Map<string, string>();
   for (const c of clients) {
     const method = String(c.props.http_method);
-    const target = String(c.props.target_service);
-    const found = (routes.get(`${target}\0${c.props.path_pattern}`) ?? []).filter((r) => r.props.http_method === method || r.props.http_method === 'ANY' || method === 'ANY');
+    // A call whose target the source does not name (a relative URL, an HTTP interface without a URL) is matched
+    // by method and path alone, in any service, and says so with a lower confidence.
+    const named = typeof c.props.target_service === 'string';
+    const candidates = named ? (routes.get(`${c.props.target_service}\0${c.props.path_pattern}`) ?? []) : (byPath.get(String(c.props.path_pattern)) ?? []);
+    const found = candidates.filter((r) => r.props.http_method === method || r.props.http_method === 'ANY' || method === 'ANY');
+    const target = named ? String(c.props.target_service) : found.length === 1 ? (found[0]!.service ?? '') : '';
     const match = found.length === 0 ? 'unmatched' : found.length > 1 ? 'ambiguous' : target === c.service ? 'intra_service' : 'cross_service';
     c.props.match = match;
-    const confidence = match === 'unmatched' ? 0 : match === 'ambiguous' ? 0.4 : c.props.resolved ? 0.9 : 0.6;
-    const attrs = { match, confidence, strategy: 'service_method_path' };
+    const confidence = match === 'unmatched' ? 0 : match === 'ambiguous' ? 0.4 : !named ? 0.5 : c.props.resolved ? 0.9 : 0.6;
+    const attrs = { match, confidence: c.props.pinned && match !== 'unmatched' && match !== 'ambiguous' ? 0.95 : confidence, strategy: c.props.pinned ? 'pinned_service_method_path' : named ? 'service_method_path' : 'method_path' };
     for (const r of found) edges.push({ type: 'HTTP_CALLS', from: c.id, to: r.id, attrs });
-    topology.add(c.service ?? '', target, 'http', match !== 'unmatched', attrs.confidence);
+    if (target) topology.add(c.service ?? '', target, 'http', match !== 'unmatched', attrs.confidence);
     if (found.length) continue;
     const identity = `undeclared|${target}|${method} ${c.props.path_pattern}`;
     let to = undeclared.get(identity);
@@ -719,9 +834,9 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
         id: to,
         kind: 'route',
         name: `${method} ${path}`,
-        qualified_name: `${target} ${method} ${path}`,
+        qualified_name: `${target || '?'} ${method} ${path}`,
         source,
-        service: target,
+        ...(target ? { service: target } : {}),
         props: { protocol: 'http', http_method: method, path, path_pattern: String(c.props.path_pattern), path_regex: pathRegex(path), declared: false, resolved: Boolean(c.props.resolved) },
       });
     }
@@ -742,9 +857,9 @@ function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[],
     const found = listeners.filter((l) => l.props.protocol === p.props.protocol && (l.props.destination === destination || (typeof l.props.destination_regex === 'string' && regexAccepts(l.props.destination_regex, destination))));
     const matches = found.map((l) => (l.service === p.service ? 'intra_service' : 'cross_service'));
     p.props.match = matches.includes('cross_service') ? 'cross_service' : matches.length ? 'intra_service' : 'unmatched';
-    const confidence = p.props.resolved ? 0.9 : 0.6;
+    const confidence = p.props.pinned ? 0.95 : p.props.resolved ? 0.9 : 0.6;
     found.forEach((l, i) => {
-      edges.push({ type: 'ASYNC_CALLS', from: p.id, to: l.id, attrs: { match: matches[i]!, confidence, strategy: 'destination' } });
+      edges.push({ type: 'ASYNC_CALLS', from: p.id, to: l.id, attrs: { match: matches[i]!, confidence, strategy: p.props.pinned ? 'pinned_destination' : 'destination' } });
       topology.add(p.service ?? '', l.service ?? '', String(p.props.protocol), true, confidence);
     });
     if (found.length) continue;

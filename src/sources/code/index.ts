@@ -98,7 +98,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   let graph: ReturnType<CodeGraphAssembler['assemble']>;
   try {
     graph = assembler.assemble(
-      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities } },
+      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} } },
       session && session.layoutKey === layoutKey ? changed : undefined,
     );
   } catch (err) {
@@ -109,7 +109,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   const removed = [...cache.keys()].filter((p) => !next.has(p)).length;
   // A watching process keeps facts in memory and writes the cache once; a later one-shot build re-checks files by hash anyway.
   if (cacheFile && !session && (changed.size > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next);
-  const warnings = [...found.warnings, ...layout.warnings];
+  const warnings = [...found.warnings, ...layout.warnings, ...graph.warnings];
   if (unreadable.length) warnings.push(`${unreadable.length} file(s) could not be read and are indexed as empty: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}`);
   const broken = facts.filter((f) => f.parseErrors > 0);
   if (broken.length) warnings.push(`${broken.length} file(s) have syntax errors; indexed as far as they parse: ${broken.slice(0, 5).map((f) => `${f.path} (${f.parseErrors})`).join(', ')}${broken.length > 5 ? ', …' : ''}`);

@@ -8,7 +8,7 @@ export type MessagingProtocol = 'kafka' | 'rabbit' | 'jms';
 export interface Listener {
   handler: MemberEntry;
   protocol: MessagingProtocol;
-  framework: 'spring_kafka' | 'spring_rabbit' | 'spring_jms';
+  framework: 'spring_kafka' | 'spring_rabbit' | 'spring_jms' | 'spring_cloud_stream';
   /** A topic, queue or destination name, or (Kafka `topicPattern`) a regular expression. */
   destination: Part;
   pattern: boolean;
@@ -28,6 +28,20 @@ const LISTENERS: Record<string, { protocol: MessagingProtocol; framework: Listen
 export function listenersOf(entry: TypeEntry, constants: Constants): Listener[] {
   if (entry.facts.kind === 'interface' || entry.facts.kind === 'annotation') return [];
   const out: Listener[] = [];
+  for (const f of streamFunctionsOf(entry, constants)) {
+    if (!f.input) continue;
+    const bound = streamBinding(f.input, constants);
+    out.push({ handler: f.bean, protocol: bound.protocol, framework: 'spring_cloud_stream', destination: { text: bound.destination, literal: true, written: f.input, derived: true }, pattern: false });
+  }
+  // Legacy @StreamListener(Sink.INPUT): the binding is the annotation's value.
+  for (const m of entry.members) {
+    const legacy = m.facts.annotations.find((a) => a.name === 'StreamListener');
+    const value = legacy?.args.value?.[0] ?? legacy?.args.target?.[0];
+    if (!value) continue;
+    const binding = value.kind === 'ref' && /^(Sink|Processor)\.INPUT$/.test(value.text) ? 'input' : constants.part(value, entry).text;
+    const bound = streamBinding(binding, constants);
+    out.push({ handler: m, protocol: bound.protocol, framework: 'spring_cloud_stream', destination: { text: bound.destination, literal: true, written: binding, derived: true }, pattern: false });
+  }
   const classLevel = entry.facts.annotations.filter((a) => a.name in LISTENERS);
   for (const m of entry.members) {
     if (m.facts.kind !== 'method') continue;
@@ -48,15 +62,59 @@ function destinationsOf(a: AnnotationFacts, handler: MemberEntry, entry: TypeEnt
   return out;
 }
 
-/** Send methods whose first argument is the destination, by the qualified name of the template. */
-const SENDERS: Record<string, { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms'; methods: Set<string> }> = {
+/**
+ * Spring Cloud Stream: the destination a binding is bound to (`spring.cloud.stream.bindings.<binding>.destination`,
+ * else the binding's own name) and the messaging system of its binder (`…bindings.<binding>.binder`, else
+ * `spring.cloud.stream.default-binder`, else Kafka).
+ */
+export function streamBinding(binding: string, constants: Constants): { destination: string; protocol: MessagingProtocol; configured: boolean } {
+  const configured = constants.setting(`spring.cloud.stream.bindings.${binding}.destination`);
+  const binder = (constants.setting(`spring.cloud.stream.bindings.${binding}.binder`) ?? constants.setting('spring.cloud.stream.default-binder') ?? 'kafka').toLowerCase();
+  return { destination: configured ?? binding, protocol: binder.includes('rabbit') ? 'rabbit' : 'kafka', configured: configured !== undefined };
+}
+
+/** A functional Spring Cloud Stream bean: a `@Bean` method returning a Consumer, Function or Supplier. */
+export interface StreamFunction {
+  bean: MemberEntry;
+  name: string;
+  /** `<name>-in-0` for a Consumer or Function. */
+  input?: string;
+  /** `<name>-out-0` for a Supplier or Function. */
+  output?: string;
+}
+
+const FUNCTION_TYPES: Record<string, { input: boolean; output: boolean }> = { Consumer: { input: true, output: false }, Function: { input: true, output: true }, Supplier: { input: false, output: true } };
+
+/**
+ * The functional beans of a type that Spring Cloud Stream binds: `@Bean` methods returning
+ * `java.util.function.Consumer`, `Function` or `Supplier` (only those `spring.cloud.function.definition` names,
+ * when it is set), with their binding names.
+ */
+export function streamFunctionsOf(entry: TypeEntry, constants: Constants): StreamFunction[] {
+  const definition = constants.setting('spring.cloud.function.definition');
+  const defined = definition ? new Set(definition.split(/[;|,]/).map((s) => s.trim()).filter(Boolean)) : undefined;
+  const out: StreamFunction[] = [];
+  for (const m of entry.members) {
+    const bean = m.facts.annotations.find((a) => a.name === 'Bean');
+    const kind = m.facts.returnType && FUNCTION_TYPES[m.facts.returnType.name.replace(/^java\.util\.function\./, '')];
+    if (!bean || !kind || m.facts.kind !== 'method') continue;
+    const name = bean.args.name?.[0]?.value ?? bean.args.value?.[0]?.value ?? m.facts.name;
+    if (defined && !defined.has(name)) continue;
+    out.push({ bean: m, name, ...(kind.input ? { input: `${name}-in-0` } : {}), ...(kind.output ? { output: `${name}-out-0` } : {}) });
+  }
+  return out;
+}
+
+/** Send methods whose first argument is the destination (a binding name for StreamBridge), by the qualified name of the template. */
+const SENDERS: Record<string, { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms' | 'spring_cloud_stream'; methods: Set<string> }> = {
+  'org.springframework.cloud.stream.function.StreamBridge': { protocol: 'kafka', framework: 'spring_cloud_stream', methods: new Set(['send']) },
   'org.springframework.kafka.core.KafkaTemplate': { protocol: 'kafka', framework: 'spring_kafka', methods: new Set(['send']) },
   'org.springframework.kafka.core.KafkaOperations': { protocol: 'kafka', framework: 'spring_kafka', methods: new Set(['send']) },
   'org.springframework.jms.core.JmsTemplate': { protocol: 'jms', framework: 'spring_jms', methods: new Set(['send', 'convertAndSend']) },
 };
 
 /** The messaging system of a library method that sends to the destination in its first argument, if it is one. */
-export function senderOf(owner: string, method: string): { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms' } | undefined {
+export function senderOf(owner: string, method: string): { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms' | 'spring_cloud_stream' } | undefined {
   const sender = SENDERS[owner];
   return sender && sender.methods.has(method) ? sender : undefined;
 }

@@ -160,6 +160,17 @@ export class Constants {
     return resolved === undefined ? { text: value ?? written, literal: false, written, derived: true } : { text: resolved, literal: true, written, derived };
   }
 
+  /** A configuration key's value in the service's default profile (placeholders resolved), if set. */
+  setting(key: string): string | undefined {
+    const raw = this.config.get(key);
+    return raw === undefined ? undefined : (this.placeholders(raw) ?? raw);
+  }
+
+  /** `${…}` placeholders of a value against the service's configuration (defaults included); undefined when one has no value. */
+  placeholders(value: string): string | undefined {
+    return value.includes('${') ? resolvePlaceholders(value, this.config) : value;
+  }
+
   evaluate(parts: readonly ConstPart[], from: TypeEntry, depth: number): string | undefined {
     let out = '';
     for (const p of parts) {

@@ -1,0 +1,205 @@
+/**
+ * Issue 4's done-when on test/fixtures/links: a gateway that only forwards (RestTemplate with absolute URLs
+ * through a discovery name and a constant; WebClient with a base URL from configuration), order-service (Feign
+ * with a `${}` name and a constant path, an `@HttpExchange` interface with a URL, one without, a KafkaTemplate
+ * send with a topic constant from the shared contracts library, a send whose topic the source cannot reveal),
+ * billing-service (a listener on a topic from properties, one on a contracts constant), inventory-service (a
+ * Spring Cloud Stream Consumer bound by configuration, a Supplier, StreamBridge). Exact sets of every
+ * client → route pair with its match, every producer → listener pair, the topology, and trace across services,
+ * through `sextant call` and the MCP client over stdio; then the same estate with sextant.yaml `links` pins.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { callTool, connectStdio, indexInto, jsonOf, killAll, runCli, tempDir, type Connection } from './helpers/e2e.js';
+
+const LINKS = fileURLToPath(new URL('./fixtures/links', import.meta.url));
+let storeDir: string;
+
+before(async () => {
+  storeDir = await tempDir('sextant-links-');
+  await indexInto(LINKS, storeDir);
+});
+after(killAll);
+
+async function cli(tool: string, args: Record<string, unknown>, store = storeDir): Promise<Record<string, any>> {
+  const r = await runCli(['call', tool, JSON.stringify(args), '--store', store]);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  return jsonOf(r);
+}
+
+/** `caller-service framework caller -> route (match, strategy)` for every edge of `type` out of every node of `kind`. */
+async function pairs(kind: 'client' | 'producer', type: 'HTTP_CALLS' | 'ASYNC_CALLS', store = storeDir): Promise<string[]> {
+  const found = await cli('find', { kind, limit: 500 }, store);
+  const ids = found.results.map((n: any) => n.id);
+  const r = await cli('neighbors', { ids, direction: 'out', edge_types: [type], limit: 500 }, store);
+  const byId = new Map(found.results.map((n: any) => [n.id, n]));
+  return r.edges
+    .map((e: any) => {
+      const from: any = byId.get(e.from);
+      return `${from.service} ${from.attributes.framework} ${from.attributes.caller.replace(/^com\.acme\./, '')} -> ${e.other.qualified_name} (${e.attrs.match}, ${e.attrs.strategy})`;
+    })
+    .sort();
+}
+
+const HTTP_PAIRS = [
+  'gateway rest_template gateway.GatewayController#legacy(String) -> legacy-erp GET /export/{path} (unmatched, service_method_path)',
+  'gateway rest_template gateway.GatewayController#order(String) -> order-service GET /orders/{id} (cross_service, service_method_path)',
+  'gateway rest_template gateway.GatewayController#placeOrder(Map) -> order-service POST /orders (cross_service, service_method_path)',
+  'gateway web_client gateway.GatewayController#stock(String) -> inventory-service GET /stock/{sku} (cross_service, service_method_path)',
+  'order-service feign orders.BillingClient#createInvoice(Map) -> billing-service POST /invoices (cross_service, service_method_path)',
+  'order-service feign orders.BillingClient#pdf(String) -> billing-service GET /invoices/{invoiceId}/pdf (unmatched, service_method_path)',
+  'order-service http_exchange orders.AuditClient#record(Map) -> billing-service POST /audit (ambiguous, method_path)',
+  'order-service http_exchange orders.AuditClient#record(Map) -> inventory-service POST /audit (ambiguous, method_path)',
+  'order-service http_exchange orders.StockClient#level(String) -> inventory-service GET /stock/{sku} (cross_service, service_method_path)',
+];
+
+const ASYNC_PAIRS = [
+  'inventory-service spring_cloud_stream inventory.Reservations#reserve(Map) -> billing-service kafka stock.reserved (cross_service, destination)',
+  'inventory-service spring_cloud_stream inventory.StockBindings#stockEvents() -> kafka stock.changed (unmatched, destination)',
+  'order-service spring_kafka orders.OrderService#cancel(String) -> kafka topicFor("cancel") (unmatched, destination)',
+  'order-service spring_kafka orders.OrderService#place(Map) -> billing-service kafka orders.created (cross_service, destination)',
+  'order-service spring_kafka orders.OrderService#place(Map) -> inventory-service kafka orders.created (cross_service, destination)',
+];
+
+describe('links fixture through sextant call', () => {
+  test('every client → route pair, with its match', async () => {
+    assert.deepEqual(await pairs('client', 'HTTP_CALLS'), HTTP_PAIRS);
+  });
+
+  test('the WebClient base URL comes from configuration, the RestTemplate URL from a constant plus a variable', async () => {
+    const r = await cli('find', { kind: 'client', filter: { framework: ['web_client', 'rest_template'] } });
+    const byCaller = new Map(r.results.map((n: any) => [n.attributes.caller, n.attributes]));
+    const stock: any = byCaller.get('com.acme.gateway.GatewayController#stock(String)');
+    assert.equal(stock.target_url, 'http://inventory-service');
+    assert.equal(stock.resolved, true);
+    const order: any = byCaller.get('com.acme.gateway.GatewayController#order(String)');
+    assert.equal(order.path_written, 'ORDERS + "/" + id');
+    assert.equal(order.http_method, 'GET', 'exchange(…, HttpMethod.GET, …)');
+  });
+
+  test('every producer → listener pair: Kafka constants from the contracts library, topics from properties, Stream bindings', async () => {
+    assert.deepEqual(await pairs('producer', 'ASYNC_CALLS'), ASYNC_PAIRS);
+    const listeners = await cli('find', { kind: 'route', filter: { protocol: 'kafka', declared: true } });
+    assert.deepEqual(
+      listeners.results.map((n: any) => `${n.qualified_name} ${n.attributes.framework}`).sort(),
+      ['billing-service kafka orders.cancelled spring_kafka', 'billing-service kafka orders.created spring_kafka', 'billing-service kafka stock.reserved spring_kafka', 'inventory-service kafka orders.created spring_cloud_stream'],
+      'notBound is not in spring.cloud.function.definition, so it is no listener',
+    );
+  });
+
+  test('the service topology', async () => {
+    const services = await cli('find', { kind: 'service' });
+    const names = new Map(services.results.map((n: any) => [n.id, n.name]));
+    const r = await cli('neighbors', { ids: [...names.keys()], direction: 'out', edge_types: ['SERVICE_CALLS'], limit: 100 });
+    assert.deepEqual(
+      r.edges.map((e: any) => `${names.get(e.from)} -> ${e.other.name} ${e.attrs.protocol} ${e.attrs.calls}/${e.attrs.matched}`).sort(),
+      // legacy-erp is not an indexed service, so it has no SERVICE_CALLS edge (its client stays unmatched);
+      // AuditClient names no target, and an ambiguous match counts for no service.
+      ['gateway -> inventory-service http 1/1', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/1', 'order-service -> billing-service kafka 1/1', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'],
+    );
+  });
+
+  test('trace of one request end to end: gateway → order-service → billing-service and inventory-service', async () => {
+    const r = await cli('trace', { from: 'gateway POST /api/orders' });
+    assert.deepEqual(r.services.map((s: any) => s.service), ['gateway', 'order-service', 'billing-service', 'inventory-service']);
+    assert.deepEqual(
+      r.crossings.map((c: any) => `${c.from_service} -> ${c.to_service} ${c.edge_type} ${c.route.qualified_name}`),
+      [
+        'gateway -> order-service HTTP_CALLS order-service POST /orders',
+        'order-service -> billing-service ASYNC_CALLS billing-service kafka orders.created',
+        'order-service -> inventory-service ASYNC_CALLS inventory-service kafka orders.created',
+        'order-service -> billing-service HTTP_CALLS billing-service POST /invoices',
+        'order-service -> inventory-service HTTP_CALLS inventory-service GET /stock/{sku}',
+        'inventory-service -> billing-service ASYNC_CALLS billing-service kafka stock.reserved',
+      ],
+      'the Stream consumer in inventory-service sends on through StreamBridge',
+    );
+    const handlers = r.hops.filter((h: any) => h.edge_type === 'EXPOSES').map((h: any) => h.to.qualified_name);
+    assert.deepEqual(handlers, [
+      'com.acme.gateway.GatewayController#placeOrder(Map)',
+      'com.acme.orders.OrderController#place(Map)',
+      'com.acme.billing.OrderEvents#onCreated(Map)',
+      'com.acme.inventory.StockBindings#reserveStock()',
+      'com.acme.billing.InvoiceController#create(Map)',
+      'com.acme.inventory.StockController#level(String)',
+      'com.acme.billing.ReservationAudit#onReserved(Map)',
+    ]);
+  });
+});
+
+describe('links fixture through the MCP client (stdio)', () => {
+  let conn: Connection;
+  before(async () => {
+    conn = await connectStdio(storeDir);
+  });
+  after(async () => conn?.close());
+
+  test('trace: the shortest path from the gateway to the Stream consumer in inventory-service', async () => {
+    const a = await callTool(conn.client, 'trace', { from: 'gateway POST /api/orders', to: 'com.acme.inventory.StockBindings#reserveStock()' });
+    assert.equal(a.isError, false, JSON.stringify(a.body));
+    assert.deepEqual(a.body.paths[0].services, ['gateway', 'order-service', 'inventory-service']);
+    assert.deepEqual(
+      a.body.paths[0].hops.map((h: any) => h.edge_type),
+      ['EXPOSES', 'DECLARES_CLIENT', 'HTTP_CALLS', 'EXPOSES', 'CALLS', 'DECLARES_PRODUCER', 'ASYNC_CALLS', 'EXPOSES'],
+    );
+  });
+
+  test('describe of a route lists its callers across services', async () => {
+    const route = await callTool(conn.client, 'resolve', { identifier: 'order-service POST /orders' });
+    const d = await callTool(conn.client, 'describe', { id: route.body.node.id });
+    assert.deepEqual(d.body.node.callers.map((c: any) => `${c.service} ${c.caller} ${c.match}`), ['gateway com.acme.gateway.GatewayController#placeOrder(Map) cross_service']);
+  });
+});
+
+describe('links pinned in sextant.yaml', () => {
+  let pinned: string;
+  before(async () => {
+    const dir = await tempDir('sextant-links-pinned-');
+    const config = join(dir, 'sextant.yaml');
+    writeFileSync(
+      config,
+      [
+        'version: 1',
+        'sources:',
+        '  - name: links',
+        '    kind: code',
+        `    path: ${JSON.stringify(LINKS)}`,
+        '    links:',
+        '      clients:',
+        '        com.acme.orders.AuditClient: billing-service',
+        '      destinations:',
+        '        com.acme.orders.OrderService#cancel(String): orders.cancelled',
+        '        com.acme.nowhere.Gone#send(): x',
+        '',
+      ].join('\n'),
+    );
+    pinned = join(dir, 'store');
+    const r = await indexInto(config, pinned);
+    assert.match(r.stderr, /links\.destinations: com\.acme\.nowhere\.Gone#send\(\) matches no message producer/);
+  });
+
+  test('a pinned client and a pinned destination match, say so, and are surer than path-only matching', async () => {
+    const http = await pairs('client', 'HTTP_CALLS', pinned);
+    assert.deepEqual(
+      http.filter((p) => p.includes('AuditClient')),
+      ['order-service http_exchange orders.AuditClient#record(Map) -> billing-service POST /audit (cross_service, pinned_service_method_path)'],
+    );
+    assert.deepEqual(http.filter((p) => !p.includes('AuditClient')), HTTP_PAIRS.filter((p) => !p.includes('AuditClient')), 'nothing else changes');
+    const async = await pairs('producer', 'ASYNC_CALLS', pinned);
+    assert.ok(async.includes('order-service spring_kafka orders.OrderService#cancel(String) -> billing-service kafka orders.cancelled (cross_service, pinned_destination)'));
+    const p = await cli('find', { kind: 'producer', filter: { pinned: true } }, pinned);
+    assert.deepEqual(p.results.map((n: any) => n.qualified_name), ['order-service -> kafka orders.cancelled']);
+  });
+
+  test('a links entry of the wrong shape is a config error that says how to write it', async () => {
+    const dir = await tempDir('sextant-links-bad-');
+    const config = join(dir, 'sextant.yaml');
+    writeFileSync(config, ['version: 1', 'sources:', '  - name: links', '    kind: code', `    path: ${JSON.stringify(LINKS)}`, '    links:', '      client:', '        a: b', ''].join('\n'));
+    const r = await runCli(['index', config, '--store', join(dir, 'store')]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /client.*Did you mean `clients`/s);
+  });
+});
