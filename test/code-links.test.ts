@@ -50,16 +50,18 @@ const HTTP_PAIRS = [
   'gateway rest_template gateway.GatewayController#placeOrder(Map) -> order-service POST /orders (cross_service, service_method_path)',
   'gateway web_client gateway.GatewayController#stock(String) -> inventory-service GET /stock/{sku} (cross_service, service_method_path)',
   'order-service feign orders.BillingClient#createInvoice(Map) -> billing-service POST /invoices (cross_service, service_method_path)',
-  'order-service feign orders.BillingClient#pdf(String) -> billing-service GET /invoices/{invoiceId}/pdf (unmatched, service_method_path)',
+  'order-service feign orders.BillingClient#pdf(String) -> billing-service GET /invoices/{invoiceId}/pdf (cross_service, service_method_path)',
   'order-service http_exchange orders.AuditClient#record(Map) -> billing-service POST /audit (ambiguous, method_path)',
   'order-service http_exchange orders.AuditClient#record(Map) -> inventory-service POST /audit (ambiguous, method_path)',
   'order-service http_exchange orders.StockClient#level(String) -> inventory-service GET /stock/{sku} (cross_service, service_method_path)',
 ];
 
 const ASYNC_PAIRS = [
+  'billing-service spring_rabbit billing.Ledger#record(Map) -> inventory-service rabbit invoices.issued (cross_service, routing_key)',
   'inventory-service spring_cloud_stream inventory.Reservations#reserve(Map) -> billing-service kafka stock.reserved (cross_service, destination)',
   'inventory-service spring_cloud_stream inventory.StockBindings#stockEvents() -> kafka stock.changed (unmatched, destination)',
   'order-service spring_kafka orders.OrderService#cancel(String) -> kafka topicFor("cancel") (unmatched, destination)',
+  'order-service spring_kafka orders.OrderService#place(Map) -> billing-service kafka audit.events (cross_service, destination)',
   'order-service spring_kafka orders.OrderService#place(Map) -> billing-service kafka orders.created (cross_service, destination)',
   'order-service spring_kafka orders.OrderService#place(Map) -> inventory-service kafka orders.created (cross_service, destination)',
 ];
@@ -67,6 +69,14 @@ const ASYNC_PAIRS = [
 describe('links fixture through sextant call', () => {
   test('every client → route pair, with its match', async () => {
     assert.deepEqual(await pairs('client', 'HTTP_CALLS'), HTTP_PAIRS);
+  });
+
+  test('functional routes: a RouterFunction builder and a predicate, with the referenced handler methods', async () => {
+    const r = await cli('find', { kind: 'route', filter: { framework: 'spring_functional' } });
+    assert.deepEqual(
+      r.results.map((n: any) => `${n.qualified_name} ${n.attributes.handler}`),
+      ['billing-service GET /invoices/{id} com.acme.billing.InvoiceHandler#get(ServerRequest)', 'billing-service GET /invoices/{invoiceId}/pdf com.acme.billing.InvoiceHandler#pdf(ServerRequest)'],
+    );
   });
 
   test('the WebClient base URL comes from configuration, the RestTemplate URL from a constant plus a variable', async () => {
@@ -80,12 +90,12 @@ describe('links fixture through sextant call', () => {
     assert.equal(order.http_method, 'GET', 'exchange(…, HttpMethod.GET, …)');
   });
 
-  test('every producer → listener pair: Kafka constants from the contracts library, topics from properties, Stream bindings', async () => {
+  test('every producer → listener pair: Kafka constants from the contracts library, topics from properties (also a @Value field), Stream bindings, a Rabbit routing key', async () => {
     assert.deepEqual(await pairs('producer', 'ASYNC_CALLS'), ASYNC_PAIRS);
     const listeners = await cli('find', { kind: 'route', filter: { protocol: 'kafka', declared: true } });
     assert.deepEqual(
       listeners.results.map((n: any) => `${n.qualified_name} ${n.attributes.framework}`).sort(),
-      ['billing-service kafka orders.cancelled spring_kafka', 'billing-service kafka orders.created spring_kafka', 'billing-service kafka stock.reserved spring_kafka', 'inventory-service kafka orders.created spring_cloud_stream'],
+      ['billing-service kafka audit.events spring_kafka', 'billing-service kafka orders.cancelled spring_kafka', 'billing-service kafka orders.created spring_kafka', 'billing-service kafka stock.reserved spring_kafka', 'inventory-service kafka orders.created spring_cloud_stream'],
       'notBound is not in spring.cloud.function.definition, so it is no listener',
     );
   });
@@ -98,7 +108,7 @@ describe('links fixture through sextant call', () => {
       r.edges.map((e: any) => `${names.get(e.from)} -> ${e.other.name} ${e.attrs.protocol} ${e.attrs.calls}/${e.attrs.matched}`).sort(),
       // legacy-erp is not an indexed service, so it has no SERVICE_CALLS edge (its client stays unmatched);
       // AuditClient names no target, and an ambiguous match counts for no service.
-      ['gateway -> inventory-service http 1/1', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/1', 'order-service -> billing-service kafka 1/1', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'],
+      ['billing-service -> inventory-service rabbit 1/1', 'gateway -> inventory-service http 1/1', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 2/2', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'],
     );
   });
 
@@ -109,10 +119,12 @@ describe('links fixture through sextant call', () => {
       r.crossings.map((c: any) => `${c.from_service} -> ${c.to_service} ${c.edge_type} ${c.route.qualified_name}`),
       [
         'gateway -> order-service HTTP_CALLS order-service POST /orders',
+        'order-service -> billing-service ASYNC_CALLS billing-service kafka audit.events',
         'order-service -> billing-service ASYNC_CALLS billing-service kafka orders.created',
         'order-service -> inventory-service ASYNC_CALLS inventory-service kafka orders.created',
         'order-service -> billing-service HTTP_CALLS billing-service POST /invoices',
         'order-service -> inventory-service HTTP_CALLS inventory-service GET /stock/{sku}',
+        'billing-service -> inventory-service ASYNC_CALLS inventory-service rabbit invoices.issued',
         'inventory-service -> billing-service ASYNC_CALLS billing-service kafka stock.reserved',
       ],
       'the Stream consumer in inventory-service sends on through StreamBridge',
@@ -121,10 +133,12 @@ describe('links fixture through sextant call', () => {
     assert.deepEqual(handlers, [
       'com.acme.gateway.GatewayController#placeOrder(Map)',
       'com.acme.orders.OrderController#place(Map)',
+      'com.acme.billing.OrderEvents#onAudit(Map)',
       'com.acme.billing.OrderEvents#onCreated(Map)',
       'com.acme.inventory.StockBindings#reserveStock()',
       'com.acme.billing.InvoiceController#create(Map)',
       'com.acme.inventory.StockController#level(String)',
+      'com.acme.inventory.InvoiceWatcher#onIssued(Map)',
       'com.acme.billing.ReservationAudit#onReserved(Map)',
     ]);
   });

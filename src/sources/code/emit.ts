@@ -10,10 +10,10 @@ import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeE
 import { type RoleOverrides, TypeClassifier } from './roles.js';
 import type { CodeLinkPins } from '../../config/types.js';
 import { feignClientsOf, httpExchangeClientsOf } from './clients.js';
-import { type HttpCallSite, httpCallOf, httpTargetOf } from './http-calls.js';
+import { type HttpCallSite, httpCallOf, httpTargetOf, urlValue } from './http-calls.js';
 import { listenersOf, partsOfText, senderOf, streamBinding, streamFunctionsOf } from './messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
-import { Constants, type Part, pathRegex, routesOf } from './routes.js';
+import { Constants, functionalRoutesOf, type Part, pathRegex, routesOf } from './routes.js';
 
 export interface CodeGraphInput {
   source: string;
@@ -429,16 +429,24 @@ class FileEmitter {
    * StreamBridge, a binding name, bound to its destination by configuration).
    */
   private emitProducer(caller: MemberEntry, call: CallFacts, sender: NonNullable<ReturnType<typeof senderOf>>): void {
-    const written = call.args[0]!;
+    // RabbitTemplate with an exchange: (exchange, routing key, message); the routing key is what a queue binds.
+    const exchangeWritten = sender.protocol === 'rabbit' && call.argCount >= 3 ? call.args[0] : undefined;
+    const written = exchangeWritten !== undefined ? call.args[1]! : call.args[0]!;
     const constants = this.constantsOf(caller.owner);
     let destination = constants.partOf(partsOfText(written), written, caller.owner);
+    if (!destination.literal) {
+      // A topic from configuration: a `@Value("${…}")` field or parameter.
+      const value = urlValue(written, caller, caller.owner, constants);
+      if (value?.resolved && value.variables === 0) destination = { text: value.text, literal: true, written, derived: true };
+    }
     let protocol: string = sender.protocol;
     if (sender.framework === 'spring_cloud_stream' && destination.literal) {
       const bound = streamBinding(destination.text, constants);
       destination = { ...destination, text: bound.destination, derived: destination.derived || bound.configured };
       protocol = bound.protocol;
     }
-    this.producer(caller, call.line, protocol, sender.framework, destination, written);
+    const exchange = exchangeWritten === undefined ? undefined : constants.partOf(partsOfText(exchangeWritten), exchangeWritten, caller.owner).text;
+    this.producer(caller, call.line, protocol, sender.framework, destination, written, exchange);
   }
 
   /** Output bindings of functional Spring Cloud Stream beans (Supplier, Function): each a producer of its bean. */
@@ -451,7 +459,7 @@ class FileEmitter {
     }
   }
 
-  private producer(caller: MemberEntry, line: number, protocol: string, framework: string, destination: Part, written: string): void {
+  private producer(caller: MemberEntry, line: number, protocol: string, framework: string, destination: Part, written: string, exchange?: string): void {
     const id = allocate(this.ctx, this.ids!, 'producer', `${caller.owner.file.path}|${caller.qn}@${line}|${protocol} ${destination.text}`);
     this.out.stats.producers++;
     this.out.nodes.push({
@@ -465,6 +473,7 @@ class FileEmitter {
         protocol,
         destination: destination.text,
         ...(destination.derived ? { destination_written: written } : {}),
+        ...(exchange !== undefined ? { exchange } : {}),
         framework,
         caller: caller.qn,
         match: 'unmatched',
@@ -502,8 +511,20 @@ class FileEmitter {
   }
 
   /** HTTP routes the type serves, each exposed by its handler (which may be inherited from another file). */
+  /** The method a handler argument like `handler::get` references, through call resolution. */
+  private handlerRef(member: MemberEntry, written: string): MemberEntry | undefined {
+    const m = /^\s*([\w$.]+)\s*::\s*([\w$]+)\s*$/.exec(written);
+    const call = m && member.facts.calls.find((c) => c.kind === 'method_ref' && c.name === m[2] && c.receiver && exprText(c.receiver) === m[1]);
+    const resolved = call ? this.ctx.resolver.resolve(member, call) : undefined;
+    if (!resolved || 'unresolved' in resolved) return undefined;
+    for (const t of resolved.targets) if ('member' in t) return t.member;
+    return undefined;
+  }
+
   private emitRoutes(entry: TypeEntry): void {
-    for (const r of routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', this.constantsOf(entry))) {
+    const constants = this.constantsOf(entry);
+    const routes = [...routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', constants), ...functionalRoutesOf(entry, constants, (m, w) => this.handlerRef(m, w))];
+    for (const r of routes) {
       const id = allocate(this.ctx, this.ids!, 'route', `${entry.file.path}|${entry.qn}|${r.method} ${r.path}`);
       this.out.stats.routes++;
       const inFile = r.handler.owner.file === entry.file;
@@ -857,9 +878,12 @@ function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[],
     const found = listeners.filter((l) => l.props.protocol === p.props.protocol && (l.props.destination === destination || (typeof l.props.destination_regex === 'string' && regexAccepts(l.props.destination_regex, destination))));
     const matches = found.map((l) => (l.service === p.service ? 'intra_service' : 'cross_service'));
     p.props.match = matches.includes('cross_service') ? 'cross_service' : matches.length ? 'intra_service' : 'unmatched';
-    const confidence = p.props.pinned ? 0.95 : p.props.resolved ? 0.9 : 0.6;
+    // Through a Rabbit exchange, a queue named as the routing key is the usual binding, not a certain one.
+    const viaExchange = typeof p.props.exchange === 'string' && p.props.exchange !== '';
+    const confidence = p.props.pinned ? 0.95 : viaExchange ? 0.6 : p.props.resolved ? 0.9 : 0.6;
+    const strategy = p.props.pinned ? 'pinned_destination' : viaExchange ? 'routing_key' : 'destination';
     found.forEach((l, i) => {
-      edges.push({ type: 'ASYNC_CALLS', from: p.id, to: l.id, attrs: { match: matches[i]!, confidence, strategy: p.props.pinned ? 'pinned_destination' : 'destination' } });
+      edges.push({ type: 'ASYNC_CALLS', from: p.id, to: l.id, attrs: { match: matches[i]!, confidence, strategy } });
       topology.add(p.service ?? '', l.service ?? '', String(p.props.protocol), true, confidence);
     });
     if (found.length) continue;

@@ -94,11 +94,13 @@ function valueAnnotation(name: string, member: MemberEntry | undefined, owner: T
  * parameters resolved against the service's configuration; any other name (a local, a parameter) becomes a
  * path variable `{name}`. `base` (a client's configured base URL) goes in front of a relative URL.
  */
-export function urlValue(written: string, member: MemberEntry | undefined, owner: TypeEntry, constants: Constants): { text: string; resolved: boolean; derived: boolean } | undefined {
+/** Also what a message destination argument says (then `variables` must be 0). */
+export function urlValue(written: string, member: MemberEntry | undefined, owner: TypeEntry, constants: Constants): { text: string; resolved: boolean; derived: boolean; variables: number } | undefined {
   const parts = partsOfText(written);
   if (!parts) return undefined;
   let text = '';
   let resolved = true;
+  let variables = 0;
   for (const p of parts) {
     if (p.s !== undefined) {
       text += p.s;
@@ -111,9 +113,12 @@ export function urlValue(written: string, member: MemberEntry | undefined, owner
       const value = constants.placeholders(raw);
       if (value === undefined) resolved = false;
       text += value ?? raw;
-    } else text += `{${p.ref.split('.').pop()}}`;
+    } else {
+      text += `{${p.ref.split('.').pop()}}`;
+      variables++;
+    }
   }
-  return { text, resolved, derived: !(parts.length === 1 && parts[0]!.s !== undefined) };
+  return { text, resolved, derived: !(parts.length === 1 && parts[0]!.s !== undefined), variables };
 }
 
 /**

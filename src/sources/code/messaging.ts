@@ -106,15 +106,18 @@ export function streamFunctionsOf(entry: TypeEntry, constants: Constants): Strea
 }
 
 /** Send methods whose first argument is the destination (a binding name for StreamBridge), by the qualified name of the template. */
-const SENDERS: Record<string, { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms' | 'spring_cloud_stream'; methods: Set<string> }> = {
+const SENDERS: Record<string, { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms' | 'spring_rabbit' | 'spring_cloud_stream'; methods: Set<string> }> = {
   'org.springframework.cloud.stream.function.StreamBridge': { protocol: 'kafka', framework: 'spring_cloud_stream', methods: new Set(['send']) },
   'org.springframework.kafka.core.KafkaTemplate': { protocol: 'kafka', framework: 'spring_kafka', methods: new Set(['send']) },
   'org.springframework.kafka.core.KafkaOperations': { protocol: 'kafka', framework: 'spring_kafka', methods: new Set(['send']) },
   'org.springframework.jms.core.JmsTemplate': { protocol: 'jms', framework: 'spring_jms', methods: new Set(['send', 'convertAndSend']) },
+  'org.springframework.amqp.rabbit.core.RabbitTemplate': { protocol: 'rabbit', framework: 'spring_rabbit', methods: new Set(['send', 'convertAndSend', 'convertSendAndReceive']) },
+  'org.springframework.amqp.rabbit.core.RabbitOperations': { protocol: 'rabbit', framework: 'spring_rabbit', methods: new Set(['send', 'convertAndSend', 'convertSendAndReceive']) },
+  'org.springframework.amqp.core.AmqpTemplate': { protocol: 'rabbit', framework: 'spring_rabbit', methods: new Set(['send', 'convertAndSend', 'convertSendAndReceive']) },
 };
 
 /** The messaging system of a library method that sends to the destination in its first argument, if it is one. */
-export function senderOf(owner: string, method: string): { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms' | 'spring_cloud_stream' } | undefined {
+export function senderOf(owner: string, method: string): { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms' | 'spring_rabbit' | 'spring_cloud_stream' } | undefined {
   const sender = SENDERS[owner];
   return sender && sender.methods.has(method) ? sender : undefined;
 }

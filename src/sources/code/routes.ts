@@ -1,6 +1,7 @@
 import { HTTP_METHODS, pathPattern } from '../../graph/ontology/code.js';
 import type { AnnotationFacts, AnnotationValue, ConstPart } from './ir.js';
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
+import { partsOfText } from './messaging.js';
 import { own } from './own.js';
 import { resolvePlaceholders } from './spring-config.js';
 
@@ -14,7 +15,7 @@ export interface HttpRoute {
   resolved: boolean;
   /** The mapping values as written, when the path is not plain literals (`ApiPaths.ORDERS + BY_ID`). */
   written?: string;
-  framework: 'spring_mvc' | 'jax_rs';
+  framework: 'spring_mvc' | 'jax_rs' | 'spring_functional';
 }
 
 const SPRING_VERBS: Record<string, string> = { GetMapping: 'GET', PostMapping: 'POST', PutMapping: 'PUT', DeleteMapping: 'DELETE', PatchMapping: 'PATCH' };
@@ -24,7 +25,40 @@ const EXPLICIT_METHODS = new Set<string>(HTTP_METHODS.filter((m) => m !== 'ANY')
 export interface Mapping {
   paths: Part[];
   methods: string[];
-  framework: HttpRoute['framework'];
+  framework: 'spring_mvc' | 'jax_rs';
+}
+
+/** `GET("/orders/{id}")` or `RequestPredicates.GET(ApiPaths.ORDERS)` as written: the method and the path argument. */
+const PREDICATE = /^(?:RequestPredicates\s*\.\s*)?(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)\s*\(([\s\S]+)\)$/;
+const BUILDER_VERBS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+
+/**
+ * Functional WebFlux / WebMvc routes (`RouterFunction` beans) whose path the source states: builder calls
+ * `route().GET("/orders/{id}", handler::get)` and `route(GET("/orders"), handler::list)` / `.andRoute(…)`.
+ * The handler is the method the handler argument references (`handlerRef` resolves `handler::get`), else the
+ * router method itself (a lambda). Nested `path(…)` / `nest(…)` prefixes are not applied.
+ */
+export function functionalRoutesOf(entry: TypeEntry, constants: Constants, handlerRef: (member: MemberEntry, written: string) => MemberEntry | undefined): HttpRoute[] {
+  const out: HttpRoute[] = [];
+  for (const m of entry.members) {
+    if (m.facts.kind !== 'method' || !/(^|\.)RouterFunction$/.test(m.facts.returnType?.name ?? '')) continue;
+    for (const call of m.facts.calls) {
+      let method: string | undefined;
+      let pathArg: string | undefined;
+      let handlerArg: string | undefined;
+      if (BUILDER_VERBS.has(call.name) && call.args.length >= 2) [method, pathArg, handlerArg] = [call.name, call.args[0], call.args[call.args.length - 1]];
+      else if ((call.name === 'route' || call.name === 'andRoute') && call.args.length === 2) {
+        const p = PREDICATE.exec(call.args[0]!.trim());
+        if (p) [method, pathArg, handlerArg] = [p[1], p[2], call.args[1]];
+      }
+      if (!method || !pathArg || !handlerArg) continue;
+      const parts = partsOfText(pathArg);
+      const part = constants.partOf(parts, pathArg, entry);
+      const handler = handlerRef(m, handlerArg) ?? m;
+      out.push({ controller: entry, handler, method, path: joinPath('', part.text), resolved: part.literal, ...(part.derived ? { written: part.written } : {}), framework: 'spring_functional' });
+    }
+  }
+  return out;
 }
 
 /** A path as the source gives it: its value (or, unresolved, the expression as written) and how it is written. */
