@@ -95,9 +95,13 @@ describe('links fixture through sextant call', () => {
     const listeners = await cli('find', { kind: 'route', filter: { protocol: 'kafka', declared: true } });
     assert.deepEqual(
       listeners.results.map((n: any) => `${n.qualified_name} ${n.attributes.framework}`).sort(),
-      ['billing-service kafka audit.events spring_kafka', 'billing-service kafka orders.cancelled spring_kafka', 'billing-service kafka orders.created spring_kafka', 'billing-service kafka stock.reserved spring_kafka', 'inventory-service kafka orders.created spring_cloud_stream'],
+      ['billing-service kafka audit.events spring_kafka', 'billing-service kafka orders.cancelled spring_kafka', 'billing-service kafka orders.created spring_kafka', 'billing-service kafka refunds.events spring_kafka', 'billing-service kafka stock.reserved spring_kafka', 'inventory-service kafka orders.created spring_cloud_stream'],
       'notBound is not in spring.cloud.function.definition, so it is no listener',
     );
+    // The default profile has no value for ${topics.refunds}: the profiles that do are recorded.
+    const refunds = listeners.results.find((n: any) => n.qualified_name === 'billing-service kafka refunds.events');
+    assert.equal(refunds.attributes.profile, 'prod,prod&eu');
+    assert.equal(listeners.results.filter((n: any) => n.attributes.profile).length, 1, 'values the default profile gives record no profile');
   });
 
   test('the service topology', async () => {

@@ -1,7 +1,7 @@
 import type { AnnotationFacts } from './ir.js';
 import { parseUrl } from './http-calls.js';
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
-import { type Constants, EMPTY, joinPath, mappingOf, type Part } from './routes.js';
+import { type Constants, EMPTY, joinPath, mappingOf, type Part, profileOf } from './routes.js';
 
 /** An outbound HTTP call a client interface declares. */
 export interface HttpClientCall {
@@ -15,6 +15,7 @@ export interface HttpClientCall {
   resolved: boolean;
   /** The values as written, when constants or placeholders were involved. */
   written?: string;
+  profile?: string;
 }
 
 /**
@@ -40,7 +41,7 @@ export function feignClientsOf(model: CodeModel, entry: TypeEntry, constants: Co
   const { project } = model.ancestors(entry);
   const typeLevel = project.map((t) => mappingOf(t.facts.annotations, 'type', (v) => constants.part(v, t))).find((m) => m && m.framework === 'spring_mvc');
   const prefixes: Part[] = [arg('path') ?? EMPTY, base ? { text: base.path, literal: true, written: url!.written, derived: url!.derived } : EMPTY, ...(typeLevel?.paths.length ? [typeLevel.paths[0]!] : [])];
-  const prefix = prefixes.reduce<Part>((a, b) => ({ text: joinPath(a.text, b.text), literal: a.literal && b.literal, written: [a.written, b.written].filter((w) => w).join(' + '), derived: a.derived || b.derived }), EMPTY);
+  const prefix = prefixes.reduce<Part>((a, b) => ({ text: joinPath(a.text, b.text), literal: a.literal && b.literal, written: [a.written, b.written].filter((w) => w).join(' + '), derived: a.derived || b.derived, ...profileOf(a, b) }), EMPTY);
   const out: HttpClientCall[] = [];
   const signatures = new Set<string>();
   for (const t of project) {
@@ -60,6 +61,7 @@ export function feignClientsOf(model: CodeModel, entry: TypeEntry, constants: Co
             targetService: target,
             ...(url ? { targetUrl: url.text } : {}),
             resolved: targetResolved && prefix.literal && part.literal,
+            ...profileOf(name, url, prefix, part),
             ...(derived ? { written: [name?.written ? `name=${name.written}` : '', url ? `url=${url.written}` : '', prefix.written, part.written].filter((w) => w).join(' ') } : {}),
           });
         }
@@ -107,6 +109,7 @@ export function httpExchangeClientsOf(entry: TypeEntry, constants: Constants): H
       targetService: base?.host ?? '',
       ...(base ? { targetUrl: typeLevel!.url.text } : {}),
       resolved: !!base && prefix.literal && own.url.literal,
+      ...profileOf(typeLevel?.url, own.url),
       ...(derived ? { written: [prefix.written, own.url.written].filter((w) => w).join(' + ') } : {}),
     });
   }

@@ -350,8 +350,8 @@ class FileEmitter {
   private constantsOf(entry: TypeEntry): Constants {
     let found = this.constants.get(entry.place.service);
     if (!found) {
-      const config = this.ctx.input.services.find((s) => s.name === entry.place.service)?.config;
-      this.constants.set(entry.place.service, (found = new Constants(this.ctx.model, config)));
+      const service = this.ctx.input.services.find((s) => s.name === entry.place.service);
+      this.constants.set(entry.place.service, (found = new Constants(this.ctx.model, service?.config, service?.profiles)));
     }
     return found;
   }
@@ -389,6 +389,7 @@ class FileEmitter {
           caller: c.method.qn,
           match: 'unmatched',
           resolved: c.resolved,
+          ...(c.profile ? { profile: c.profile } : {}),
         },
       });
       this.linkFrom('DECLARES_CLIENT', c.method, id, inFile);
@@ -419,6 +420,7 @@ class FileEmitter {
         caller: caller.qn,
         match: 'unmatched',
         resolved: target.resolved,
+        ...(target.profile ? { profile: target.profile } : {}),
       },
     });
     this.edge('DECLARES_CLIENT', memberId(this.ctx, caller), id);
@@ -437,7 +439,7 @@ class FileEmitter {
     if (!destination.literal) {
       // A topic from configuration: a `@Value("${…}")` field or parameter.
       const value = urlValue(written, caller, caller.owner, constants);
-      if (value?.resolved && value.variables === 0) destination = { text: value.text, literal: true, written, derived: true };
+      if (value?.resolved && value.variables === 0) destination = { text: value.text, literal: true, written, derived: true, ...(value.profile ? { profile: value.profile } : {}) };
     }
     let protocol: string = sender.protocol;
     if (sender.framework === 'spring_cloud_stream' && destination.literal) {
@@ -478,6 +480,7 @@ class FileEmitter {
         caller: caller.qn,
         match: 'unmatched',
         resolved: destination.literal,
+        ...(destination.profile ? { profile: destination.profile } : {}),
       },
     });
     this.edge('DECLARES_PRODUCER', memberId(this.ctx, caller), id);
@@ -499,6 +502,7 @@ class FileEmitter {
           protocol: l.protocol,
           ...(l.pattern ? { destination_regex: l.destination.text } : { destination: l.destination.text }),
           ...(l.destination.derived ? { path_written: l.destination.written } : {}),
+          ...(l.destination.profile ? { profile: l.destination.profile } : {}),
           framework: l.framework,
           handler: l.handler.qn,
           controller: entry.qn,
@@ -547,6 +551,7 @@ class FileEmitter {
           declared: true,
           resolved: r.resolved,
           ...(r.written ? { path_written: r.written } : {}),
+          ...(r.profile ? { profile: r.profile } : {}),
         },
       });
       this.linkFrom('EXPOSES', r.handler, id, inFile);

@@ -72,6 +72,8 @@ export interface HttpTarget {
   resolved: boolean;
   /** The URL expression as written, when it is not one literal. */
   written?: string;
+  /** The Spring profile(s) a placeholder took its value from, when the default profile does not set it. */
+  profile?: string;
 }
 
 /** `http://billing-service:8080/api?x` → host and path; also `lb://name` and `//name`. */
@@ -95,12 +97,13 @@ function valueAnnotation(name: string, member: MemberEntry | undefined, owner: T
  * path variable `{name}`. `base` (a client's configured base URL) goes in front of a relative URL.
  */
 /** Also what a message destination argument says (then `variables` must be 0). */
-export function urlValue(written: string, member: MemberEntry | undefined, owner: TypeEntry, constants: Constants): { text: string; resolved: boolean; derived: boolean; variables: number } | undefined {
+export function urlValue(written: string, member: MemberEntry | undefined, owner: TypeEntry, constants: Constants): { text: string; resolved: boolean; derived: boolean; variables: number; profile?: string } | undefined {
   const parts = partsOfText(written);
   if (!parts) return undefined;
   let text = '';
   let resolved = true;
   let variables = 0;
+  let profile: string | undefined;
   for (const p of parts) {
     if (p.s !== undefined) {
       text += p.s;
@@ -110,15 +113,16 @@ export function urlValue(written: string, member: MemberEntry | undefined, owner
     const injected = constant === undefined ? valueAnnotation(p.ref, member, owner) : undefined;
     const raw = constant ?? injected;
     if (raw !== undefined) {
-      const value = constants.placeholders(raw);
+      const value = constants.resolve(raw);
       if (value === undefined) resolved = false;
-      text += value ?? raw;
+      profile ??= value?.profile;
+      text += value?.text ?? raw;
     } else {
       text += `{${p.ref.split('.').pop()}}`;
       variables++;
     }
   }
-  return { text, resolved, derived: !(parts.length === 1 && parts[0]!.s !== undefined), variables };
+  return { text, resolved, derived: !(parts.length === 1 && parts[0]!.s !== undefined), variables, ...(profile ? { profile } : {}) };
 }
 
 /**
@@ -126,8 +130,8 @@ export function urlValue(written: string, member: MemberEntry | undefined, owner
  * `rootUri(…)` or `WebClient.create(…)` / `RestClient.create(…)` in its own members (a constructor building the
  * client from a builder, typically).
  */
-export function baseUrlIn(owner: TypeEntry, constants: Constants): { text: string; resolved: boolean } | undefined {
-  const found = new Map<string, { text: string; resolved: boolean }>();
+export function baseUrlIn(owner: TypeEntry, constants: Constants): { text: string; resolved: boolean; profile?: string } | undefined {
+  const found = new Map<string, { text: string; resolved: boolean; profile?: string }>();
   for (const m of owner.members) {
     for (const c of m.facts.calls) {
       const isBase = c.name === 'baseUrl' || c.name === 'rootUri' || (c.name === 'create' && c.receiver?.k === 'name' && /^(WebClient|RestClient)$/.test(c.receiver.name));
@@ -146,17 +150,20 @@ export function httpTargetOf(site: HttpCallSite, caller: MemberEntry, constants:
   let url = value.text;
   let resolved = value.resolved;
   let targetUrl: string | undefined;
+  let profile = value.profile;
   if (!parseUrl(url) && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
     const base = baseUrlIn(caller.owner, constants);
     if (base) {
       targetUrl = base.text;
       url = `${base.text.replace(/\/+$/, '')}/${url.replace(/^\/+/, '')}`;
       resolved &&= base.resolved;
+      profile ??= base.profile;
     }
   }
   const parsed = parseUrl(url);
   const written = value.derived || targetUrl ? site.url : undefined;
-  if (!parsed) return { targetService: '', path: joinPath('', url.split(/[?#]/)[0]!), resolved: false, ...(written ? { written } : {}) };
+  const fromProfile = profile ? { profile } : {};
+  if (!parsed) return { targetService: '', path: joinPath('', url.split(/[?#]/)[0]!), resolved: false, ...(written ? { written } : {}), ...fromProfile };
   const hostKnown = !/[{}]/.test(parsed.host);
   return {
     targetService: hostKnown ? parsed.host : '',
@@ -164,5 +171,6 @@ export function httpTargetOf(site: HttpCallSite, caller: MemberEntry, constants:
     ...(targetUrl ? { targetUrl } : {}),
     resolved: resolved && hostKnown,
     ...(written ? { written } : {}),
+    ...fromProfile,
   };
 }

@@ -25,6 +25,8 @@ export interface ServiceInfo {
    * resources over others), flattened: what `${…}` placeholders in its code resolve against.
    */
   config: Record<string, string>;
+  /** Each other profile's own configuration (`application-dev.yml`, `on-profile` documents), by profile. */
+  profiles: Record<string, Record<string, string>>;
 }
 
 export interface Layout {
@@ -53,6 +55,7 @@ interface Scope {
   nameFrom: ServiceInfo['nameFrom'];
   applicationNameFile?: string;
   config: Record<string, string>;
+  profiles: Record<string, Record<string, string>>;
 }
 
 const BUILD_FILE_PREFERENCE = ['pom.xml', 'build.gradle.kts', 'build.gradle', 'settings.gradle.kts', 'settings.gradle'];
@@ -220,7 +223,7 @@ function collectScopes(
   const scope = (dir: string): Scope => {
     let s = scopes.get(dir);
     if (!s) {
-      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {} };
+      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {}, profiles: {} };
       scopes.set(dir, s);
     }
     return s;
@@ -238,6 +241,11 @@ function nameScope(scope: Scope, configs: Map<string, SpringConfigFile[]>, rootN
   // Lowest precedence first, so the best-ranked application file is applied last and wins.
   for (const f of [...defaults.filter((d) => d.kind === 'bootstrap').reverse(), ...defaults.filter((d) => d.kind === 'application').reverse()]) {
     for (const [k, v] of f.values) scope.config[k] = v;
+  }
+  const profiled = files.filter((f) => f.profile !== null);
+  for (const f of [...profiled.filter((d) => d.kind === 'bootstrap').reverse(), ...profiled.filter((d) => d.kind === 'application').reverse()]) {
+    const own = (scope.profiles[f.profile!] ??= {});
+    for (const [k, v] of f.values) own[k] = v;
   }
   const found = applicationName(files);
   if (found) {
@@ -289,6 +297,7 @@ function toServiceInfo(scope: Scope, rootName: string): ServiceInfo {
     modules,
     configFiles: [...scope.configFiles].sort(byString),
     config: scope.config,
+    profiles: scope.profiles,
   };
   if (scope.applicationNameFile) info.applicationNameFile = scope.applicationNameFile;
   return info;

@@ -16,6 +16,7 @@ export interface HttpRoute {
   /** The mapping values as written, when the path is not plain literals (`ApiPaths.ORDERS + BY_ID`). */
   written?: string;
   framework: 'spring_mvc' | 'jax_rs' | 'spring_functional';
+  profile?: string;
 }
 
 const SPRING_VERBS: Record<string, string> = { GetMapping: 'GET', PostMapping: 'POST', PutMapping: 'PUT', DeleteMapping: 'DELETE', PatchMapping: 'PATCH' };
@@ -55,7 +56,7 @@ export function functionalRoutesOf(entry: TypeEntry, constants: Constants, handl
       const parts = partsOfText(pathArg);
       const part = constants.partOf(parts, pathArg, entry);
       const handler = handlerRef(m, handlerArg) ?? m;
-      out.push({ controller: entry, handler, method, path: joinPath('', part.text), resolved: part.literal, ...(part.derived ? { written: part.written } : {}), framework: 'spring_functional' });
+      out.push({ controller: entry, handler, method, path: joinPath('', part.text), resolved: part.literal, ...(part.derived ? { written: part.written } : {}), framework: 'spring_functional', ...profileOf(part) });
     }
   }
   return out;
@@ -68,6 +69,14 @@ export interface Part {
   written: string;
   /** Built from constants or placeholders rather than one literal. */
   derived: boolean;
+  /** The Spring profile(s) whose configuration gave a placeholder its value, when the default profile does not. */
+  profile?: string;
+}
+
+/** The first profile any of these parts took a value from. */
+export function profileOf(...parts: readonly (Part | undefined)[]): { profile?: string } {
+  const found = parts.find((p) => p?.profile)?.profile;
+  return found ? { profile: found } : {};
 }
 
 export const EMPTY: Part = { text: '', literal: true, written: '', derived: false };
@@ -101,7 +110,7 @@ export function routesOf(model: CodeModel, entry: TypeEntry, isController: boole
           if (seen.has(key)) continue;
           seen.add(key);
           const written = prefix.derived || part.derived ? [prefix.written, part.written].filter((w) => w).join(' + ') : undefined;
-          out.push({ controller: entry, handler, method, path, resolved: prefix.literal && part.literal, ...(written ? { written } : {}), framework: mapping.framework });
+          out.push({ controller: entry, handler, method, path, resolved: prefix.literal && part.literal, ...(written ? { written } : {}), framework: mapping.framework, ...profileOf(prefix, part) });
         }
       }
     }
@@ -168,12 +177,36 @@ export function mappingOf(annotations: readonly AnnotationFacts[], level: 'type'
  */
 export class Constants {
   private readonly config: ReadonlyMap<string, string>;
+  /** Each profile's configuration over the default one, by profile name in order. */
+  private readonly profiles: [string, ReadonlyMap<string, string>][];
 
   constructor(
     private readonly model: CodeModel,
     config: Readonly<Record<string, string>> = {},
+    profiles: Readonly<Record<string, Readonly<Record<string, string>>>> = {},
   ) {
     this.config = new Map(Object.entries(config));
+    this.profiles = Object.keys(profiles)
+      .sort()
+      .map((name) => [name, new Map([...this.config, ...Object.entries(profiles[name]!)])]);
+  }
+
+  /**
+   * `${…}` placeholders against the default profile; when it leaves one without a value, against each other
+   * profile (`application-dev.yml`, `on-profile` documents) in name order, saying which profile(s) gave the value.
+   */
+  resolve(value: string): { text: string; profile?: string } | undefined {
+    if (!value.includes('${')) return { text: value };
+    const text = resolvePlaceholders(value, this.config);
+    if (text !== undefined) return { text };
+    const found: [string, string][] = [];
+    for (const [name, config] of this.profiles) {
+      const v = resolvePlaceholders(value, config);
+      if (v !== undefined) found.push([name, v]);
+    }
+    if (!found.length) return undefined;
+    const first = found[0]![1];
+    return { text: first, profile: found.filter(([, v]) => v === first).map(([n]) => n).join(',') };
   }
 
   /**
@@ -189,20 +222,15 @@ export class Constants {
   partOf(parts: readonly ConstPart[] | undefined, written: string, from: TypeEntry): Part {
     const value = parts && this.evaluate(parts, from, 0);
     const placeholders = value?.includes('${') ?? false;
-    const resolved = placeholders ? resolvePlaceholders(value!, this.config) : value;
+    const resolved = value === undefined ? undefined : this.resolve(value);
     const derived = !(parts?.length === 1 && parts[0]!.s !== undefined) || placeholders;
-    return resolved === undefined ? { text: value ?? written, literal: false, written, derived: true } : { text: resolved, literal: true, written, derived };
+    return resolved === undefined ? { text: value ?? written, literal: false, written, derived: true } : { text: resolved.text, literal: true, written, derived, ...(resolved.profile ? { profile: resolved.profile } : {}) };
   }
 
   /** A configuration key's value in the service's default profile (placeholders resolved), if set. */
   setting(key: string): string | undefined {
     const raw = this.config.get(key);
-    return raw === undefined ? undefined : (this.placeholders(raw) ?? raw);
-  }
-
-  /** `${…}` placeholders of a value against the service's configuration (defaults included); undefined when one has no value. */
-  placeholders(value: string): string | undefined {
-    return value.includes('${') ? resolvePlaceholders(value, this.config) : value;
+    return raw === undefined ? undefined : (this.resolve(raw)?.text ?? raw);
   }
 
   evaluate(parts: readonly ConstPart[], from: TypeEntry, depth: number): string | undefined {
