@@ -30,11 +30,13 @@ async function cli(tool: string, args: Record<string, unknown>, store = storeDir
   return jsonOf(r);
 }
 
+type Call = (tool: string, args: Record<string, unknown>) => Promise<Record<string, any>>;
+
 /** `caller-service framework caller -> route (match, strategy)` for every edge of `type` out of every node of `kind`. */
-async function pairs(kind: 'client' | 'producer', type: 'HTTP_CALLS' | 'ASYNC_CALLS', store = storeDir): Promise<string[]> {
-  const found = await cli('find', { kind, limit: 500 }, store);
+async function pairs(kind: 'client' | 'producer', type: 'HTTP_CALLS' | 'ASYNC_CALLS', store = storeDir, call: Call = (tool, args) => cli(tool, args, store)): Promise<string[]> {
+  const found = await call('find', { kind, limit: 500 });
   const ids = found.results.map((n: any) => n.id);
-  const r = await cli('neighbors', { ids, direction: 'out', edge_types: [type], limit: 500 }, store);
+  const r = await call('neighbors', { ids, direction: 'out', edge_types: [type], limit: 500 });
   const byId = new Map(found.results.map((n: any) => [n.id, n]));
   return r.edges
     .map((e: any) => {
@@ -45,6 +47,8 @@ async function pairs(kind: 'client' | 'producer', type: 'HTTP_CALLS' | 'ASYNC_CA
 }
 
 const HTTP_PAIRS = [
+  'gateway rest_template gateway.GatewayController#anything() -> ? GET url (unmatched, method_path)',
+  'gateway rest_template gateway.GatewayController#invoice(String) -> billing-service GET /invoices/{id} (cross_service, service_method_path)',
   'gateway rest_template gateway.GatewayController#legacy(String) -> legacy-erp GET /export/{path} (unmatched, service_method_path)',
   'gateway rest_template gateway.GatewayController#order(String) -> order-service GET /orders/{id} (cross_service, service_method_path)',
   'gateway rest_template gateway.GatewayController#placeOrder(Map) -> order-service POST /orders (cross_service, service_method_path)',
@@ -66,6 +70,18 @@ const ASYNC_PAIRS = [
   'order-service spring_kafka orders.OrderService#place(Map) -> inventory-service kafka orders.created (cross_service, destination)',
 ];
 
+// legacy-erp is not an indexed service, so it has no SERVICE_CALLS edge (its client stays unmatched); AuditClient
+// names no target, and an ambiguous match counts for no service.
+const TOPOLOGY = ['billing-service -> inventory-service rabbit 1/1', 'gateway -> billing-service http 1/1', 'gateway -> inventory-service http 1/1', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 2/2', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'].sort();
+
+/** `from -> to protocol calls/matched` for every SERVICE_CALLS edge. */
+async function topology(call: Call): Promise<string[]> {
+  const services = await call('find', { kind: 'service' });
+  const names = new Map(services.results.map((n: any) => [n.id, n.name]));
+  const r = await call('neighbors', { ids: [...names.keys()], direction: 'out', edge_types: ['SERVICE_CALLS'], limit: 100 });
+  return r.edges.map((e: any) => `${names.get(e.from)} -> ${e.other.name} ${e.attrs.protocol} ${e.attrs.calls}/${e.attrs.matched}`).sort();
+}
+
 describe('links fixture through sextant call', () => {
   test('every client → route pair, with its match', async () => {
     assert.deepEqual(await pairs('client', 'HTTP_CALLS'), HTTP_PAIRS);
@@ -77,6 +93,18 @@ describe('links fixture through sextant call', () => {
       r.results.map((n: any) => `${n.qualified_name} ${n.attributes.handler}`),
       ['billing-service GET /invoices/{id} com.acme.billing.InvoiceHandler#get(ServerRequest)', 'billing-service GET /invoices/{invoiceId}/pdf com.acme.billing.InvoiceHandler#pdf(ServerRequest)'],
     );
+  });
+
+  test('a UriComponentsBuilder URL is read where literal (the discovery name in any case); a URL the source does not state matches nothing', async () => {
+    const r = await cli('find', { kind: 'client', filter: { framework: 'rest_template' } });
+    const byCaller = new Map(r.results.map((n: any) => [n.attributes.caller, n]));
+    const invoice: any = byCaller.get('com.acme.gateway.GatewayController#invoice(String)');
+    assert.equal(invoice.qualified_name, 'gateway -> BILLING-SERVICE GET /invoices/{id}');
+    assert.equal(invoice.attributes.match, 'cross_service');
+    const anything: any = byCaller.get('com.acme.gateway.GatewayController#anything()');
+    assert.equal(anything.attributes.resolved, false);
+    assert.equal(anything.attributes.path_written, 'url');
+    assert.equal(anything.attributes.match, 'unmatched', 'a whole-URL variable is not a one-segment path template');
   });
 
   test('the WebClient base URL comes from configuration, the RestTemplate URL from a constant plus a variable', async () => {
@@ -105,16 +133,9 @@ describe('links fixture through sextant call', () => {
   });
 
   test('the service topology', async () => {
-    const services = await cli('find', { kind: 'service' });
-    const names = new Map(services.results.map((n: any) => [n.id, n.name]));
-    const r = await cli('neighbors', { ids: [...names.keys()], direction: 'out', edge_types: ['SERVICE_CALLS'], limit: 100 });
-    assert.deepEqual(
-      r.edges.map((e: any) => `${names.get(e.from)} -> ${e.other.name} ${e.attrs.protocol} ${e.attrs.calls}/${e.attrs.matched}`).sort(),
-      // legacy-erp is not an indexed service, so it has no SERVICE_CALLS edge (its client stays unmatched);
-      // AuditClient names no target, and an ambiguous match counts for no service.
-      ['billing-service -> inventory-service rabbit 1/1', 'gateway -> inventory-service http 1/1', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 2/2', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'],
-    );
+    assert.deepEqual(await topology((tool, args) => cli(tool, args)), TOPOLOGY);
   });
+
 
   test('trace of one request end to end: gateway → order-service → billing-service and inventory-service', async () => {
     const r = await cli('trace', { from: 'gateway POST /api/orders' });
@@ -163,6 +184,17 @@ describe('links fixture through the MCP client (stdio)', () => {
       a.body.paths[0].hops.map((h: any) => h.edge_type),
       ['EXPOSES', 'DECLARES_CLIENT', 'HTTP_CALLS', 'EXPOSES', 'CALLS', 'DECLARES_PRODUCER', 'ASYNC_CALLS', 'EXPOSES'],
     );
+  });
+
+  test('every client → route pair, every producer → listener pair and the topology, over MCP', async () => {
+    const call: Call = async (tool, args) => {
+      const a = await callTool(conn.client, tool, args);
+      assert.equal(a.isError, false, JSON.stringify(a.body));
+      return a.body;
+    };
+    assert.deepEqual(await pairs('client', 'HTTP_CALLS', storeDir, call), HTTP_PAIRS);
+    assert.deepEqual(await pairs('producer', 'ASYNC_CALLS', storeDir, call), ASYNC_PAIRS);
+    assert.deepEqual(await topology(call), TOPOLOGY);
   });
 
   test('describe of a route lists its callers across services', async () => {

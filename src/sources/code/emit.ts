@@ -826,6 +826,8 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
   const routes = new Map<string, NodeRecord[]>();
   const byPath = new Map<string, NodeRecord[]>();
   const clients: NodeRecord[] = [];
+  // Discovery names are case-insensitive (Eureka registers BILLING-SERVICE for billing-service).
+  const serviceNames = new Map(nodes.filter((n) => n.kind === 'service').map((n) => [n.name.toLowerCase(), n.name]));
   for (const n of nodes) {
     if (n.kind === 'route' && n.props.protocol === 'http') {
       const key = `${n.service}\0${n.props.path_pattern}`;
@@ -840,9 +842,10 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     // A call whose target the source does not name (a relative URL, an HTTP interface without a URL) is matched
     // by method and path alone, in any service, and says so with a lower confidence.
     const named = typeof c.props.target_service === 'string';
-    const candidates = named ? (routes.get(`${c.props.target_service}\0${c.props.path_pattern}`) ?? []) : (byPath.get(String(c.props.path_pattern)) ?? []);
+    const service = named ? (serviceNames.get(String(c.props.target_service).toLowerCase()) ?? String(c.props.target_service)) : '';
+    const candidates = named ? (routes.get(`${service}\0${c.props.path_pattern}`) ?? []) : (byPath.get(String(c.props.path_pattern)) ?? []);
     const found = candidates.filter((r) => r.props.http_method === method || r.props.http_method === 'ANY' || method === 'ANY');
-    const target = named ? String(c.props.target_service) : found.length === 1 ? (found[0]!.service ?? '') : '';
+    const target = named ? service : found.length === 1 ? (found[0]!.service ?? '') : '';
     const match = found.length === 0 ? 'unmatched' : found.length > 1 ? 'ambiguous' : target === c.service ? 'intra_service' : 'cross_service';
     c.props.match = match;
     const confidence = match === 'unmatched' ? 0 : match === 'ambiguous' ? 0.4 : !named ? 0.5 : c.props.resolved ? 0.9 : 0.6;

@@ -143,10 +143,32 @@ export function baseUrlIn(owner: TypeEntry, constants: Constants): { text: strin
   return found.size === 1 ? [...found.values()][0] : undefined;
 }
 
+/**
+ * `UriComponentsBuilder.fromHttpUrl(…)` / `fromUriString(…)` / `fromPath(…)` followed by `.path(…)` /
+ * `.pathSegment(…)` calls, written inline as the URL argument: the URL those literal parts build.
+ */
+function uriBuilderValue(written: string, caller: MemberEntry, constants: Constants): ReturnType<typeof urlValue> {
+  const m = /^\s*UriComponentsBuilder\s*\.\s*(?:fromHttpUrl|fromUriString|fromPath)\s*\(([^()]*)\)/.exec(written);
+  if (!m) return undefined;
+  const base = urlValue(m[1]!, caller, caller.owner, constants);
+  if (!base) return undefined;
+  let text = base.text;
+  let resolved = base.resolved;
+  for (const seg of written.slice(m[0].length).matchAll(/\.\s*(path|pathSegment)\s*\(([^()]*)\)/g)) {
+    const part = urlValue(seg[2]!, caller, caller.owner, constants);
+    if (!part) return undefined;
+    resolved &&= part.resolved;
+    text = `${text.replace(/\/+$/, '')}/${part.text.replace(/^\/+/, '')}`;
+  }
+  return { text, resolved, derived: true, variables: base.variables, ...(base.profile ? { profile: base.profile } : {}) };
+}
+
 /** Where a call site's URL goes, with the caller type's base URL in front of a relative one. */
 export function httpTargetOf(site: HttpCallSite, caller: MemberEntry, constants: Constants): HttpTarget {
-  const value = urlValue(site.url, caller, caller.owner, constants);
-  if (!value) return { targetService: '', path: site.url, resolved: false, written: site.url };
+  const value = urlValue(site.url, caller, caller.owner, constants) ?? uriBuilderValue(site.url, caller, constants);
+  // A URL the source does not state (a method's result, or a variable holding the whole URL or its start) has no
+  // path to match: it is kept as written.
+  if (!value || value.text.startsWith('{')) return { targetService: '', path: site.url, resolved: false, written: site.url };
   let url = value.text;
   let resolved = value.resolved;
   let targetUrl: string | undefined;
