@@ -14,24 +14,10 @@ import Database from 'better-sqlite3';
 import { sextantOntology } from '../src/graph/ontology/index.js';
 import { SqliteStore } from '../src/graph/sqlite/store.js';
 import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
+import { fileURLToPath } from 'node:url';
 import { ESTATE, estateSource } from './helpers/estate.js';
 
 const ontology = sextantOntology();
-let root: string;
-let work: string;
-const incrementalStore = () => join(work, 'incremental');
-const watchingStore = () => join(work, 'watching');
-/** The in-memory state of one long-running indexer, kept across steps. */
-const session = new Map<string, unknown>();
-
-async function index(storeDir: string, cacheDir?: string, keep?: Map<string, unknown>): Promise<BuildReport> {
-  const store = SqliteStore.open(ontology, storeDir, { mode: 'write' });
-  try {
-    return await buildWorkspace(store, ontology, { dir: root, sources: [estateSource(root)] }, {}, process.env, { ...(cacheDir ? { cacheDir } : {}), ...(keep ? { session: keep } : {}) });
-  } finally {
-    await store.close();
-  }
-}
 
 /** Everything the index holds, in rid order (nodes) and a stable order (edges), without the rids themselves. */
 function dump(storeDir: string): { nodes: string[]; edges: string[] } {
@@ -45,94 +31,132 @@ function dump(storeDir: string): { nodes: string[]; edges: string[] } {
   }
 }
 
-const P = 'orders/orders-app/src/main/java/com/acme/orders/';
-const edit = (rel: string, f: (text: string) => string) => writeFileSync(join(root, rel), f(readFileSync(join(root, rel), 'utf8')));
+type Step = [string, (edit: (rel: string, f: (text: string) => string) => void, root: string) => void];
 
-const STEPS: [string, () => void][] = [
-  ['nothing changed', () => {}],
-  ['a method and a call added to one file', () => edit(`${P}service/OrderBatch.java`, (t) => t.replace(/\n}\s*$/, '\n    public int twice() {\n        return size() + size();\n    }\n}\n'))],
+/**
+ * Copies `fixture`, builds it once both ways, then after each step checks both incremental indexes against a
+ * fresh full build. `files`: how many source files the fixture has.
+ */
+function incrementalSuite(title: string, fixture: string, files: number, steps: readonly Step[]): void {
+  let root: string;
+  let work: string;
+  const incrementalStore = () => join(work, 'incremental');
+  const watchingStore = () => join(work, 'watching');
+  /** The in-memory state of one long-running indexer, kept across steps. */
+  const session = new Map<string, unknown>();
+  const edit = (rel: string, f: (text: string) => string) => writeFileSync(join(root, rel), f(readFileSync(join(root, rel), 'utf8')));
+
+  async function index(storeDir: string, cacheDir?: string, keep?: Map<string, unknown>): Promise<BuildReport> {
+    const store = SqliteStore.open(ontology, storeDir, { mode: 'write' });
+    try {
+      return await buildWorkspace(store, ontology, { dir: root, sources: [estateSource(root)] }, {}, process.env, { ...(cacheDir ? { cacheDir } : {}), ...(keep ? { session: keep } : {}) });
+    } finally {
+      await store.close();
+    }
+  }
+
+  describe(title, () => {
+    before(() => {
+      work = mkdtempSync(join(tmpdir(), 'sextant-incremental-'));
+      root = join(work, 'estate');
+      cpSync(fixture, root, { recursive: true });
+    });
+    after(() => rmSync(work, { recursive: true, force: true }));
+
+    test('the first build is full and parses every file', async () => {
+      const r = await index(incrementalStore(), join(work, 'cache'));
+      assert.equal(r.sources[0]!.written, 'full');
+      assert.equal((r.sources[0]!.details as { parsed: number }).parsed, files);
+      const w = await index(watchingStore(), join(work, 'cache-watching'), session);
+      assert.equal((w.sources[0]!.details as { emitted: number }).emitted, files);
+    });
+
+    for (const [i, [what, apply]] of steps.entries()) {
+      test(`step ${i + 1}: ${what}`, async () => {
+        apply(edit, root);
+        const inc = await index(incrementalStore(), join(work, 'cache'));
+        const watching = await index(watchingStore(), join(work, 'cache-watching'), session);
+        const fullDir = join(work, `full-${i}`);
+        await index(fullDir);
+        const b = dump(fullDir);
+        for (const [how, dir] of [['one-shot', incrementalStore()], ['watching', watchingStore()]] as const) {
+          const a = dump(dir);
+          assert.equal(a.nodes.length, b.nodes.length, `${how}: node count`);
+          assert.deepEqual(a.nodes, b.nodes, `${how}: nodes and their order`);
+          assert.deepEqual(a.edges, b.edges, `${how}: edges`);
+        }
+        const emitted = (watching.sources[0]!.details as { emitted: number }).emitted;
+        if (what === 'nothing changed') assert.equal(emitted, 0, 'nothing emitted again');
+        else if (what.includes('body')) assert.equal(emitted, 1, 'a body edit emits its own file only');
+        else if (!what.includes('application.yml')) assert.ok(emitted < files / 2, `an update emits only the files it reaches (${emitted})`);
+        if (!what.includes('application.yml')) assert.equal(watching.sources[0]!.written, 'patch', 'watching: applied as a patch');
+        const details = inc.sources[0]!.details as { parsed: number };
+        if (what === 'nothing changed') assert.equal(details.parsed, 0);
+        else if (!what.includes('application.yml') && !what.includes('deleted')) assert.equal(details.parsed, 1, 'only the changed file is parsed again');
+        if (!what.includes('application.yml')) assert.equal(inc.sources[0]!.written, 'patch', 'applied as a patch');
+        rmSync(fullDir, { recursive: true, force: true });
+      });
+    }
+  });
+}
+
+const P = 'orders/orders-app/src/main/java/com/acme/orders/';
+
+const STEPS: Step[] = [
+  ['nothing changed', (edit, root) => {}],
+  ['a method and a call added to one file', (edit, root) => edit(`${P}service/OrderBatch.java`, (t) => t.replace(/\n}\s*$/, '\n    public int twice() {\n        return size() + size();\n    }\n}\n'))],
   [
     'a new file: another PaymentHandler implementation (new nodes between existing ones; callers elsewhere unchanged)',
-    () =>
+    (edit, root) =>
       writeFileSync(
         join(root, `${P}payment/CashPaymentHandler.java`),
         'package com.acme.orders.payment;\n\nimport com.acme.orders.api.OrderDto;\nimport com.acme.orders.api.PaymentHandler;\nimport com.acme.orders.api.PaymentResult;\nimport org.springframework.stereotype.Component;\n\n@Component("cash")\npublic class CashPaymentHandler implements PaymentHandler {\n    public boolean supports(String method) { return "cash".equals(method); }\n    public PaymentResult handle(OrderDto order) { return PaymentResult.declined("no cash"); }\n}\n',
       ),
   ],
-  ['a method removed that others call (their edges change too)', () => edit(`${P}service/OrderBatch.java`, (t) => t.replace(/\n    public int size\(\) \{[\s\S]*?\n    \}\n/, '\n'))],
-  ['a file deleted', () => unlinkSync(join(root, `${P}jobs/OrderCleanupJob.java`))],
-  ['a file moved to another package', () => renameSync(join(root, `${P}payment/CashPaymentHandler.java`), join(root, `${P}service/CashPaymentHandler.java`))],
-  ['a method body edited, nothing else', () => edit(`${P}payment/CardPaymentHandler.java`, (t) => t.replace(/return "card"\.equals\(/, 'return "credit-card".equals('))],
-  ['@Primary removed from a bean (injections in another file change)', () => edit(`${P}payment/PaypalPaymentHandler.java`, (t) => t.replace('@Primary\n', ''))],
-  ['a supertype removed (inherited calls and overrides in other files change)', () => edit(`${P}pricing/DiscountPricer.java`, (t) => t.replace(' extends AbstractPricer', ''))],
+  ['a method removed that others call (their edges change too)', (edit, root) => edit(`${P}service/OrderBatch.java`, (t) => t.replace(/\n    public int size\(\) \{[\s\S]*?\n    \}\n/, '\n'))],
+  ['a file deleted', (edit, root) => unlinkSync(join(root, `${P}jobs/OrderCleanupJob.java`))],
+  ['a file moved to another package', (edit, root) => renameSync(join(root, `${P}payment/CashPaymentHandler.java`), join(root, `${P}service/CashPaymentHandler.java`))],
+  ['a method body edited, nothing else', (edit, root) => edit(`${P}payment/CardPaymentHandler.java`, (t) => t.replace(/return "card"\.equals\(/, 'return "credit-card".equals('))],
+  ['@Primary removed from a bean (injections in another file change)', (edit, root) => edit(`${P}payment/PaypalPaymentHandler.java`, (t) => t.replace('@Primary\n', ''))],
+  ['a supertype removed (inherited calls and overrides in other files change)', (edit, root) => edit(`${P}pricing/DiscountPricer.java`, (t) => t.replace(' extends AbstractPricer', ''))],
   [
     'a new file importing a library package with a wildcard',
-    () => writeFileSync(join(root, `${P}web/VendorPing.java`), 'package com.acme.orders.web;\n\nimport com.acme.vendor.*;\n\npublic class VendorPing {\n    public void ping(VendorClient client) {\n        client.ping();\n    }\n}\n'),
+    (edit, root) => writeFileSync(join(root, `${P}web/VendorPing.java`), 'package com.acme.orders.web;\n\nimport com.acme.vendor.*;\n\npublic class VendorPing {\n    public void ping(VendorClient client) {\n        client.ping();\n    }\n}\n'),
   ],
   [
     'a file added in that package, which turns it into a project package (the importer reads it differently)',
-    () => {
+    (edit, root) => {
       mkdirSync(join(root, 'orders/orders-app/src/main/java/com/acme/vendor'), { recursive: true });
       writeFileSync(join(root, 'orders/orders-app/src/main/java/com/acme/vendor/Other.java'), 'package com.acme.vendor;\n\npublic class Other {\n}\n');
     },
   ],
-  ['a @Bean method no longer returns the injected type (bean edges in other files go)', () => edit(`${P}config/OrderConfig.java`, (t) => t.replace('public Clock clock()', 'public java.time.InstantSource clock()'))],
+  ['a @Bean method no longer returns the injected type (bean edges in other files go)', (edit, root) => edit(`${P}config/OrderConfig.java`, (t) => t.replace('public Clock clock()', 'public java.time.InstantSource clock()'))],
   [
     'a @Bean method added for an injected interface (the injecting file names the type, not the method)',
-    () => edit(`${P}config/OrderConfig.java`, (t) => t.replace(/\n}\s*$/, '\n    @Bean\n    public com.acme.orders.pricing.PriceCalculator fallbackPricer() {\n        return null;\n    }\n}\n')),
+    (edit, root) => edit(`${P}config/OrderConfig.java`, (t) => t.replace(/\n}\s*$/, '\n    @Bean\n    public com.acme.orders.pricing.PriceCalculator fallbackPricer() {\n        return null;\n    }\n}\n')),
   ],
   [
     'a mapping changed on a generated API interface (the route of the controller implementing it, in another file, changes)',
-    () => edit('orders/orders-api/src/main/java/com/acme/orders/api/generated/OrdersApi.java', (t) => t.replace('"/orders/{id}"', '"/orders/{orderId}"')),
+    (edit, root) => edit('orders/orders-api/src/main/java/com/acme/orders/api/generated/OrdersApi.java', (t) => t.replace('"/orders/{id}"', '"/orders/{orderId}"')),
   ],
   [
     'a route added in one service that a client in another calls (the client, in a file not edited, now matches)',
-    () => edit('billing/billing-web/src/main/kotlin/com/acme/billing/web/InvoiceController.kt', (t) => t.replace('\n}\n\ndata class CreateInvoiceRequest', '\n\n    @GetMapping("/{id}")\n    fun byId(@PathVariable id: String): String = id\n}\n\ndata class CreateInvoiceRequest')),
+    (edit, root) => edit('billing/billing-web/src/main/kotlin/com/acme/billing/web/InvoiceController.kt', (t) => t.replace('\n}\n\ndata class CreateInvoiceRequest', '\n\n    @GetMapping("/{id}")\n    fun byId(@PathVariable id: String): String = id\n}\n\ndata class CreateInvoiceRequest')),
   ],
-  ['a Kotlin file edited', () => edit('billing/billing-core/src/main/kotlin/com/acme/billing/core/BillingUtils.kt', (t) => `${t}\nfun halve(amount: java.math.BigDecimal): java.math.BigDecimal = amount.divide(java.math.BigDecimal(2))\n`)],
-  ['the service name changed in application.yml', () => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('order-service', 'ordering'))],
+  ['a Kotlin file edited', (edit, root) => edit('billing/billing-core/src/main/kotlin/com/acme/billing/core/BillingUtils.kt', (t) => `${t}\nfun halve(amount: java.math.BigDecimal): java.math.BigDecimal = amount.divide(java.math.BigDecimal(2))\n`)],
+  ['the service name changed in application.yml', (edit, root) => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('order-service', 'ordering'))],
 ];
 
-before(() => {
-  work = mkdtempSync(join(tmpdir(), 'sextant-incremental-'));
-  root = join(work, 'estate');
-  cpSync(ESTATE, root, { recursive: true });
-});
-after(() => rmSync(work, { recursive: true, force: true }));
+incrementalSuite('incremental re-index equals a full build', ESTATE, 53, STEPS);
 
-describe('incremental re-index equals a full build', () => {
-  test('the first build is full and parses every file', async () => {
-    const r = await index(incrementalStore(), join(work, 'cache'));
-    assert.equal(r.sources[0]!.written, 'full');
-    assert.equal((r.sources[0]!.details as { parsed: number }).parsed, 53);
-    const w = await index(watchingStore(), join(work, 'cache-watching'), session);
-    assert.equal((w.sources[0]!.details as { emitted: number }).emitted, 53);
-  });
-
-  for (const [i, [what, apply]] of STEPS.entries()) {
-    test(`step ${i + 1}: ${what}`, async () => {
-      apply();
-      const inc = await index(incrementalStore(), join(work, 'cache'));
-      const watching = await index(watchingStore(), join(work, 'cache-watching'), session);
-      const fullDir = join(work, `full-${i}`);
-      await index(fullDir);
-      const b = dump(fullDir);
-      for (const [how, dir] of [['one-shot', incrementalStore()], ['watching', watchingStore()]] as const) {
-        const a = dump(dir);
-        assert.equal(a.nodes.length, b.nodes.length, `${how}: node count`);
-        assert.deepEqual(a.nodes, b.nodes, `${how}: nodes and their order`);
-        assert.deepEqual(a.edges, b.edges, `${how}: edges`);
-      }
-      const emitted = (watching.sources[0]!.details as { emitted: number }).emitted;
-      if (what === 'nothing changed') assert.equal(emitted, 0, 'nothing emitted again');
-      else if (what.includes('body')) assert.equal(emitted, 1, 'a body edit emits its own file only');
-      else if (!what.includes('application.yml')) assert.ok(emitted < 53 / 2, `an update emits only the files it reaches (${emitted})`);
-      if (!what.includes('application.yml')) assert.equal(watching.sources[0]!.written, 'patch', 'watching: applied as a patch');
-      const details = inc.sources[0]!.details as { parsed: number };
-      if (what === 'nothing changed') assert.equal(details.parsed, 0);
-      else if (!what.includes('application.yml') && !what.includes('deleted')) assert.equal(details.parsed, 1, 'only the changed file is parsed again');
-      if (!what.includes('application.yml')) assert.equal(inc.sources[0]!.written, 'patch', 'applied as a patch');
-      rmSync(fullDir, { recursive: true, force: true });
-    });
-  }
-});
+const LINKS = fileURLToPath(new URL('./fixtures/links', import.meta.url));
+const G = 'gateway/src/main/java/com/acme/gateway/';
+incrementalSuite('incremental re-index equals a full build: links between services', LINKS, 26, [
+  ['nothing changed', () => {}],
+  ['a URL constant changed (the RestTemplate clients of that file move to another route)', (edit) => edit(`${G}GatewayController.java`, (t) => t.replace('"http://order-service/orders"', '"http://order-service/orders/v2"'))],
+  ['a shared path constant changed in the contracts library (Feign, annotated and functional routes, UriComponentsBuilder in other files)', (edit) => edit('contracts/src/main/java/com/acme/contracts/ApiPaths.java', (t) => t.replace('"/invoices"', '"/bills"'))],
+  ['a shared topic constant changed (producer and listener in two services)', (edit) => edit('contracts/src/main/java/com/acme/contracts/Topics.java', (t) => t.replace('".created"', '".placed"'))],
+  ['a functional route handler renamed (the route in another file is exposed by the router method instead)', (edit) => edit('billing/src/main/java/com/acme/billing/InvoiceHandler.java', (t) => t.replace('pdf(ServerRequest', 'pdfFile(ServerRequest'))],
+  ['a method body edited, nothing else', (edit) => edit('billing/src/main/java/com/acme/billing/Ledger.java', (t) => t.replace('"invoices.issued"', '"invoices.posted"'))],
+  ['a Stream binding moved to another destination in application.yml', (edit) => edit('inventory/src/main/resources/application.yml', (t) => t.replace('destination: orders.created', 'destination: orders.placed'))],
+]);
