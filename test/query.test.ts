@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import AjvModule from 'ajv';
-import { listTools } from '../src/query/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateSynthetic } from '../src/bench/synthetic.js';
+import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { listTools, runTool } from '../src/query/index.js';
 import { indexSchema, SHOP_SDL, type TestIndex } from './helpers/index.js';
 
 const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as new (opts: object) => { compile: (schema: object) => ((data: unknown) => boolean) & { errors?: unknown } };
@@ -334,6 +339,30 @@ describe('tool surface', () => {
       assert.ok(validate(h.args), `hint ${JSON.stringify(h)} does not validate: ${JSON.stringify(validate.errors)}`);
       const replay = await shop.call(h.tool, h.args);
       assert.equal(replay.ok, true, `hint ${JSON.stringify(h)} fails when sent verbatim: ${JSON.stringify(replay)}`);
+    }
+  });
+});
+
+describe('an index whose ontology has no routes (the bench\'s own ontology)', () => {
+  test('resolve of a path or a topic-like name, and trace from a service, answer instead of failing', async () => {
+    const g = generateSynthetic({ seed: 7, services: 2, calls: 200 });
+    const dir = mkdtempSync(join(tmpdir(), 'sextant-no-routes-'));
+    const writer = SqliteStore.open(g.ontology, dir, { mode: 'write' });
+    await writer.replaceSource({ name: 'synthetic', kind: 'bench', origin: 'test', built_at: new Date(0).toISOString() }, g.nodes, g.edges);
+    await writer.close();
+    const store = SqliteStore.open(g.ontology, dir, { mode: 'read' });
+    try {
+      const ctx = { store, ontology: g.ontology };
+      for (const identifier of ['/orders/{id}', 'orders.events', 'GET /x', 'NoSuchName']) {
+        const r = (await runTool(ctx, 'resolve', { identifier })) as any;
+        assert.equal(r.ok, true, `${identifier}: ${JSON.stringify(r.error)}`);
+      }
+      const service = g.nodes.find((n) => n.kind === 'service')!;
+      const t = (await runTool(ctx, 'trace', { from: service.id })) as any;
+      assert.equal(t.ok, true, JSON.stringify(t.error));
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

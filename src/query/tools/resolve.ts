@@ -37,7 +37,7 @@ const ROUTE_IDENTIFIER = /^(?:(\S+)\s+)??(?:([A-Za-z]+)\s+)?(\/\S*)$/;
  * regex accepts it as a concrete request path.
  */
 async function routesByPath(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<NodeRecord[]> {
-  if (kinds && !kinds.includes('route')) return [];
+  if ((kinds && !kinds.includes('route')) || !hasRouteProperty(ctx, 'path_pattern')) return [];
   const m = ROUTE_IDENTIFIER.exec(identifier.trim());
   if (!m) return [];
   const [, service, rawMethod, path] = m;
@@ -58,9 +58,14 @@ async function routesByPath(ctx: ToolContext, identifier: string, kinds: string[
 
 /** Listener routes of a topic, queue or destination, written bare (`orders.events`). */
 async function routesByDestination(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<NodeRecord[]> {
-  if ((kinds && !kinds.includes('route')) || /\s/.test(identifier.trim())) return [];
+  if ((kinds && !kinds.includes('route')) || /\s/.test(identifier.trim()) || !hasRouteProperty(ctx, 'destination')) return [];
   const { nodes } = await ctx.store.findNodes({ kinds: ['route'], predicates: [{ property: 'destination', op: 'in', values: [identifier.trim()] }], limit: MAX_CANDIDATES + 1, offset: 0 });
   return nodes;
+}
+
+/** Whether this index's ontology has routes with that property (an ontology without the code kinds has none). */
+function hasRouteProperty(ctx: ToolContext, property: string): boolean {
+  return ctx.ontology.kind('route')?.properties.some((p) => p.name === property) ?? false;
 }
 
 function safeTest(pattern: string, text: string): boolean {

@@ -106,7 +106,7 @@ async function stepsFrom(ctx: ToolContext, ids: readonly string[], steps: readon
 
 /** Where a flow starts: a service's declared routes, or the node itself. */
 async function flowRoots(ctx: ToolContext, start: NodeRecord, breadth: number): Promise<{ roots: NodeRecord[]; more: boolean }> {
-  if (start.kind === 'service') {
+  if (start.kind === 'service' && ctx.ontology.kind('route')?.properties.some((p) => p.name === 'declared')) {
     const { nodes, total } = await ctx.store.findNodes({ kinds: ['route'], predicates: [{ property: 'service', op: 'in', values: [start.name] }, { property: 'declared', op: 'in', values: [true] }], limit: breadth, offset: 0 });
     return { roots: nodes, more: total > nodes.length };
   }
