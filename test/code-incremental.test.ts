@@ -151,12 +151,15 @@ incrementalSuite('incremental re-index equals a full build', ESTATE, 53, STEPS);
 
 const LINKS = fileURLToPath(new URL('./fixtures/links', import.meta.url));
 const G = 'gateway/src/main/java/com/acme/gateway/';
-incrementalSuite('incremental re-index equals a full build: links between services', LINKS, 26, [
+incrementalSuite('incremental re-index equals a full build: links between services', LINKS, 28, [
   ['nothing changed', () => {}],
   ['a URL constant changed (the RestTemplate clients of that file move to another route)', (edit) => edit(`${G}GatewayController.java`, (t) => t.replace('"http://order-service/orders"', '"http://order-service/orders/v2"'))],
   ['a shared path constant changed in the contracts library (Feign, annotated and functional routes, UriComponentsBuilder in other files)', (edit) => edit('contracts/src/main/java/com/acme/contracts/ApiPaths.java', (t) => t.replace('"/invoices"', '"/bills"'))],
   ['a shared topic constant changed (producer and listener in two services)', (edit) => edit('contracts/src/main/java/com/acme/contracts/Topics.java', (t) => t.replace('".created"', '".placed"'))],
   ['a functional route handler renamed (the route in another file is exposed by the router method instead)', (edit) => edit('billing/src/main/java/com/acme/billing/InvoiceHandler.java', (t) => t.replace('pdf(ServerRequest', 'pdfFile(ServerRequest'))],
   ['a method body edited, nothing else', (edit) => edit('billing/src/main/java/com/acme/billing/Ledger.java', (t) => t.replace('"invoices.issued"', '"invoices.posted"'))],
+  ['a new file with a constant', (_, root) => writeFileSync(join(root, 'contracts/src/main/java/com/acme/contracts/Prefixes.java'), 'package com.acme.contracts;\n\npublic interface Prefixes {\n    String ROOT = "";\n}\n')],
+  ['a path constant now built from it', (edit) => edit('contracts/src/main/java/com/acme/contracts/ApiPaths.java', (t) => t.replace('STOCK = "/stock"', 'STOCK = Prefixes.ROOT + "/stock"'))],
+  ['that first constant changed: the route two constants away, in another service, moves', (edit) => edit('contracts/src/main/java/com/acme/contracts/Prefixes.java', (t) => t.replace('ROOT = ""', 'ROOT = "/api"'))],
   ['a Stream binding moved to another destination in application.yml', (edit) => edit('inventory/src/main/resources/application.yml', (t) => t.replace('destination: orders.created', 'destination: orders.placed'))],
 ]);

@@ -48,10 +48,13 @@ async function pairs(kind: 'client' | 'producer', type: 'HTTP_CALLS' | 'ASYNC_CA
 
 const HTTP_PAIRS = [
   'gateway rest_template gateway.GatewayController#anything() -> ? GET url (unmatched, method_path)',
+  'gateway rest_template gateway.GatewayController#catalog() -> ? GET catalogUrl + "/items" (unmatched, method_path)',
   'gateway rest_template gateway.GatewayController#invoice(String) -> billing-service GET /invoices/{id} (cross_service, service_method_path)',
   'gateway rest_template gateway.GatewayController#legacy(String) -> legacy-erp GET /export/{path} (unmatched, service_method_path)',
   'gateway rest_template gateway.GatewayController#order(String) -> order-service GET /orders/{id} (cross_service, service_method_path)',
   'gateway rest_template gateway.GatewayController#placeOrder(Map) -> order-service POST /orders (cross_service, service_method_path)',
+  'gateway web_client gateway.GatewayController#both(String) -> inventory-service GET /stock/{sku} (cross_service, service_method_path)',
+  'gateway web_client gateway.GatewayController#both(String) -> inventory-service GET /stock/{sku}/history (unmatched, service_method_path)',
   'gateway web_client gateway.GatewayController#stock(String) -> inventory-service GET /stock/{sku} (cross_service, service_method_path)',
   'order-service feign orders.BillingClient#createInvoice(Map) -> billing-service POST /invoices (cross_service, service_method_path)',
   'order-service feign orders.BillingClient#pdf(String) -> billing-service GET /invoices/{invoiceId}/pdf (cross_service, service_method_path)',
@@ -62,6 +65,7 @@ const HTTP_PAIRS = [
 
 const ASYNC_PAIRS = [
   'billing-service spring_rabbit billing.Ledger#record(Map) -> inventory-service rabbit invoices.issued (cross_service, routing_key)',
+  'billing-service spring_rabbit billing.Ledger#record(Map) -> rabbit ledger.entries (unmatched, destination)',
   'inventory-service spring_cloud_stream inventory.Reservations#reserve(Map) -> billing-service kafka stock.reserved (cross_service, destination)',
   'inventory-service spring_cloud_stream inventory.StockBindings#stockEvents() -> kafka stock.changed (unmatched, destination)',
   'order-service spring_kafka orders.OrderService#cancel(String) -> kafka topicFor("cancel") (unmatched, destination)',
@@ -72,7 +76,7 @@ const ASYNC_PAIRS = [
 
 // legacy-erp is not an indexed service, so it has no SERVICE_CALLS edge (its client stays unmatched); AuditClient
 // names no target, and an ambiguous match counts for no service.
-const TOPOLOGY = ['billing-service -> inventory-service rabbit 1/1', 'gateway -> billing-service http 1/1', 'gateway -> inventory-service http 1/1', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 2/2', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'].sort();
+const TOPOLOGY = ['billing-service -> inventory-service rabbit 1/1', 'gateway -> billing-service http 1/1', 'gateway -> inventory-service http 3/2', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 2/2', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'].sort();
 
 /** `from -> to protocol calls/matched` for every SERVICE_CALLS edge. */
 async function topology(call: Call): Promise<string[]> {
@@ -91,7 +95,12 @@ describe('links fixture through sextant call', () => {
     const r = await cli('find', { kind: 'route', filter: { framework: 'spring_functional' } });
     assert.deepEqual(
       r.results.map((n: any) => `${n.qualified_name} ${n.attributes.handler}`),
-      ['billing-service GET /invoices/{id} com.acme.billing.InvoiceHandler#get(ServerRequest)', 'billing-service GET /invoices/{invoiceId}/pdf com.acme.billing.InvoiceHandler#pdf(ServerRequest)'],
+      [
+        'billing-service GET /invoices/search com.acme.billing.InvoiceHandler#search(ServerRequest)',
+        'billing-service GET /invoices/{id} com.acme.billing.InvoiceHandler#get(ServerRequest)',
+        'billing-service GET /invoices/{invoiceId}/pdf com.acme.billing.InvoiceHandler#pdf(ServerRequest)',
+      ],
+      'GET("/invoices/search").and(accept(…)) is the path alone; GET(accept(…), …) states no path and is no route',
     );
   });
 
@@ -105,6 +114,17 @@ describe('links fixture through sextant call', () => {
     assert.equal(anything.attributes.resolved, false);
     assert.equal(anything.attributes.path_written, 'url');
     assert.equal(anything.attributes.match, 'unmatched', 'a whole-URL variable is not a one-segment path template');
+  });
+
+  test('what must not link: an unset placeholder URL, function beans in a service without Stream configuration', async () => {
+    const r = await cli('find', { kind: 'client', filter: { caller: 'com.acme.gateway.GatewayController#catalog()' } });
+    assert.deepEqual(r.results.map((n: any) => [n.attributes.match, n.attributes.resolved, n.attributes.target_service ?? null]), [['unmatched', false, null]], 'no base URL or path is guessed for ${clients.catalog.url}');
+    const placeholderRoute = await cli('find', { kind: 'route', filter: { handler: 'com.acme.inventory.CatalogController#items()' } });
+    assert.deepEqual(placeholderRoute.results.map((n: any) => [n.qualified_name, n.attributes.resolved]), [['inventory-service GET /${api.base}/items', false]]);
+    const callers = await cli('neighbors', { ids: [placeholderRoute.results[0].id], direction: 'in', edge_types: ['HTTP_CALLS'] });
+    assert.deepEqual(callers.edges, [], 'a route with an unset placeholder is no path-only match');
+    const orders = await cli('find', { kind: 'producer', filter: { service: 'order-service', framework: 'spring_cloud_stream' } });
+    assert.deepEqual(orders.results, [], 'Supplier and Function beans of order-service are not bound: it has no Stream configuration');
   });
 
   test('the WebClient base URL comes from configuration, the RestTemplate URL from a constant plus a variable', async () => {
@@ -239,7 +259,10 @@ describe('links pinned in sextant.yaml', () => {
     );
     assert.deepEqual(http.filter((p) => !p.includes('AuditClient')), HTTP_PAIRS.filter((p) => !p.includes('AuditClient')), 'nothing else changes');
     const async = await pairs('producer', 'ASYNC_CALLS', pinned);
-    assert.ok(async.includes('order-service spring_kafka orders.OrderService#cancel(String) -> billing-service kafka orders.cancelled (cross_service, pinned_destination)'));
+    assert.deepEqual(
+      async,
+      ASYNC_PAIRS.map((p) => (p.includes('topicFor') ? 'order-service spring_kafka orders.OrderService#cancel(String) -> billing-service kafka orders.cancelled (cross_service, pinned_destination)' : p)).sort(),
+    );
     const p = await cli('find', { kind: 'producer', filter: { pinned: true } }, pinned);
     assert.deepEqual(p.results.map((n: any) => n.qualified_name), ['order-service -> kafka orders.cancelled']);
   });

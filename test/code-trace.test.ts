@@ -34,6 +34,11 @@ after(async () => {
 async function trace(args: Record<string, unknown>): Promise<any> {
   const r = (await runTool({ store, ontology }, 'trace', args)) as any;
   assert.equal(r.ok, true, JSON.stringify(r.error));
+  // Road signs are data: every hint is a call that succeeds as it is.
+  for (const h of r.hints) {
+    const followed = (await runTool({ store, ontology }, h.tool, h.args)) as any;
+    assert.equal(followed.ok, true, `hint ${JSON.stringify(h)}: ${JSON.stringify(followed.error)}`);
+  }
   return r;
 }
 
@@ -99,6 +104,17 @@ describe('trace: the request flow', () => {
     assert.equal(fromService.services[0].service, 'order-service');
   });
 
+  test('from a type: its members are the roots', async () => {
+    const r = await trace({ from: `${O}web.OrderController` });
+    assert.ok(r.roots.some((n: any) => n.qualified_name === `${O}web.OrderController#createOrder(CreateOrderRequest)`));
+    assert.ok(r.crossings.some((c: any) => c.route.qualified_name === 'billing-service POST /invoices'));
+  });
+
+  test('bounds already at their maximum are not hinted again', async () => {
+    const r = await trace({ from: 'order-service POST /orders', prune: false, max_breadth: 500, max_depth: 30, limit: 2000 });
+    assert.ok(!r.hints.some((h: any) => h.tool === 'trace'), JSON.stringify(r.hints));
+  });
+
   test('a flow that stays local explains itself and points on', async () => {
     const r = await trace({ from: 'inventory GET /stock/{sku}' });
     assert.deepEqual(r.hops, []);
@@ -132,6 +148,14 @@ describe('trace: paths between two nodes', () => {
     const http = r.paths[0].hops.find((h: any) => h.edge_type === 'HTTP_CALLS');
     assert.equal(http.match, 'cross_service');
     assert.equal(http.to.service, 'billing-service');
+  });
+
+  test('from a service to a route: the shortest path from any of its routes, which the path names; paths are distinct', async () => {
+    const r = await trace({ from: 'order-service', to: `${B}web.InvoiceController#create(CreateInvoiceRequest)`, max_paths: 50 });
+    assert.equal(r.length, 9);
+    assert.equal(r.paths[0].start.qualified_name, 'order-service POST /orders');
+    const shapes = r.paths.map((p: any) => p.hops.map((h: any) => `${h.edge_type}>${h.to.id}`).join(' '));
+    assert.equal(new Set(shapes).size, shapes.length, 'no two paths differ only by call line');
   });
 
   test('between two services: the topology path over SERVICE_CALLS', async () => {

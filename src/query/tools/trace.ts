@@ -104,13 +104,21 @@ async function stepsFrom(ctx: ToolContext, ids: readonly string[], steps: readon
   return byOrigin;
 }
 
-/** Where a flow starts: a service's declared routes, or the node itself. */
+/** Where a walk starts: a service's declared routes, a type's declared members, or the node itself. */
 async function flowRoots(ctx: ToolContext, start: NodeRecord, breadth: number): Promise<{ roots: NodeRecord[]; more: boolean }> {
   if (start.kind === 'service' && ctx.ontology.kind('route')?.properties.some((p) => p.name === 'declared')) {
     const { nodes, total } = await ctx.store.findNodes({ kinds: ['route'], predicates: [{ property: 'service', op: 'in', values: [start.name] }, { property: 'declared', op: 'in', values: [true] }], limit: breadth, offset: 0 });
     return { roots: nodes, more: total > nodes.length };
   }
+  if (isType(start)) {
+    const { rows, total } = await ctx.store.edges({ ids: [start.id], direction: 'out', types: ['DECLARES'], other: { kinds: ['symbol'], predicates: [{ property: 'symbol_kind', op: 'in', values: ['method', 'constructor'] }] }, limit: breadth, offset: 0 });
+    return { roots: rows.map((r) => r.other), more: total > rows.length };
+  }
   return { roots: [start], more: false };
+}
+
+function isType(node: NodeRecord): boolean {
+  return node.kind === 'symbol' && typeof node.props.symbol_kind === 'string' && node.props.symbol_kind !== 'method' && node.props.symbol_kind !== 'constructor';
 }
 
 export const traceTool: ToolDef = {
@@ -237,7 +245,7 @@ async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: bool
     ok: true,
     mode: 'flow',
     from: hopNode(start),
-    ...(start.kind === 'service' ? { roots: roots.map(hopNode) } : {}),
+    ...(roots[0]?.id !== start.id ? { roots: roots.map(hopNode) } : {}),
     services,
     crossings,
     hops: shown.map((h) => ({ depth: h.depth, from: h.from, edge_type: h.edge_type, to: hopNode(h.to), ...edgeFacts(h.attrs) })),
@@ -248,9 +256,9 @@ async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: bool
     ...(deeper ? { depth_cut: true } : {}),
   };
   const hints: (Hint | undefined)[] = [];
-  if (deeper) hints.push({ tool: 'trace', args: { ...args, max_depth: Math.min(30, walk.maxDepth * 2) }, reason: 'the flow goes deeper than max_depth' });
-  if (cut.length || moreRoots) hints.push({ tool: 'trace', args: { ...args, max_breadth: Math.min(500, walk.breadth * 4) }, reason: 'some nodes have more next hops than max_breadth' });
-  if (truncated) hints.push({ tool: 'trace', args: { ...args, limit: Math.min(2000, limit * 4) }, reason: 'more hops than limit' });
+  if (deeper && walk.maxDepth < 30) hints.push({ tool: 'trace', args: { ...args, max_depth: Math.min(30, walk.maxDepth * 2) }, reason: 'the flow goes deeper than max_depth' });
+  if ((cut.length || moreRoots) && walk.breadth < 500) hints.push({ tool: 'trace', args: { ...args, max_breadth: Math.min(500, walk.breadth * 4) }, reason: 'some nodes have more next hops than max_breadth' });
+  if (truncated && limit < 2000) hints.push({ tool: 'trace', args: { ...args, limit: Math.min(2000, limit * 4) }, reason: 'more hops than limit' });
   const firstCrossing = crossings[0];
   if (firstCrossing) hints.push({ tool: 'describe', args: { id: firstCrossing.route.id }, reason: `the ${firstCrossing.to_service ?? 'remote'} route this request reaches, with its other callers` });
   if (!shown.length) {
@@ -261,19 +269,24 @@ async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: bool
         : `${start.qualified_name} has no ${walk.steps.map((s) => s.type).join('/')} edges to follow${walk.minConfidence > 0 ? ` at confidence ≥ ${walk.minConfidence}` : ''}.`,
     };
     if (hops.length && prune) hints.push({ tool: 'trace', args: { ...args, prune: false }, reason: 'see the local calls too' });
-    hints.push({ tool: 'neighbors', args: { ids: [start.id], direction: 'both', edge_types: [...new Set(walk.steps.map((s) => s.type))] }, reason: 'every edge of these kinds around the start' });
+    const applicable = new Set([...ctx.ontology.edgeTypesFor(start.kind, 'out'), ...ctx.ontology.edgeTypesFor(start.kind, 'in')]);
+    const around = [...new Set(walk.steps.map((s) => s.type))].filter((t) => applicable.has(t)).sort();
+    if (around.length) hints.push({ tool: 'neighbors', args: { ids: [start.id], direction: 'both', edge_types: around }, reason: 'every edge of these kinds around the start' });
   }
   result.hints = limitHints(hints);
   return result;
 }
 
 async function paths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, walk: Walk, maxPaths: number, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  // Breadth-first, keeping every parent at the shortest depth so that all shortest paths can be listed.
-  const depthOf = new Map<string, number>([[start.id, 0]]);
+  // A service or type starts from its routes or members (two services walk SERVICE_CALLS from the service itself).
+  const { roots } = walk.steps.some((s) => s.type === 'SERVICE_CALLS') && start.kind === 'service' ? { roots: [start] } : await flowRoots(ctx, start, MAX_VISITED);
+  // Breadth-first, keeping every parent at the shortest depth so that all shortest paths can be listed; one
+  // parent per (node, edge type) however many lines the call is made from.
+  const depthOf = new Map<string, number>(roots.map((r) => [r.id, 0]));
   const parents = new Map<string, Hop[]>();
-  const nodes = new Map<string, NodeRecord>([[start.id, start]]);
-  let frontier = [start.id];
-  let found = start.id === end.id;
+  const rootIds = new Set(roots.map((r) => r.id));
+  let frontier = roots.filter((r) => passable(r, walk.includeExternal) || r.id === end.id).map((r) => r.id);
+  let found = rootIds.has(end.id);
   let depth = 0;
   while (!found && frontier.length && depth < walk.maxDepth && depthOf.size <= MAX_VISITED) {
     depth++;
@@ -286,11 +299,11 @@ async function paths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, walk:
         if (known !== undefined && known < depth) continue;
         if (known === undefined) {
           depthOf.set(other.id, depth);
-          nodes.set(other.id, other);
           if (passable(other, walk.includeExternal) || other.id === end.id) next.push(other.id);
         }
         let list = parents.get(other.id);
         if (!list) parents.set(other.id, (list = []));
+        if (list.some((h) => h.from === id && h.edge_type === r.type)) continue;
         list.push({ depth, from: id, edge_type: r.type, to: other, attrs: r.attrs });
         if (other.id === end.id) found = true;
       }
@@ -301,7 +314,7 @@ async function paths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, walk:
   if (found) {
     const extend = (id: string, suffix: Hop[]): void => {
       if (out.length >= maxPaths) return;
-      if (id === start.id) {
+      if (rootIds.has(id)) {
         out.push(suffix);
         return;
       }
@@ -315,19 +328,27 @@ async function paths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, walk:
     from: hopNode(start),
     to: hopNode(end),
     length: found ? depthOf.get(end.id) ?? 0 : null,
-    paths: out.map((p) => ({ services: [...new Set([start.service, ...p.map((h) => h.to.service)].filter((s): s is string => !!s))], hops: p.map((h) => ({ from: h.from, edge_type: h.edge_type, to: hopNode(h.to), ...edgeFacts(h.attrs) })) })),
+    paths: out.map((p) => {
+      const first = p[0] ? p[0].from : end.id;
+      const origin = roots.find((r) => r.id === first) ?? start;
+      return {
+        ...(origin.id !== start.id ? { start: hopNode(origin) } : {}),
+        services: [...new Set([origin.kind === 'service' ? origin.name : origin.service, ...p.map((h) => h.to.service)].filter((s): s is string => !!s))],
+        hops: p.map((h) => ({ from: h.from, edge_type: h.edge_type, to: hopNode(h.to), ...edgeFacts(h.attrs) })),
+      };
+    }),
     has_more: found && out.length >= maxPaths,
   };
   const hints: (Hint | undefined)[] = [];
   if (!found) {
     result.absence = {
       reason: 'no_path',
-      message: `No path from ${start.qualified_name} to ${end.qualified_name} over ${[...new Set(walk.steps.map((s) => `${s.type}${s.direction === 'in' ? ' (backwards)' : ''}`))].join(', ')} within ${walk.maxDepth} hops${walk.minConfidence > 0 ? ` at confidence ≥ ${walk.minConfidence}` : ''}; ${depthOf.size - 1} node(s) were reachable.`,
+      message: `No path from ${start.qualified_name}${roots[0]?.id !== start.id ? ` (${roots.length} ${start.kind === 'service' ? 'route' : 'member'}(s))` : ''} to ${end.qualified_name} over ${[...new Set(walk.steps.map((s) => `${s.type}${s.direction === 'in' ? ' (backwards)' : ''}`))].join(', ')} within ${walk.maxDepth} hops${walk.minConfidence > 0 ? ` at confidence ≥ ${walk.minConfidence}` : ''}; ${depthOf.size - roots.length} node(s) were reachable.`,
     };
-    if (depth >= walk.maxDepth && frontier.length) hints.push({ tool: 'trace', args: { ...args, max_depth: Math.min(30, walk.maxDepth * 2) }, reason: 'search deeper' });
+    if (depth >= walk.maxDepth && frontier.length && walk.maxDepth < 30) hints.push({ tool: 'trace', args: { ...args, max_depth: Math.min(30, walk.maxDepth * 2) }, reason: 'search deeper' });
     hints.push({ tool: 'trace', args: { ...args, from: end.id, to: start.id }, reason: 'the other direction' });
     hints.push({ tool: 'trace', args: { from: start.id }, reason: `where a request from ${start.name} does go` });
-  } else if (out.length >= maxPaths) hints.push({ tool: 'trace', args: { ...args, max_paths: Math.min(50, maxPaths * 4) }, reason: 'more shortest paths exist' });
+  } else if (out.length >= maxPaths && maxPaths < 50) hints.push({ tool: 'trace', args: { ...args, max_paths: Math.min(50, maxPaths * 4) }, reason: 'more shortest paths exist' });
   result.hints = limitHints(hints);
   return result;
 }

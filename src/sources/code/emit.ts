@@ -431,10 +431,12 @@ class FileEmitter {
    * StreamBridge, a binding name, bound to its destination by configuration).
    */
   private emitProducer(caller: MemberEntry, call: CallFacts, sender: NonNullable<ReturnType<typeof senderOf>>): void {
-    // RabbitTemplate with an exchange: (exchange, routing key, message); the routing key is what a queue binds.
-    const exchangeWritten = sender.protocol === 'rabbit' && call.argCount >= 3 ? call.args[0] : undefined;
-    const written = exchangeWritten !== undefined ? call.args[1]! : call.args[0]!;
+    // RabbitTemplate with an exchange: (exchange, routing key, message, …); the routing key is what a queue binds.
+    // (routing key, message, post-processor, …) has a message second, which is no string constant.
     const constants = this.constantsOf(caller.owner);
+    const exchangeForm = sender.protocol === 'rabbit' && call.argCount >= 3 && call.args[1] !== undefined && constants.partOf(partsOfText(call.args[1]), call.args[1], caller.owner).literal;
+    const exchangeWritten = exchangeForm ? call.args[0] : undefined;
+    const written = exchangeWritten !== undefined ? call.args[1]! : call.args[0]!;
     let destination = constants.partOf(partsOfText(written), written, caller.owner);
     if (!destination.literal) {
       // A topic from configuration: a `@Value("${…}")` field or parameter.
@@ -699,6 +701,7 @@ class FileEmitter {
 
   private emitCalls(caller: MemberEntry): void {
     const from = memberId(this.ctx, caller);
+    const takenUris = new Set<CallFacts>();
     for (const call of caller.facts.calls) {
       const resolved = this.ctx.resolver.resolve(caller, call);
       if (!resolved) continue;
@@ -718,7 +721,7 @@ class FileEmitter {
           to = this.externalMethod(target.external.owner, target.external.name);
           const sender = senderOf(target.external.owner, target.external.name);
           if (sender && call.args[0]) this.emitProducer(caller, call, sender);
-          const http = httpCallOf(target.external.owner, target.external.name, call, caller);
+          const http = httpCallOf(target.external.owner, target.external.name, call, caller, takenUris);
           if (http) this.emitHttpCall(caller, http);
         }
         this.edge('CALLS', from, to, `${call.line}`, { confidence: resolved.confidence, strategy: resolved.strategy, ...attrs });
@@ -833,7 +836,8 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
       const key = `${n.service}\0${n.props.path_pattern}`;
       (routes.get(key) ?? routes.set(key, []).get(key)!).push(n);
       const path = String(n.props.path_pattern);
-      (byPath.get(path) ?? byPath.set(path, []).get(path)!).push(n);
+      // An unresolved placeholder in a route's path is no evidence for a client that does not name the service.
+      if (!path.includes('$')) (byPath.get(path) ?? byPath.set(path, []).get(path)!).push(n);
     } else if (n.kind === 'client') clients.push(n);
   }
   const undeclared = new Map<string, string>();
@@ -843,7 +847,9 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     // by method and path alone, in any service, and says so with a lower confidence.
     const named = typeof c.props.target_service === 'string';
     const service = named ? (serviceNames.get(String(c.props.target_service).toLowerCase()) ?? String(c.props.target_service)) : '';
-    const candidates = named ? (routes.get(`${service}\0${c.props.path_pattern}`) ?? []) : (byPath.get(String(c.props.path_pattern)) ?? []);
+    // A path the source does not state (kept as written, no leading slash) matches nothing.
+    const pattern = String(c.props.path_pattern);
+    const candidates = !pattern.startsWith('/') ? [] : named ? (routes.get(`${service}\0${pattern}`) ?? []) : (byPath.get(pattern) ?? []);
     const found = candidates.filter((r) => r.props.http_method === method || r.props.http_method === 'ANY' || method === 'ANY');
     const target = named ? service : found.length === 1 ? (found[0]!.service ?? '') : '';
     const match = found.length === 0 ? 'unmatched' : found.length > 1 ? 'ambiguous' : target === c.service ? 'intra_service' : 'cross_service';
@@ -853,7 +859,8 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     for (const r of found) edges.push({ type: 'HTTP_CALLS', from: c.id, to: r.id, attrs });
     if (target) topology.add(c.service ?? '', target, 'http', match !== 'unmatched', attrs.confidence);
     if (found.length) continue;
-    const identity = `undeclared|${target}|${method} ${c.props.path_pattern}`;
+    // Without a target, the stand-in route belongs to the calling service: unrelated services' guesses stay apart.
+    const identity = `undeclared|${target || `? from ${c.service ?? ''}`}|${method} ${c.props.path_pattern}`;
     let to = undeclared.get(identity);
     if (!to) {
       to = nodeId(ontology, source, 'route', identity);

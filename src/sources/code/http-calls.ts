@@ -49,15 +49,23 @@ const same = (a: Expr | undefined, b: Expr | undefined): boolean => JSON.stringi
  * argument), or the start of a WebClient / RestClient request (`client.get()`) whose `.uri(…)` follows in the
  * same chain.
  */
-export function httpCallOf(owner: string, name: string, call: CallFacts, caller: MemberEntry): HttpCallSite | undefined {
+export function httpCallOf(owner: string, name: string, call: CallFacts, caller: MemberEntry, takenUris: Set<CallFacts>): HttpCallSite | undefined {
   if (REST_TEMPLATE_OWNERS.has(owner) && name in REST_TEMPLATE && call.args[0]) {
     const verb = REST_TEMPLATE[name]!;
     return { framework: 'rest_template', httpMethod: verb || methodOf(call.args[1]), url: call.args[0], line: call.line };
   }
   const framework = FLUENT_OWNERS[owner];
   if (framework && name in FLUENT) {
-    const uri = caller.facts.calls.find((c) => c.name === 'uri' && c.args[0] && c.receiver?.k === 'call' && c.receiver.name === name && same(c.receiver.of, call.receiver) && Math.abs(c.line - call.line) <= 5);
+    // Its `.uri(…)`: the nearest one not yet paired, at or a few lines after the request start (two chains on one
+    // line pair in source order).
+    let uri: CallFacts | undefined;
+    for (const c of caller.facts.calls) {
+      if (c.name !== 'uri' || !c.args[0] || takenUris.has(c) || c.receiver?.k !== 'call' || c.receiver.name !== name || !same(c.receiver.of, call.receiver)) continue;
+      if (c.line < call.line || c.line > call.line + 5) continue;
+      if (!uri || c.line < uri.line) uri = c;
+    }
     if (!uri) return undefined;
+    takenUris.add(uri);
     return { framework, httpMethod: FLUENT[name] || methodOf(call.args[0]), url: uri.args[0]!, line: call.line };
   }
   return undefined;
@@ -166,14 +174,14 @@ function uriBuilderValue(written: string, caller: MemberEntry, constants: Consta
 /** Where a call site's URL goes, with the caller type's base URL in front of a relative one. */
 export function httpTargetOf(site: HttpCallSite, caller: MemberEntry, constants: Constants): HttpTarget {
   const value = urlValue(site.url, caller, caller.owner, constants) ?? uriBuilderValue(site.url, caller, constants);
-  // A URL the source does not state (a method's result, or a variable holding the whole URL or its start) has no
-  // path to match: it is kept as written.
-  if (!value || value.text.startsWith('{')) return { targetService: '', path: site.url, resolved: false, written: site.url };
+  // A URL the source does not state (a method's result, a variable or an unset placeholder holding the whole URL or
+  // its start) has no path to match: it is kept as written.
+  if (!value || value.text.startsWith('{') || value.text.startsWith('${')) return { targetService: '', path: site.url, resolved: false, written: site.url };
   let url = value.text;
   let resolved = value.resolved;
   let targetUrl: string | undefined;
   let profile = value.profile;
-  if (!parseUrl(url) && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+  if (!parseUrl(url) && !/^[a-z][a-z0-9+.-]*:/i.test(url) && value.resolved) {
     const base = baseUrlIn(caller.owner, constants);
     if (base) {
       targetUrl = base.text;

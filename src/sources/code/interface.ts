@@ -1,6 +1,7 @@
 import type { FileFacts } from './ir.js';
 import type { CodeModel, TypeEntry } from './model.js';
 import type { TypeClassifier } from './roles.js';
+import { Constants } from './routes.js';
 
 /**
  * What other files can observe of a file, as items: each item's key is its full shape, and its value the names
@@ -29,6 +30,9 @@ function propertyOf(name: string): string | undefined {
 
 export function interfaceOf(model: CodeModel, classifier: TypeClassifier, entries: readonly TypeEntry[]): InterfaceItems {
   const items: InterfaceItems = new Map();
+  // A constant's value, not just its expression: `ORDERS = Base.BASE + "/orders"` changes when Base.BASE does,
+  // and that must reach the files using ORDERS.
+  const constants = new Constants(model);
   for (const entry of entries) {
     const { members: _members, fields, ...own } = entry.facts;
     const { project, external } = model.ancestors(entry);
@@ -50,7 +54,7 @@ export function interfaceOf(model: CodeModel, classifier: TypeClassifier, entrie
       if (m.facts.returnType && m.facts.annotations.some((a) => a.name === 'Bean')) names.push(simple(m.facts.returnType.name));
       items.set(`M\0${m.qn}\0${shape(m.facts)}`, names);
     }
-    for (const f of fields) items.set(`F\0${entry.qn}\0${shape(f)}`, [f.name, entry.facts.name]);
+    for (const f of fields) items.set(`F\0${entry.qn}\0${shape(f)}\0${f.constant ? (constants.evaluate(f.constant, entry, 0) ?? '?') : ''}`, [f.name, entry.facts.name]);
   }
   return items;
 }

@@ -88,10 +88,13 @@ const FUNCTION_TYPES: Record<string, { input: boolean; output: boolean }> = { Co
 /**
  * The functional beans of a type that Spring Cloud Stream binds: `@Bean` methods returning
  * `java.util.function.Consumer`, `Function` or `Supplier` (only those `spring.cloud.function.definition` names,
- * when it is set), with their binding names.
+ * when it is set; none in a service with neither that nor `spring.cloud.stream.*` configuration), with their
+ * binding names.
  */
 export function streamFunctionsOf(entry: TypeEntry, constants: Constants): StreamFunction[] {
   const definition = constants.setting('spring.cloud.function.definition');
+  // Any @Bean Supplier/Function/Consumer is a candidate, but only a service configured for Spring Cloud Stream binds them.
+  if (!definition && !constants.hasSettingsUnder('spring.cloud.stream.')) return [];
   const defined = definition ? new Set(definition.split(/[;|,]/).map((s) => s.trim()).filter(Boolean)) : undefined;
   const out: StreamFunction[] = [];
   for (const m of entry.members) {

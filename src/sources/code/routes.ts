@@ -29,34 +29,55 @@ export interface Mapping {
   framework: 'spring_mvc' | 'jax_rs';
 }
 
-/** `GET("/orders/{id}")` or `RequestPredicates.GET(ApiPaths.ORDERS)` as written: the method and the path argument. */
-const PREDICATE = /^(?:RequestPredicates\s*\.\s*)?(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)\s*\(([\s\S]+)\)$/;
+const PREDICATE_START = /^\s*(?:RequestPredicates\s*\.\s*)?(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)\s*\(/;
 const BUILDER_VERBS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+
+/** `GET("/orders/{id}")…` as written: the method and the path argument (a balanced scan, so `.and(accept(…))` after it is left out). */
+function predicateOf(text: string): { method: string; path: string } | undefined {
+  const m = PREDICATE_START.exec(text);
+  if (!m) return undefined;
+  let depth = 1;
+  let quoted = false;
+  for (let i = m[0].length; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return { method: m[1]!, path: text.slice(m[0].length, i) };
+  }
+  return undefined;
+}
 
 /**
  * Functional WebFlux / WebMvc routes (`RouterFunction` beans) whose path the source states: builder calls
  * `route().GET("/orders/{id}", handler::get)` and `route(GET("/orders"), handler::list)` / `.andRoute(…)`.
  * The handler is the method the handler argument references (`handlerRef` resolves `handler::get`), else the
- * router method itself (a lambda). Nested `path(…)` / `nest(…)` prefixes are not applied.
+ * router method itself (a lambda). A router that nests (`path(…)`, `nest(…)`) applies prefixes Sextant does not
+ * follow: its routes say `resolved: false`.
  */
 export function functionalRoutesOf(entry: TypeEntry, constants: Constants, handlerRef: (member: MemberEntry, written: string) => MemberEntry | undefined): HttpRoute[] {
   const out: HttpRoute[] = [];
   for (const m of entry.members) {
     if (m.facts.kind !== 'method' || !/(^|\.)RouterFunction$/.test(m.facts.returnType?.name ?? '')) continue;
+    const nested = m.facts.calls.some((c) => c.name === 'path' || c.name === 'nest');
     for (const call of m.facts.calls) {
       let method: string | undefined;
       let pathArg: string | undefined;
       let handlerArg: string | undefined;
       if (BUILDER_VERBS.has(call.name) && call.args.length >= 2) [method, pathArg, handlerArg] = [call.name, call.args[0], call.args[call.args.length - 1]];
       else if ((call.name === 'route' || call.name === 'andRoute') && call.args.length === 2) {
-        const p = PREDICATE.exec(call.args[0]!.trim());
-        if (p) [method, pathArg, handlerArg] = [p[1], p[2], call.args[1]];
+        const p = predicateOf(call.args[0]!);
+        if (p) [method, pathArg, handlerArg] = [p.method, p.path, call.args[1]];
       }
       if (!method || !pathArg || !handlerArg) continue;
+      // A request predicate in place of a path (`GET(accept(JSON), …)`) states no path.
       const parts = partsOfText(pathArg);
+      if (!parts) continue;
       const part = constants.partOf(parts, pathArg, entry);
       const handler = handlerRef(m, handlerArg) ?? m;
-      out.push({ controller: entry, handler, method, path: joinPath('', part.text), resolved: part.literal, ...(part.derived ? { written: part.written } : {}), framework: 'spring_functional', ...profileOf(part) });
+      out.push({ controller: entry, handler, method, path: joinPath('', part.text), resolved: part.literal && !nested, ...(part.derived || nested ? { written: part.written } : {}), framework: 'spring_functional', ...profileOf(part) });
     }
   }
   return out;
@@ -225,6 +246,13 @@ export class Constants {
     const resolved = value === undefined ? undefined : this.resolve(value);
     const derived = !(parts?.length === 1 && parts[0]!.s !== undefined) || placeholders;
     return resolved === undefined ? { text: value ?? written, literal: false, written, derived: true } : { text: resolved.text, literal: true, written, derived, ...(resolved.profile ? { profile: resolved.profile } : {}) };
+  }
+
+  /** Whether the service's configuration (any profile) has a key under this prefix. */
+  hasSettingsUnder(prefix: string): boolean {
+    for (const key of this.config.keys()) if (key.startsWith(prefix)) return true;
+    for (const [, config] of this.profiles) for (const key of config.keys()) if (key.startsWith(prefix)) return true;
+    return false;
   }
 
   /** A configuration key's value in the service's default profile (placeholders resolved), if set. */

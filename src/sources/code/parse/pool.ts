@@ -58,17 +58,22 @@ export async function runParseJobs(jobs: readonly ParseJob[], workers: number, o
         onResult(job, result);
         feed();
       });
-      worker.on('error', () => {
+      // A worker that fails, or exits without saying why, leaves its jobs in flight to this thread.
+      const lost = (): void => {
         retry.push(...inFlight.values());
         inFlight.clear();
         done();
-      });
+      };
+      worker.on('error', lost);
+      worker.on('exit', lost);
       feed();
     });
-  // This thread takes jobs from the same queue between handling results.
+  // This thread takes the first job, so it (already running, unlike a starting worker) claims the largest
+  // language; then it takes jobs from the same queue between handling results.
   const warm = new Set<Language>();
+  const first = queue.take(warm);
   const own = async (): Promise<void> => {
-    for (let job = queue.take(warm); job; job = queue.take(warm)) {
+    for (let job = first; job; job = queue.take(warm)) {
       onResult(job, await runJob(job));
       await new Promise((tick) => setImmediate(tick));
     }
