@@ -151,7 +151,7 @@ incrementalSuite('incremental re-index equals a full build', ESTATE, 53, STEPS);
 
 const LINKS = fileURLToPath(new URL('./fixtures/links', import.meta.url));
 const G = 'gateway/src/main/java/com/acme/gateway/';
-incrementalSuite('incremental re-index equals a full build: links between services', LINKS, 28, [
+incrementalSuite('incremental re-index equals a full build: links between services', LINKS, 29, [
   ['nothing changed', () => {}],
   ['a URL constant changed (the RestTemplate clients of that file move to another route)', (edit) => edit(`${G}GatewayController.java`, (t) => t.replace('"http://order-service/orders"', '"http://order-service/orders/v2"'))],
   ['a shared path constant changed in the contracts library (Feign, annotated and functional routes, UriComponentsBuilder in other files)', (edit) => edit('contracts/src/main/java/com/acme/contracts/ApiPaths.java', (t) => t.replace('"/invoices"', '"/bills"'))],

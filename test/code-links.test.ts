@@ -3,7 +3,8 @@
  * through a discovery name and a constant; WebClient with a base URL from configuration), order-service (Feign
  * with a `${}` name and a constant path, an `@HttpExchange` interface with a URL, one without, a KafkaTemplate
  * send with a topic constant from the shared contracts library, a send whose topic the source cannot reveal),
- * billing-service (a listener on a topic from properties, one on a contracts constant), inventory-service (a
+ * billing-service (a listener on a topic from properties, one on a contracts constant, Kotlin RestTemplate calls with
+ * string templates, functional routes, a RabbitTemplate), inventory-service (a
  * Spring Cloud Stream Consumer bound by configuration, a Supplier, StreamBridge). Exact sets of every
  * client → route pair with its match, every producer → listener pair, the topology, and trace across services,
  * through `sextant call` and the MCP client over stdio; then the same estate with sextant.yaml `links` pins.
@@ -47,6 +48,8 @@ async function pairs(kind: 'client' | 'producer', type: 'HTTP_CALLS' | 'ASYNC_CA
 }
 
 const HTTP_PAIRS = [
+  'billing-service rest_template billing.OrderLookup#order(String) -> order-service GET /orders/{id} (cross_service, service_method_path)',
+  'billing-service rest_template billing.OrderLookup#orderTrimmed(String) -> order-service GET /orders/{id} (cross_service, service_method_path)',
   'gateway rest_template gateway.GatewayController#anything() -> ? GET url (unmatched, method_path)',
   'gateway rest_template gateway.GatewayController#catalog() -> ? GET catalogUrl + "/items" (unmatched, method_path)',
   'gateway rest_template gateway.GatewayController#invoice(String) -> billing-service GET /invoices/{id} (cross_service, service_method_path)',
@@ -76,7 +79,7 @@ const ASYNC_PAIRS = [
 
 // legacy-erp is not an indexed service, so it has no SERVICE_CALLS edge (its client stays unmatched); AuditClient
 // names no target, and an ambiguous match counts for no service.
-const TOPOLOGY = ['billing-service -> inventory-service rabbit 1/1', 'gateway -> billing-service http 1/1', 'gateway -> inventory-service http 3/2', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 2/2', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'].sort();
+const TOPOLOGY = ['billing-service -> inventory-service rabbit 1/1', 'billing-service -> order-service http 2/2', 'gateway -> billing-service http 1/1', 'gateway -> inventory-service http 3/2', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 2/2', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'].sort();
 
 /** `from -> to protocol calls/matched` for every SERVICE_CALLS edge. */
 async function topology(call: Call): Promise<string[]> {

@@ -434,10 +434,11 @@ class FileEmitter {
     // RabbitTemplate with an exchange: (exchange, routing key, message, …); the routing key is what a queue binds.
     // (routing key, message, post-processor, …) has a message second, which is no string constant.
     const constants = this.constantsOf(caller.owner);
-    const exchangeForm = sender.protocol === 'rabbit' && call.argCount >= 3 && call.args[1] !== undefined && constants.partOf(partsOfText(call.args[1]), call.args[1], caller.owner).literal;
+    const kotlin = caller.owner.file.language === 'kotlin';
+    const exchangeForm = sender.protocol === 'rabbit' && call.argCount >= 3 && call.args[1] !== undefined && constants.partOf(partsOfText(call.args[1], kotlin), call.args[1], caller.owner).literal;
     const exchangeWritten = exchangeForm ? call.args[0] : undefined;
     const written = exchangeWritten !== undefined ? call.args[1]! : call.args[0]!;
-    let destination = constants.partOf(partsOfText(written), written, caller.owner);
+    let destination = constants.partOf(partsOfText(written, kotlin), written, caller.owner);
     if (!destination.literal) {
       // A topic from configuration: a `@Value("${…}")` field or parameter.
       const value = urlValue(written, caller, caller.owner, constants);
@@ -449,7 +450,7 @@ class FileEmitter {
       destination = { ...destination, text: bound.destination, derived: destination.derived || bound.configured };
       protocol = bound.protocol;
     }
-    const exchange = exchangeWritten === undefined ? undefined : constants.partOf(partsOfText(exchangeWritten), exchangeWritten, caller.owner).text;
+    const exchange = exchangeWritten === undefined ? undefined : constants.partOf(partsOfText(exchangeWritten, kotlin), exchangeWritten, caller.owner).text;
     this.producer(caller, call.line, protocol, sender.framework, destination, written, exchange);
   }
 

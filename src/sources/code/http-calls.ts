@@ -106,7 +106,7 @@ function valueAnnotation(name: string, member: MemberEntry | undefined, owner: T
  */
 /** Also what a message destination argument says (then `variables` must be 0). */
 export function urlValue(written: string, member: MemberEntry | undefined, owner: TypeEntry, constants: Constants): { text: string; resolved: boolean; derived: boolean; variables: number; profile?: string } | undefined {
-  const parts = partsOfText(written);
+  const parts = partsOfText(written, owner.file.language === 'kotlin');
   if (!parts) return undefined;
   let text = '';
   let resolved = true;

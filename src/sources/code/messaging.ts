@@ -127,9 +127,11 @@ export function senderOf(owner: string, method: string): { protocol: MessagingPr
 
 /**
  * A call argument as written, read as a string constant expression: literals, names and `+`
- * (`OrderConfig.ORDER_EVENTS_TOPIC`, `PREFIX + ".events"`); undefined for anything else.
+ * (`OrderConfig.ORDER_EVENTS_TOPIC`, `PREFIX + ".events"`); undefined for anything else. In Kotlin source
+ * (`kotlin`), a string template's `$name` and `${expression}` are names too (`"/orders/$id"`), and `\$` is a
+ * dollar sign.
  */
-export function partsOfText(text: string): ConstPart[] | undefined {
+export function partsOfText(text: string, kotlin = false): ConstPart[] | undefined {
   const parts: ConstPart[] = [];
   let i = 0;
   let expectValue = true;
@@ -141,17 +143,32 @@ export function partsOfText(text: string): ConstPart[] | undefined {
     }
     if (expectValue && c === '"') {
       let value = '';
+      const flush = () => {
+        if (value) parts.push({ s: value });
+        value = '';
+      };
       i++;
       while (i < text.length && text[i] !== '"') {
         if (text[i] === '\\') {
           const next = text[i + 1];
           value += next === 'n' ? '\n' : next === 't' ? '\t' : (next ?? '');
           i += 2;
+        } else if (kotlin && text[i] === '$' && text[i + 1] === '{') {
+          const end = text.indexOf('}', i + 2);
+          if (end < 0) return undefined;
+          flush();
+          parts.push({ ref: text.slice(i + 2, end).trim() });
+          i = end + 1;
+        } else if (kotlin && text[i] === '$' && /[A-Za-z_]/.test(text[i + 1] ?? '')) {
+          const m = /^[A-Za-z_][\w]*/.exec(text.slice(i + 1))!;
+          flush();
+          parts.push({ ref: m[0] });
+          i += 1 + m[0].length;
         } else value += text[i++];
       }
       if (text[i] !== '"') return undefined;
       i++;
-      parts.push({ s: value });
+      flush();
       expectValue = false;
     } else if (expectValue && /[A-Za-z_$]/.test(c)) {
       const m = /^[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*/.exec(text.slice(i))!;
@@ -163,5 +180,5 @@ export function partsOfText(text: string): ConstPart[] | undefined {
       expectValue = true;
     } else return undefined;
   }
-  return parts.length && !expectValue ? parts : undefined;
+  return !expectValue ? (parts.length ? parts : [{ s: '' }]) : undefined;
 }
