@@ -6,6 +6,8 @@ export const CAPABILITIES = ['MESSAGE_LISTENER', 'MESSAGE_PRODUCER', 'HTTP_CLIEN
 export type Role = (typeof ROLES)[number];
 export type Capability = (typeof CAPABILITIES)[number];
 export const PROTOCOLS = ['http', 'kafka', 'rabbit', 'jms'] as const;
+/** Routes, clients and producers: which profile gave a placeholder its value. */
+const PROFILE_PROPERTY: PropertyDef = { name: 'profile', type: 'string', description: 'The Spring profile(s) whose configuration gave a ${…} placeholder its value, when the default profile does not set it (application-dev.yml, an on-profile document).', filter: ['eq'] };
 /** HTTP methods a route or client names; ANY when a mapping names none. */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'] as const;
 
@@ -104,7 +106,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'controller', type: 'string', description: 'Qualified name of the controller type whose bean serves the route (the handler may be inherited, e.g. from a generated API interface).', filter: ['eq'] },
         { name: 'path_written', type: 'string', description: 'The mapping values as written, when the path comes from constants or ${…} placeholders (ApiPaths.ORDERS + BY_ID).' },
         { name: 'declared', type: 'boolean', description: 'False for a route no indexed code declares: the target a client names when nothing matches it (its HTTP_CALLS edge says unmatched).', filter: ['eq'] },
-        { name: 'profile', type: 'string', description: 'The Spring profile(s) whose configuration gave a ${…} placeholder its value, when the default profile does not set it (application-dev.yml, an on-profile document).', filter: ['eq'] },
+        PROFILE_PROPERTY,
         { name: 'resolved', type: 'boolean', description: 'False when part of the path is something the source does not state (an unknown constant, a placeholder without a value or default): that part is kept as written.', filter: ['eq'] },
       ],
     },
@@ -124,7 +126,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'caller', type: 'string', description: 'Qualified name of the method that declares or makes the call.', filter: ['eq'] },
         { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'ambiguous', 'unmatched'], description: 'How the call matched the routes of its target service.', filter: ['eq', 'exclude'] },
         { name: 'resolved', type: 'boolean', description: 'False when the target or part of the path is something the source does not state (kept as written).', filter: ['eq'] },
-        { name: 'profile', type: 'string', description: 'The Spring profile(s) whose configuration gave a ${…} placeholder its value, when the default profile does not set it (application-dev.yml, an on-profile document).', filter: ['eq'] },
+        PROFILE_PROPERTY,
         { name: 'pinned', type: 'boolean', description: 'True when sextant.yaml `links.clients` names the target service (the source does not).', filter: ['eq'] },
       ],
     },
@@ -144,7 +146,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'caller', type: 'string', description: 'Qualified name of the method making the call.', filter: ['eq'] },
         { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'unmatched'], description: 'Whether a listener in another service, the same service, or none consumes the destination.', filter: ['eq', 'exclude'] },
         { name: 'resolved', type: 'boolean', description: 'False when the destination is not something the source states (kept as written).', filter: ['eq'] },
-        { name: 'profile', type: 'string', description: 'The Spring profile(s) whose configuration gave a ${…} placeholder its value, when the default profile does not set it (application-dev.yml, an on-profile document).', filter: ['eq'] },
+        PROFILE_PROPERTY,
         { name: 'pinned', type: 'boolean', description: 'True when sextant.yaml `links.destinations` names the destination (the source does not).', filter: ['eq'] },
       ],
     },

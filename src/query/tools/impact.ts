@@ -4,12 +4,12 @@ import { fail } from '../errors.js';
 import { limitHints, type Hint } from '../hints.js';
 import { existingNodes, toId } from '../node-ids.js';
 import { listEntry } from '../present.js';
-import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
+import { stringListSchema, type ToolDef } from '../tool.js';
+import { edgesAround, isCodeType } from '../walk.js';
 
 /** Edge types impact walks backwards by default: who depends on the origins. */
 export const IMPACT_EDGE_TYPES = ['CALLS', 'INJECTS', 'IMPLEMENTS', 'EXTENDS', 'OVERRIDES'] as const;
 const MAX_IDS = 100;
-const PAGE = 2000;
 
 interface Reached {
   node: NodeRecord;
@@ -53,7 +53,7 @@ export const impactTool: ToolDef = {
     const seen = new Set<string>(ids);
     let frontier = [...ids];
     if (includeMembers) {
-      const members = await walk(ctx, origins.filter(isType).map((n) => n.id), 'out', ['DECLARES'], 0);
+      const members = await edgesAround(ctx, origins.filter(isCodeType).map((n) => n.id), 'out', ['DECLARES'], 0);
       for (const m of members) if (!seen.has(m.other.id)) {
         seen.add(m.other.id);
         frontier.push(m.other.id);
@@ -62,7 +62,7 @@ export const impactTool: ToolDef = {
     const reached: Reached[] = [];
     let truncated = false;
     for (let d = 1; d <= depth && frontier.length && !truncated; d++) {
-      const rows = await walk(ctx, frontier, 'in', types, minConfidence);
+      const rows = await edgesAround(ctx, frontier, 'in', types, minConfidence);
       const next: string[] = [];
       for (const r of rows) {
         if (seen.has(r.other.id)) continue;
@@ -106,21 +106,3 @@ export const impactTool: ToolDef = {
     return result;
   },
 };
-
-function isType(n: NodeRecord): boolean {
-  return n.kind === 'symbol' && n.props.symbol_kind !== 'method' && n.props.symbol_kind !== 'constructor';
-}
-
-/** Every edge of `types` around `ids` in `direction`, in the store's stable order. */
-async function walk(ctx: ToolContext, ids: readonly string[], direction: 'in' | 'out', types: readonly string[], minConfidence: number): Promise<Awaited<ReturnType<ToolContext['store']['edges']>>['rows']> {
-  const out: Awaited<ReturnType<ToolContext['store']['edges']>>['rows'] = [];
-  for (let i = 0; i < ids.length; i += MAX_IDS) {
-    const chunk = ids.slice(i, i + MAX_IDS);
-    for (let offset = 0; ; offset += PAGE) {
-      const { rows, total } = await ctx.store.edges({ ids: chunk, direction, types, edge: minConfidence > 0 ? [{ attr: 'confidence', op: 'gte', value: minConfidence }] : [], limit: PAGE, offset });
-      out.push(...rows);
-      if (offset + rows.length >= total || !rows.length) break;
-    }
-  }
-  return out;
-}

@@ -64,7 +64,7 @@ async function routesByDestination(ctx: ToolContext, identifier: string, kinds: 
 }
 
 /** Whether this index's ontology has routes with that property (an ontology without the code kinds has none). */
-function hasRouteProperty(ctx: ToolContext, property: string): boolean {
+export function hasRouteProperty(ctx: ToolContext, property: string): boolean {
   return ctx.ontology.kind('route')?.properties.some((p) => p.name === property) ?? false;
 }
 

@@ -4,7 +4,8 @@ import { asBoolean, asEnum, asInteger, asNumber, asString, asStringList } from '
 import { fail } from '../errors.js';
 import { limitHints, type Hint } from '../hints.js';
 import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
-import { lookupIdentifier } from './resolve.js';
+import { edgesAround, isCodeType } from '../walk.js';
+import { hasRouteProperty, lookupIdentifier } from './resolve.js';
 
 /**
  * The steps a request takes, as (edge type, direction) pairs: a route is served by the handler that EXPOSES it, a
@@ -28,7 +29,6 @@ const TRACE_EDGE_TYPES = [...FLOW_STEPS.map((s) => s.type), ...OTHER_PATH_TYPES]
 const CROSSING = new Set(['HTTP_CALLS', 'ASYNC_CALLS']);
 /** How many nodes a trace may visit before it stops and says so. */
 const MAX_VISITED = 20_000;
-const PAGE = 2000;
 
 type Step = { type: string; direction: 'in' | 'out' };
 
@@ -79,23 +79,16 @@ function passable(node: NodeRecord, includeExternal: boolean): boolean {
   return true;
 }
 
-/** Outgoing steps of `ids`, grouped by origin in the store's stable order. */
+/** Next steps from `ids`, grouped by origin in the store's stable order. */
 async function stepsFrom(ctx: ToolContext, ids: readonly string[], steps: readonly Step[], minConfidence: number): Promise<Map<string, EdgeRow[]>> {
   const byOrigin = new Map<string, EdgeRow[]>();
   for (const direction of ['out', 'in'] as const) {
     const types = steps.filter((s) => s.direction === direction).map((s) => s.type);
     if (!types.length) continue;
-    for (let i = 0; i < ids.length; i += 100) {
-      const chunk = ids.slice(i, i + 100);
-      for (let offset = 0; ; offset += PAGE) {
-        const { rows, total } = await ctx.store.edges({ ids: chunk, direction, types, edge: minConfidence > 0 ? [{ attr: 'confidence', op: 'gte', value: minConfidence }] : [], limit: PAGE, offset });
-        for (const r of rows) {
-          let list = byOrigin.get(r.origin);
-          if (!list) byOrigin.set(r.origin, (list = []));
-          list.push(r);
-        }
-        if (offset + rows.length >= total || !rows.length) break;
-      }
+    for (const r of await edgesAround(ctx, ids, direction, types, minConfidence)) {
+      let list = byOrigin.get(r.origin);
+      if (!list) byOrigin.set(r.origin, (list = []));
+      list.push(r);
     }
   }
   // Leaving the service first, so a breadth cap drops local detail before a remote call.
@@ -106,20 +99,17 @@ async function stepsFrom(ctx: ToolContext, ids: readonly string[], steps: readon
 
 /** Where a walk starts: a service's declared routes, a type's declared members, or the node itself. */
 async function flowRoots(ctx: ToolContext, start: NodeRecord, breadth: number): Promise<{ roots: NodeRecord[]; more: boolean }> {
-  if (start.kind === 'service' && ctx.ontology.kind('route')?.properties.some((p) => p.name === 'declared')) {
+  if (start.kind === 'service' && hasRouteProperty(ctx, 'declared')) {
     const { nodes, total } = await ctx.store.findNodes({ kinds: ['route'], predicates: [{ property: 'service', op: 'in', values: [start.name] }, { property: 'declared', op: 'in', values: [true] }], limit: breadth, offset: 0 });
     return { roots: nodes, more: total > nodes.length };
   }
-  if (isType(start)) {
+  if (isCodeType(start)) {
     const { rows, total } = await ctx.store.edges({ ids: [start.id], direction: 'out', types: ['DECLARES'], other: { kinds: ['symbol'], predicates: [{ property: 'symbol_kind', op: 'in', values: ['method', 'constructor'] }] }, limit: breadth, offset: 0 });
     return { roots: rows.map((r) => r.other), more: total > rows.length };
   }
   return { roots: [start], more: false };
 }
 
-function isType(node: NodeRecord): boolean {
-  return node.kind === 'symbol' && typeof node.props.symbol_kind === 'string' && node.props.symbol_kind !== 'method' && node.props.symbol_kind !== 'constructor';
-}
 
 export const traceTool: ToolDef = {
   name: 'trace',

@@ -10,7 +10,7 @@ import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeE
 import { type RoleOverrides, TypeClassifier } from './roles.js';
 import type { CodeLinkPins } from '../../config/types.js';
 import { feignClientsOf, httpExchangeClientsOf } from './clients.js';
-import { type HttpCallSite, httpCallOf, httpTargetOf, urlValue } from './http-calls.js';
+import { type HttpCallSite, type HttpTarget, httpCallOf, httpTargetOf, urlValue } from './http-calls.js';
 import { listenersOf, partsOfText, senderOf, streamBinding, streamFunctionsOf } from './messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, type Part, pathRegex, routesOf } from './routes.js';
@@ -370,30 +370,35 @@ class FileEmitter {
       const id = allocate(this.ctx, this.ids!, 'client', `${entry.file.path}|${c.method.qn}|${c.httpMethod} ${c.path}`);
       this.out.stats.clients++;
       const inFile = c.method.owner.file === entry.file;
-      this.out.nodes.push({
-        id,
-        kind: 'client',
-        name: `${c.httpMethod} ${c.path}`,
-        qualified_name: `${entry.place.service} -> ${c.targetService || '?'} ${c.httpMethod} ${c.path}`,
-        source: this.source,
-        ...location(entry, inFile ? c.method.facts.line : entry.facts.line),
-        props: {
-          protocol: 'http',
-          http_method: c.httpMethod,
-          path: c.path,
-          path_pattern: pathPattern(c.path),
-          ...(c.written ? { path_written: c.written } : {}),
-          ...(c.targetService ? { target_service: c.targetService } : {}),
-          ...(c.targetUrl ? { target_url: c.targetUrl } : {}),
-          framework: c.framework,
-          caller: c.method.qn,
-          match: 'unmatched',
-          resolved: c.resolved,
-          ...(c.profile ? { profile: c.profile } : {}),
-        },
-      });
+      this.out.nodes.push(this.clientNode(id, entry, inFile ? c.method.facts.line : entry.facts.line, c.httpMethod, c.framework, c.method.qn, c));
       this.linkFrom('DECLARES_CLIENT', c.method, id, inFile);
     }
+  }
+
+  /** A client node: an HTTP call declared by `callerQn` in `owner`'s file, unmatched until matching runs. */
+  private clientNode(id: string, owner: TypeEntry, line: number, httpMethod: string, framework: string, callerQn: string, target: HttpTarget): NodeRecord {
+    return {
+      id,
+      kind: 'client',
+      name: `${httpMethod} ${target.path}`,
+      qualified_name: `${owner.place.service} -> ${target.targetService || '?'} ${httpMethod} ${target.path}`,
+      source: this.source,
+      ...location(owner, line),
+      props: {
+        protocol: 'http',
+        http_method: httpMethod,
+        path: target.path,
+        path_pattern: pathPattern(target.path),
+        ...(target.written ? { path_written: target.written } : {}),
+        ...(target.targetService ? { target_service: target.targetService } : {}),
+        ...(target.targetUrl ? { target_url: target.targetUrl } : {}),
+        framework,
+        caller: callerQn,
+        match: 'unmatched',
+        resolved: target.resolved,
+        ...(target.profile ? { profile: target.profile } : {}),
+      },
+    };
   }
 
   /** An HTTP call made at a call site (RestTemplate, WebClient, RestClient): where its URL goes. */
@@ -401,28 +406,7 @@ class FileEmitter {
     const target = httpTargetOf(site, caller, this.constantsOf(caller.owner));
     const id = allocate(this.ctx, this.ids!, 'client', `${caller.owner.file.path}|${caller.qn}@${site.line}|${site.httpMethod} ${target.targetService} ${target.path}`);
     this.out.stats.clients++;
-    this.out.nodes.push({
-      id,
-      kind: 'client',
-      name: `${site.httpMethod} ${target.path}`,
-      qualified_name: `${caller.owner.place.service} -> ${target.targetService || '?'} ${site.httpMethod} ${target.path}`,
-      source: this.source,
-      ...location(caller.owner, site.line),
-      props: {
-        protocol: 'http',
-        http_method: site.httpMethod,
-        path: target.path,
-        path_pattern: pathPattern(target.path),
-        ...(target.written ? { path_written: target.written } : {}),
-        ...(target.targetService ? { target_service: target.targetService } : {}),
-        ...(target.targetUrl ? { target_url: target.targetUrl } : {}),
-        framework: site.framework,
-        caller: caller.qn,
-        match: 'unmatched',
-        resolved: target.resolved,
-        ...(target.profile ? { profile: target.profile } : {}),
-      },
-    });
+    this.out.nodes.push(this.clientNode(id, caller.owner, site.line, site.httpMethod, site.framework, caller.qn, target));
     this.edge('DECLARES_CLIENT', memberId(this.ctx, caller), id);
   }
 

@@ -250,10 +250,16 @@ export class Constants {
 
   /** Whether the service's configuration (any profile) has a key under this prefix. */
   hasSettingsUnder(prefix: string): boolean {
-    for (const key of this.config.keys()) if (key.startsWith(prefix)) return true;
-    for (const [, config] of this.profiles) for (const key of config.keys()) if (key.startsWith(prefix)) return true;
-    return false;
+    let found = this.prefixes.get(prefix);
+    if (found === undefined) {
+      found = [this.config, ...this.profiles.map(([, c]) => c)].some((config) => [...config.keys()].some((key) => key.startsWith(prefix)));
+      this.prefixes.set(prefix, found);
+    }
+    return found;
   }
+
+  /** hasSettingsUnder answers, asked once per type. */
+  private readonly prefixes = new Map<string, boolean>();
 
   /** A configuration key's value in the service's default profile (placeholders resolved), if set. */
   setting(key: string): string | undefined {
