@@ -38,6 +38,8 @@ export interface OpenOptions {
 
 const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, (SELECT p.props FROM node_props p WHERE p.rid = n.rid) AS props';
 const BATCH = 400;
+/** SQLite's limit on bound parameters per statement (SQLITE_MAX_VARIABLE_NUMBER). */
+const MAX_VARIABLES = 32766;
 
 /** Hash of the DDL, so an index written by a different layout is rebuilt rather than misread. */
 function schemaHash(ontology: Ontology): string {
@@ -714,17 +716,19 @@ export class SqliteStore implements Store {
   private batcher(table: string, cols: string, width: number, verb = 'INSERT', progress?: (done: number) => void): RowSink & { flush(): void } {
     const placeholder = `(${new Array(width).fill('?').join(',')})`;
     const statementFor = (count: number) => this.stmt(`${verb} INTO ${table} ${cols} VALUES ${new Array(count).fill(placeholder).join(',')}`);
-    const full = statementFor(BATCH);
+    // A wide table (many indexed properties) gets fewer rows per statement.
+    const batch = Math.min(BATCH, Math.floor(MAX_VARIABLES / width));
+    const full = statementFor(batch);
     let params: SqlValue[] = [];
     let done = 0;
     return {
       push: (row) => {
         for (const v of row) params.push(v);
-        if (params.length === BATCH * width) {
+        if (params.length === batch * width) {
           full.run(params);
           params = [];
-          done += BATCH;
-          if (progress && done % (BATCH * 25) === 0) progress(done);
+          done += batch;
+          if (progress && done % (batch * 25) < batch) progress(done);
         }
       },
       flush: () => {

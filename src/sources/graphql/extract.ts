@@ -12,9 +12,7 @@ import {
   isUnionType,
   print,
   specifiedScalarTypes,
-  valueFromASTUntyped,
   Kind,
-  type ConstDirectiveNode,
   type ConstObjectFieldNode,
   type ConstValueNode,
   type GraphQLArgument,
@@ -28,7 +26,12 @@ import {
 import type { Ontology } from '../../graph/ontology/index.js';
 import { nodeId } from '../../graph/ids.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../../graph/types.js';
+import { appliedDirectivesOf, type AppliedDirective } from './directives.js';
+import { emitHugrModel, hugrRootModuleProps } from './hugr/emit.js';
+import type { HugrModel } from './hugr/model.js';
 import type { FileOf } from './load.js';
+
+export type { AppliedDirective } from './directives.js';
 
 export interface ExtractGraphqlOptions {
   ontology: Ontology;
@@ -38,12 +41,10 @@ export interface ExtractGraphqlOptions {
   fileOf?: FileOf;
   /** Names of types that are placeholders for undefined references: indexed with `resolved: false`. */
   placeholders?: readonly string[];
+  /** The Hugr model of the schema, when it is a Hugr schema: adds data sources, modules, data objects, functions. */
+  hugr?: HugrModel;
 }
 
-export interface AppliedDirective {
-  name: string;
-  args: Record<string, unknown>;
-}
 
 type Operation = 'query' | 'mutation' | 'subscription';
 type Props = Record<string, PropValue>;
@@ -77,13 +78,13 @@ export function extractGraphql(schema: GraphQLSchema, opts: ExtractGraphqlOption
   };
   const nodes: NodeRecord[] = [];
   const edges: EdgeRecord[] = [];
-  const addNode = (kind: string, name: string, qualifiedName: string, props: Props, location?: { file: string; line: number }): string => {
+  const addNode = (kind: string, name: string, qualifiedName: string, props: Props, location?: { file: string; line: number }, place: { module?: string; identity?: string } = {}): string => {
     const allowed = declaredProps(kind);
     for (const key of Object.keys(props)) {
       if (!allowed.has(key)) throw new Error(`GraphQL extraction produced property "${key}" that the ontology does not declare for kind "${kind}"`);
     }
-    const id = nodeId(ontology, source, kind, qualifiedName);
-    const node: NodeRecord = { id, kind, name, qualified_name: qualifiedName, source, module: source, props };
+    const id = nodeId(ontology, source, kind, place.identity ?? qualifiedName);
+    const node: NodeRecord = { id, kind, name, qualified_name: qualifiedName, source, module: place.module ?? source, props };
     if (location) {
       node.file = location.file;
       node.line = location.line;
@@ -94,7 +95,8 @@ export function extractGraphql(schema: GraphQLSchema, opts: ExtractGraphqlOption
   const typeId = (name: string): string => nodeId(ontology, source, 'type', name);
 
   // The root module.
-  const moduleProps: Props = { is_root: true, depth: 0 };
+  const hugr = opts.hugr;
+  const moduleProps: Props = { is_root: true, depth: 0, ...(hugr ? hugrRootModuleProps(hugr) : {}) };
   if (schema.description) moduleProps['description'] = schema.description;
   const moduleId = addNode('module', source, source, moduleProps);
 
@@ -160,6 +162,8 @@ export function extractGraphql(schema: GraphQLSchema, opts: ExtractGraphqlOption
       props['possible_types'] = unique([...impl.objects, ...impl.interfaces].map((t) => t.name)).sort(cmp);
     }
     Object.assign(props, directiveProps(appliedDirectivesOf([type.astNode, ...(type.extensionASTNodes ?? [])], type.extensions)));
+    const hugrType = hugr?.typeHugrType.get(name);
+    if (hugrType) props['hugr_type'] = hugrType;
 
     const id = addNode('type', name, name, props, fileOf?.(name));
 
@@ -175,6 +179,7 @@ export function extractGraphql(schema: GraphQLSchema, opts: ExtractGraphqlOption
     if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
       const parentKind = typeKind(type);
       for (const field of Object.values(type.getFields())) {
+        if (hugr?.excludedFields.has(`${name}.${field.name}`)) continue;
         const fieldId = extractField(field, name, parentKind);
         edges.push({ type: 'HAS_FIELD', from: id, to: fieldId });
       }
@@ -204,6 +209,10 @@ export function extractGraphql(schema: GraphQLSchema, opts: ExtractGraphqlOption
     if (field.deprecationReason != null) props['deprecation_reason'] = field.deprecationReason;
     if (field.description) props['description'] = field.description;
     Object.assign(props, directiveProps(appliedDirectivesOf([field.astNode], field.extensions)));
+    const hugrType = hugr?.fieldHugrType.get(qualifiedName);
+    if (hugrType) props['hugr_type'] = hugrType;
+    const fieldKind = hugr?.fieldKind.get(qualifiedName);
+    if (fieldKind) props['field_kind'] = fieldKind;
 
     const id = addNode('field', field.name, qualifiedName, props, fileOf?.(parent, field.name));
     edges.push({ type: 'FIELD_TYPE', from: id, to: typeId(named.name), attrs: { signature } });
@@ -214,7 +223,9 @@ export function extractGraphql(schema: GraphQLSchema, opts: ExtractGraphqlOption
     return id;
   }
 
-  nodes.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.qualified_name, b.qualified_name));
+  if (hugr) emitHugrModel(hugr, schema, { source, rootModuleId: moduleId, addNode, typeId, edges, ...(fileOf ? { fileOf } : {}) });
+
+  nodes.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.qualified_name, b.qualified_name) || cmp(a.id, b.id));
   edges.sort((a, b) => cmp(a.type, b.type) || cmp(a.from, b.from) || cmp(a.to, b.to) || cmp(a.key ?? '', b.key ?? ''));
   // Invalid-but-accepted SDL (`implements A & A`, a union listing a member twice) must not yield duplicate edges.
   const deduped = edges.filter((e, i) => {
@@ -285,37 +296,6 @@ function inDefinitionOrder(node: ConstValueNode, type: GraphQLInputType): ConstV
     };
   }
   return node;
-}
-
-function appliedDirectivesOf(
-  nodes: readonly ({ readonly directives?: readonly ConstDirectiveNode[] | undefined } | null | undefined)[],
-  extensions: Readonly<Record<string, unknown>> | null | undefined,
-): AppliedDirective[] {
-  const out: AppliedDirective[] = [];
-  for (const node of nodes) {
-    for (const d of node?.directives ?? []) {
-      const args: Record<string, unknown> = {};
-      for (const a of d.arguments ?? []) args[a.name.value] = valueFromASTUntyped(a.value);
-      out.push({ name: d.name.value, args });
-    }
-  }
-  // Code-first schemas (graphql-compose, Pothos, …) keep applied directives in `extensions.directives`.
-  const ext = extensions?.['directives'];
-  if (Array.isArray(ext)) {
-    for (const d of ext) {
-      if (typeof d === 'object' && d !== null && typeof (d as { name?: unknown }).name === 'string') {
-        const args = (d as { args?: unknown }).args;
-        out.push({ name: (d as { name: string }).name, args: typeof args === 'object' && args !== null ? { ...(args as Record<string, unknown>) } : {} });
-      }
-    }
-  } else if (typeof ext === 'object' && ext !== null) {
-    for (const [name, args] of Object.entries(ext as Record<string, unknown>)) {
-      for (const one of Array.isArray(args) ? args : [args]) {
-        out.push({ name, args: typeof one === 'object' && one !== null ? { ...(one as Record<string, unknown>) } : {} });
-      }
-    }
-  }
-  return out;
 }
 
 function directiveProps(applied: AppliedDirective[]): Props {

@@ -1,6 +1,7 @@
 import type { GraphqlSourceConfig } from '../../config/types.js';
 import type { SourceBuild, SourceContext } from '../types.js';
 import { extractGraphql } from './extract.js';
+import { deriveHugrModel, looksLikeHugr } from './hugr/derive.js';
 import { loadGraphqlSchema } from './load.js';
 
 export { GraphqlSourceError } from './errors.js';
@@ -15,7 +16,8 @@ export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceCo
   ctx.onProgress?.('loading schema');
   const loaded = await loadGraphqlSchema(cfg, ctx);
   ctx.onProgress?.('extracting');
-  const { nodes, edges } = extractGraphql(loaded.schema, { ontology: ctx.ontology, source: cfg.name, fileOf: loaded.fileOf, placeholders: loaded.placeholders });
+  const hugr = looksLikeHugr(loaded.schema) ? deriveHugrModel(loaded.schema) : undefined;
+  const { nodes, edges } = extractGraphql(loaded.schema, { ontology: ctx.ontology, source: cfg.name, fileOf: loaded.fileOf, placeholders: loaded.placeholders, ...(hugr ? { hugr } : {}) });
   ctx.onProgress?.('extracted', nodes.length, nodes.length);
   return {
     name: cfg.name,
@@ -24,6 +26,6 @@ export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceCo
     content_hash: loaded.contentHash,
     nodes,
     edges,
-    warnings: loaded.warnings,
+    warnings: [...loaded.warnings, ...(hugr?.warnings ?? [])],
   };
 }

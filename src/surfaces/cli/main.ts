@@ -271,11 +271,14 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       return EXIT_ERROR;
     }
     const named = err as Error & { code?: string };
+    // An unexpected error is a Sextant bug: SEXTANT_DEBUG=1 shows where it happened, for the report.
     if (named && typeof named.code === 'string' && named.name !== 'Error') {
       io.err(`sextant: ${named.message}`);
+      if (process.env['SEXTANT_DEBUG'] && named.stack) io.err(named.stack);
       return EXIT_ERROR;
     }
     io.err(`sextant: ${named?.message ?? String(err)}`);
+    if (process.env['SEXTANT_DEBUG'] && named?.stack) io.err(named.stack);
     return EXIT_ERROR;
   }
 }
