@@ -88,7 +88,8 @@ interface RowSink {
 
 /** Where a node's rows go: the node, its properties, its full text and its list terms. */
 interface NodeSinks {
-  nodeRows: RowSink;
+  /** The sink for node rows of one kind (each kind is inserted with its own columns). */
+  nodeRows: (kind: string) => RowSink;
   propRows: RowSink;
   idRows: RowSink;
   textRows: RowSink;
@@ -217,8 +218,12 @@ export class SqliteStore implements Store {
 
   /** Set on a database file this process created: see `open`. */
   private walAfterFirstWrite = false;
-  /** Columns a node row is inserted with: the core ones, then one per indexed property. */
-  private readonly nodeColumns: { sql: string; width: number; properties: string[] };
+  /**
+   * Columns a node row of each kind is inserted with: the core ones, then one per indexed property the kind
+   * declares. (The table has a column per indexed property of every kind; binding the others' NULLs row by row
+   * cost 8% of a code index's write.)
+   */
+  private readonly nodeColumns = new Map<string, { sql: string; width: number; properties: string[] }>();
 
   private constructor(
     readonly ontology: Ontology,
@@ -227,9 +232,18 @@ export class SqliteStore implements Store {
   ) {
     this.location = dir;
     this.db = db;
-    const properties = propertyNames(ontology);
+    const indexed = new Set(propertyNames(ontology));
     const core = ['rid', 'id', 'kind', 'name', 'qualified_name', 'source', 'service', 'module', 'file', 'line', 'name_lc', 'qn_lc', 'qn_rev'];
-    this.nodeColumns = { sql: `(${[...core, ...properties.map(propertyColumn)].join(', ')})`, width: core.length + properties.length, properties };
+    for (const info of ontology.kinds()) {
+      const properties = info.properties.map((p) => p.name).filter((p) => indexed.has(p));
+      this.nodeColumns.set(info.def.name, { sql: `(${[...core, ...properties.map(propertyColumn)].join(', ')})`, width: core.length + properties.length, properties });
+    }
+  }
+
+  private columnsOf(kind: string): { sql: string; width: number; properties: string[] } {
+    const columns = this.nodeColumns.get(kind);
+    if (!columns) throw new StoreError('store_corrupt', `node of unknown kind ${kind}`);
+    return columns;
   }
 
   static open(ontology: Ontology, dir: string, opts: OpenOptions): SqliteStore {
@@ -523,7 +537,22 @@ export class SqliteStore implements Store {
     const listProps = [...this.ontology.listProperties.keys()];
     let rid = maxRid + RID_GAP;
     // Rows are written a batch at a time as they are made, so a large write never holds them all.
-    const nodeRows = this.batcher('nodes', this.nodeColumns.sql, this.nodeColumns.width, 'INSERT', (done) => onProgress?.({ phase: 'nodes', done, total: nodes.length }));
+    let nodesDone = 0;
+    const byKind = new Map<string, RowSink & { flush(): void }>();
+    const nodeRows = (kind: string): RowSink => {
+      let sink = byKind.get(kind);
+      if (!sink) {
+        const { sql, width } = this.columnsOf(kind);
+        let before = 0;
+        const inner = this.batcher('nodes', sql, width, 'INSERT', (done) => {
+          nodesDone += done - before;
+          before = done;
+          onProgress?.({ phase: 'nodes', done: nodesDone, total: nodes.length });
+        });
+        byKind.set(kind, (sink = inner));
+      }
+      return sink;
+    };
     const termRows = this.batcher('node_terms', '(prop, value, rid)', 3);
     const idRows = this.batcher('search_id', '(rowid, name_t, qn_t)', 3);
     const textRows = this.batcher('search_text', '(rowid, text_t)', 2);
@@ -541,7 +570,7 @@ export class SqliteStore implements Store {
       hasher.node(group, rowKey(n, props));
       rid += RID_GAP;
     }
-    for (const b of [nodeRows, propRows, termRows, idRows, textRows]) b.flush();
+    for (const b of [...byKind.values(), propRows, termRows, idRows, textRows]) b.flush();
     return { ridOf, groupOf };
   }
 
@@ -551,12 +580,12 @@ export class SqliteStore implements Store {
     const props = JSON.stringify(n.props);
     propRows.push([rid, props]);
     const row: SqlValue[] = [rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service ?? null, n.module ?? null, n.file ?? null, n.line ?? null, n.name.toLowerCase(), n.qualified_name.toLowerCase(), reverse(n.qualified_name.toLowerCase())];
-    for (const p of this.nodeColumns.properties) {
+    for (const p of this.columnsOf(n.kind).properties) {
       const value = columnValue(n.props[p]);
       if (value !== null) this.propertyCounts.set(p, (this.propertyCounts.get(p) ?? 0) + 1);
       row.push(value);
     }
-    nodeRows.push(row);
+    nodeRows(n.kind).push(row);
     idRows.push([rid, indexTokens(n.name).join(' '), indexTokens(n.qualified_name).join(' ')]);
     const text = this.searchTextOf(n);
     if (text) textRows.push([rid, text]);
@@ -617,11 +646,20 @@ export class SqliteStore implements Store {
     this.deleteWhereIn([...goneRids, ...changed.map((r) => r.rid)], ['DELETE FROM search_id WHERE rowid IN', 'DELETE FROM search_text WHERE rowid IN', 'DELETE FROM node_terms WHERE rid IN']);
     this.deleteWhereIn(goneRids, ['DELETE FROM edges WHERE dst IN', 'DELETE FROM node_props WHERE rid IN', 'DELETE FROM nodes WHERE rid IN']);
     const listProps = [...this.ontology.listProperties.keys()];
-    const sinks = { nodeRows: [] as SqlValue[][], propRows: [] as SqlValue[][], idRows: [] as SqlValue[][], textRows: [] as SqlValue[][], termRows: [] as SqlValue[][] };
+    const rowsByKind = new Map<string, SqlValue[][]>();
+    const nodeRows = (kind: string): SqlValue[][] => {
+      let rows = rowsByKind.get(kind);
+      if (!rows) rowsByKind.set(kind, (rows = []));
+      return rows;
+    };
+    const sinks = { nodeRows, propRows: [] as SqlValue[][], idRows: [] as SqlValue[][], textRows: [] as SqlValue[][], termRows: [] as SqlValue[][] };
     for (const r of changed) this.nodeRowsOf(byId.get(r.id)!, r.rid, sinks, listProps);
     for (const n of added) this.nodeRowsOf(n, planned.get(n.id)!, sinks, listProps);
-    const { nodeRows, propRows, idRows, textRows, termRows } = sinks;
-    this.insertRows('nodes', this.nodeColumns.sql, this.nodeColumns.width, nodeRows, undefined, 'INSERT OR REPLACE');
+    const { propRows, idRows, textRows, termRows } = sinks;
+    for (const [kind, rows] of rowsByKind) {
+      const { sql, width } = this.columnsOf(kind);
+      this.insertRows('nodes', sql, width, rows, undefined, 'INSERT OR REPLACE');
+    }
     this.insertRows('node_props', '(rid, props)', 2, propRows, undefined, 'INSERT OR REPLACE');
     this.insertRows('node_terms', '(prop, value, rid)', 3, termRows);
     this.insertRows('search_id', '(rowid, name_t, qn_t)', 3, idRows);
