@@ -112,6 +112,16 @@ describe('valid configs', () => {
     ]);
   });
 
+  test('graphql `flavor`: hugr or generic are kept, auto is the default, a misspelling is taught', () => {
+    const withFlavor = (f: string) => lines('sources:', '  - name: api', '    kind: graphql', '    schema: schema.graphql', `    flavor: ${f}`);
+    assert.equal((parse(withFlavor('hugr')).sources[0] as { flavor?: string }).flavor, 'hugr');
+    assert.equal((parse(withFlavor('generic')).sources[0] as { flavor?: string }).flavor, 'generic');
+    assert.equal('flavor' in parse(withFlavor('auto')).sources[0]!, false);
+    const issue = only(fails(withFlavor('hugg')));
+    assert.deepEqual([issue.code, issue.line], ['invalid_value', 5]);
+    assert.match(issue.message, /`flavor` in source `api` must be one of `auto`, `hugr`, `generic`, got `hugg`.*Did you mean `hugr`\?/s);
+  });
+
   test('a relative config path is resolved to an absolute one', () => {
     const config = parseWorkspaceConfig(MINIMAL, { path: 'sextant.yaml', env: {} });
     assert.equal(config.path, join(process.cwd(), 'sextant.yaml'));
@@ -278,7 +288,7 @@ describe('unknown keys', () => {
     );
     assert.deepEqual([issue.code, issue.line, issue.column], ['unknown_key', 5, 5]);
     assert.match(issue.message, /unknown key `endpont` in source `gh`\. Did you mean `endpoint`\?/);
-    assert.ok(issue.message.includes('Valid keys for a graphql source: `name`, `kind`, `schema`, `endpoint`, `headers`, `timeout_ms`.'));
+    assert.ok(issue.message.includes('Valid keys for a graphql source: `name`, `kind`, `schema`, `endpoint`, `headers`, `timeout_ms`, `flavor`.'));
   });
 
   test('the valid keys come from the kind table', () => {

@@ -3,12 +3,17 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parse, validate, type GraphQLSchema } from 'graphql';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { buildClientSchema, parse, validate, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { deriveHugrModel } from '../src/sources/graphql/hugr/derive.js';
+import { hugrExtensionsOf } from '../src/sources/graphql/hugr/extensions.js';
+import type { HugrModel } from '../src/sources/graphql/hugr/model.js';
 import type { GraphqlSourceConfig } from '../src/config/types.js';
 import { sextantOntology } from '../src/graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord } from '../src/graph/types.js';
 import { buildGraphqlSource, loadGraphqlSchema } from '../src/sources/graphql/index.js';
-import { completeModuleRoots } from './helpers/hugr.js';
+import { completeModuleRoots, hugrIntrospection } from './helpers/hugr.js';
 import { sharedDir } from './helpers/index.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -91,7 +96,7 @@ describe('Hugr model from generated SDL', async () => {
       [sales.props['query_root'], sales.props['mutation_root'], sales.props['function_root'], sales.props['mutation_function_root'], sales.props['depth']],
       ['_module_sales_query', '_module_sales_mutation', '_module_sales_function', '_module_sales_mut_function', 1],
     );
-    assert.equal(one(b, 'module', 'hugr').props['hugr_generation'], 'directives');
+    assert.deepEqual([one(b, 'module', 'hugr').props['hugr_model_from'], one(b, 'module', 'hugr').props['hugr_generation']], ['directives', 'v0.3.42']);
     assert.deepEqual(qns(b, 'data_object'), ['sales.customers', 'sales.order_tags', 'sales.orders', 'sales.reports.sales_by_country', 'sales.tags']);
     assert.deepEqual(edges(b, 'CONTAINS'), [
       'module:sales -> data_object:sales.customers',
@@ -259,5 +264,73 @@ describe('Hugr model: depth, prefixes and mcp_exclude (own fixture)', () => {
     const ping = one(b, 'data_object', 'ping_log');
     assert.deepEqual([ping.module, ping.props['data_source'], ping.props['object_kind']], ['wh', 'ops', 'view']);
     for (const n of b.nodes.filter((x) => x.kind === 'data_object' || x.kind === 'function')) assertValid(b.schema, n.props['skeleton'] as string, n.qualified_name);
+  });
+});
+
+/** What both ways of reading a Hugr schema must agree on (directives and references keys are SDL-only). */
+function essentials(m: HugrModel): unknown {
+  const relation = (k: string): string => (k === 'many_to_many' || k === 'join' ? 'one_to_many' : k);
+  return {
+    modules: m.modules.map((x) => ({ name: x.name, roots: x.roots })),
+    objects: m.dataObjects.map((o) => ({
+      type: o.typeName,
+      kind: o.kind,
+      path: o.path.join('.'),
+      module: o.module,
+      // Without a by-primary-key query, only @pk directives (SDL) tell the key.
+      pk: o.queries.some((q) => q.kind === 'select_one') ? o.primaryKey : '(not asked)',
+      filter: o.filterType,
+      args: o.argsType,
+      source: o.dataSource,
+      queries: o.queries.map((q) => `${q.name}:${q.kind}:${q.arguments.map((a) => `${a.name}=${a.type}`).join(',')}`),
+      mutations: o.mutations.map((q) => q.name),
+      refs: o.references.map((r) => `${r.field}->${r.target}:${relation(r.kind)}`),
+    })),
+    functions: m.functions.map((f) => ({ path: f.path.join('.'), mutation: f.isMutation, returns: f.returns, source: f.dataSource, queries: f.queries.map((q) => q.name) })),
+    excluded: [...m.excludedFields].sort(),
+  };
+}
+
+describe('Hugr model from introspection extensions', async () => {
+  const fixtures: [string, string, string[]][] = [
+    ...(await readdir(path.join(HUGR, 'golden'))).filter((f) => f.endsWith('.graphql')).sort().map((f): [string, string, string[]] => [f, HUGR, ['base', `golden/${f}`]]),
+    ['deep.graphql', OWN, ['deep.graphql']],
+  ];
+  for (const [name, dir, files] of fixtures) {
+    test(`${name}: the same data objects, functions, paths and queries as from its directives`, async () => {
+      // A server always has the roots that lead to its modules: read both from the completed schema.
+      const sdl = completeModuleRoots((await build(dir, files)).schema);
+      const json = hugrIntrospection(sdl);
+      const fromSdl = deriveHugrModel(sdl);
+      const extensions = hugrExtensionsOf(json.__schema);
+      assert.ok(extensions, 'the introspection carries Hugr extensions');
+      const fromIntrospection = deriveHugrModel(buildClientSchema(json as unknown as IntrospectionQuery, { assumeValid: true }), extensions);
+      assert.equal(fromIntrospection.from, 'introspection');
+      assert.ok(fromSdl.dataObjects.length + fromSdl.functions.length > 0);
+      assert.deepEqual(essentials(fromIntrospection), essentials(fromSdl));
+    });
+  }
+
+  test('an introspection JSON file with extensions is read as Hugr, hidden fields stay hidden', async () => {
+    const sdl = completeModuleRoots((await build(OWN, ['deep.graphql'])).schema);
+    const tmp = await mkdtemp(path.join(os.tmpdir(), 'sextant-hugr-'));
+    try {
+      await writeFile(path.join(tmp, 'schema.json'), JSON.stringify({ data: hugrIntrospection(sdl) }));
+      const b = await build(tmp, ['schema.json'], 'wh');
+      assert.equal(one(b, 'module', 'wh').props['hugr_model_from'], 'introspection');
+      const shipments = one(b, 'data_object', 'warehouse.eu.north.ops.daily.shipments');
+      assert.deepEqual([shipments.props['type_name'], shipments.props['filter_type'], shipments.props['path_verified']], ['wh_shipments', 'wh_shipments_filter', true]);
+      assert.ok(!b.nodes.some((n) => n.kind === 'field' && n.qualified_name === 'wh_shipments.internal_cost'));
+      assert.ok(!(shipments.props['skeleton'] as string).includes('internal_cost'));
+      assert.equal(one(b, 'field', 'wh_shipments.carrier').props['field_kind'], 'relation');
+      assert.equal(one(b, 'field', '_module_warehouse_eu_north_ops_daily_query.shipments').props['hugr_type'], 'select');
+      for (const n of b.nodes.filter((x) => x.kind === 'data_object' || x.kind === 'function')) assertValid(b.schema, n.props['skeleton'] as string, n.qualified_name);
+      // The same JSON read with flavor generic has no Hugr model.
+      const generic = await buildGraphqlSource({ kind: 'graphql', name: 'wh', headers: {}, timeout_ms: 5000, schema: ['schema.json'], flavor: 'generic' }, { ontology, baseDir: tmp, env: {} });
+      assert.ok(!generic.nodes.some((n) => n.kind === 'data_object' || n.kind === 'function' || n.kind === 'data_source'));
+      assert.ok(generic.nodes.some((n) => n.kind === 'field' && n.qualified_name === 'wh_shipments.internal_cost'), 'generic reads what the schema has');
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
   });
 });

@@ -712,8 +712,12 @@ describe('live endpoint', () => {
     requests.length = 0;
     const progress: string[] = [];
     const build = await buildGraphqlSource(cfg({ endpoint: `${base}/graphql?api_key=${SECRET}`, headers }), ctx(tmp, progress));
-    assert.equal(requests.length, 1);
-    const req = requests[0]!;
+    // First the probe for Hugr's introspection extensions (this server has none), then the introspection.
+    assert.equal(requests.length, 2);
+    assert.match(requests[0]!.query, /__type\(name: "__Type"\)/);
+    assert.equal(requests[0]!.headers['x-hugr-secret-key'], SECRET);
+    const req = requests[1]!;
+    assert.ok(!req.query.includes('hugr_type'));
     assert.equal(req.headers['authorization'], `Bearer ${SECRET}`);
     assert.equal(req.headers['x-hugr-secret-key'], SECRET);
     assert.equal(req.headers['content-type'], 'application/json');
@@ -741,9 +745,9 @@ describe('live endpoint', () => {
   test('retries once with the plain introspection query when the newer fields are rejected', async () => {
     requests.length = 0;
     const build = await buildGraphqlSource(cfg({ endpoint: `${base}/old`, headers }), ctx(tmp));
-    assert.equal(requests.length, 2);
-    assert.ok(!requests[1]!.query.includes('specifiedByURL'));
-    assert.equal(requests[1]!.headers['x-hugr-secret-key'], SECRET);
+    assert.equal(requests.length, 3);
+    assert.ok(!requests[2]!.query.includes('specifiedByURL'));
+    assert.equal(requests[2]!.headers['x-hugr-secret-key'], SECRET);
     assert.ok(build.warnings.some((w) => w.includes('rejected the extended introspection query')));
     assert.deepEqual(build.edges, sdlBuild.edges);
   });
@@ -751,7 +755,7 @@ describe('live endpoint', () => {
   test('GraphQL errors (introspection disabled)', async () => {
     requests.length = 0;
     const err = await rejectsWith(loadGraphqlSchema(cfg({ endpoint: `${base}/closed`, headers }), ctx(tmp)), 'GRAPHQL_ERRORS', 'introspection is not allowed', 'set `schema`');
-    assert.equal(requests.length, 2);
+    assert.equal(requests.length, 3);
     noSecret(err.message);
   });
 

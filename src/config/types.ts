@@ -13,6 +13,8 @@ export interface GraphqlSourceConfig {
   headers: Record<string, string>;
   /** Request timeout for the endpoint, in milliseconds. */
   timeout_ms: number;
+  /** `hugr` reads the schema as a Hugr data platform, `generic` as any GraphQL API, `auto` (absent) decides by its content. */
+  flavor?: 'auto' | 'hugr' | 'generic';
 }
 
 export interface CodeSourceConfig {

@@ -26,6 +26,7 @@ export type { Env } from './env.js';
 export const CONFIG_FILE_NAMES = ['sextant.yaml', 'sextant.yml'] as const;
 /** `timeout_ms` when a source does not set it. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+export const GRAPHQL_FLAVORS = ['auto', 'hugr', 'generic'] as const;
 /** What a source name must look like. */
 export const SOURCE_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]*$/i;
 
@@ -150,6 +151,7 @@ export const SOURCE_KINDS = {
       endpoint: 'an http(s) URL of a live GraphQL endpoint to introspect',
       headers: 'request headers for `endpoint`: a map of name to value, with ${VAR} expanded',
       timeout_ms: `request timeout for \`endpoint\` in milliseconds (default ${DEFAULT_TIMEOUT_MS})`,
+      flavor: `how to read the API: ${GRAPHQL_FLAVORS.map((f) => `\`${f}\``).join(', ')} (default \`auto\`: Hugr when the schema is a Hugr schema)`,
     },
     read: readGraphqlSource,
   },
@@ -218,13 +220,15 @@ function readGraphqlSource({ r, name, place, node, entries }: SourceInput): Grap
     timeout = readTimeout(r, entries.get('timeout_ms'), place);
   }
 
-  if (schema === null || endpoint === null || headers === null || timeout === null) return undefined;
+  const flavor = readEnum(r, entries.get('flavor'), `\`flavor\` in ${place}`, GRAPHQL_FLAVORS);
+  if (schema === null || endpoint === null || headers === null || timeout === null || flavor === null) return undefined;
   const out: GraphqlSourceConfig = {
     kind: 'graphql',
     name,
     headers: headers ?? {},
     timeout_ms: timeout ?? DEFAULT_TIMEOUT_MS,
   };
+  if (flavor && flavor !== 'auto') out.flavor = flavor;
   if (schema) out.schema = schema;
   if (endpoint) out.endpoint = endpoint;
   return out;
@@ -470,6 +474,21 @@ function readLinks(r: Reader, e: Entry | undefined, what: string): CodeLinkPins 
     }
   }
   return ok ? out : null;
+}
+
+function readEnum<T extends string>(r: Reader, e: Entry | undefined, what: string, allowed: readonly T[]): T | null | undefined {
+  if (e?.broken) return null;
+  if (!e || isBlank(e.value)) return undefined;
+  const v = isScalar(e.value) ? e.value.value : undefined;
+  if (typeof v === 'string' && (allowed as readonly string[]).includes(v)) return v as T;
+  const near = typeof v === 'string' ? closest(v, allowed, 1)[0] : undefined;
+  r.report(
+    'invalid_value',
+    [e.valueNode],
+    `${what} must be one of ${allowed.map((a) => `\`${a}\``).join(', ')}, got ${isScalar(e.value) ? `\`${String(v)}\`` : typeName(e.value)}`,
+    near ? `Did you mean \`${near}\`?` : `Write one of ${allowed.join(', ')}.`,
+  );
+  return null;
 }
 
 function readBoolean(r: Reader, e: Entry | undefined, what: string): boolean | null | undefined {

@@ -1,4 +1,4 @@
-import { extendSchema, getNamedType, isObjectType, parse, valueFromASTUntyped, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { extendSchema, getNamedType, introspectionFromSchema, isInterfaceType, isListType, isNonNullType, isObjectType, parse, valueFromASTUntyped, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 
 
 const ROOT_OF: Record<string, { root: string; suffix: string; under?: string }> = {
@@ -57,6 +57,8 @@ export function completeModuleRoots(schema: GraphQLSchema): GraphQLSchema {
   visit(schema.getMutationType());
 
   const fields = new Map<string, Map<string, string>>();
+  /** The @module_root directive of each module root type on the way, for the ones the schema lacks. */
+  const roots = new Map<string, string>();
   const addField = (type: string, field: string, target: string): void => {
     let m = fields.get(type);
     if (!m) fields.set(type, (m = new Map()));
@@ -72,6 +74,7 @@ export function completeModuleRoots(schema: GraphQLSchema): GraphQLSchema {
     let parent = root.root;
     segments.forEach((segment, i) => {
       const name = i === segments.length - 1 ? type.name : `_module_${segments.slice(0, i + 1).join('_')}_${root.suffix}`;
+      roots.set(name, `@module_root(name: "${segments.slice(0, i + 1).join('.')}", type: ${info.kind})`);
       addField(parent, segment, name);
       parent = name;
     });
@@ -93,11 +96,12 @@ export function completeModuleRoots(schema: GraphQLSchema): GraphQLSchema {
     let parent = 'Query';
     segments.forEach((segment, i) => {
       const name = `_module_${segments.slice(0, i + 1).join('_')}_query`;
+      roots.set(name, `@module_root(name: "${segments.slice(0, i + 1).join('.')}", type: QUERY)`);
       addField(parent, segment, name);
       parent = name;
     });
     if (queryFields.has(`${parent}.${select['name']}`)) continue;
-    addField(parent, `${select['name']}(filter: ${typeof filter === 'string' ? filter : 'String'}, limit: Int = 2000, offset: Int = 0, order_by: [OrderByField], distinct_on: [String])`, `[${type.name}]`);
+    addField(parent, `${select['name']}(filter: ${typeof filter === 'string' ? filter : 'String'}, limit: Int = 2000, offset: Int = 0, order_by: [OrderByField], distinct_on: [String])`, `[${type.name}] @query(name: "${type.name}", type: SELECT)`);
   }
   if (fields.size === 0) return schema;
   const lines: string[] = [];
@@ -106,9 +110,80 @@ export function completeModuleRoots(schema: GraphQLSchema): GraphQLSchema {
     const existing = schema.getType(name);
     const own = isObjectType(existing) ? existing.getFields() : {};
     const body = [...map].filter(([f]) => !own[f.replace(/\(.*$/, '')]).map(([f, t]) => `${f}: ${t}`);
-    if (body.length) lines.push(`${existing ? 'extend ' : ''}type ${name} { ${body.join(' ')} }`);
+    if (body.length) lines.push(existing ? `extend type ${name} { ${body.join(' ')} }` : `type ${name} ${roots.get(name) ?? ''} { ${body.join(' ')} }`);
   }
   const text = lines.join('\n');
   if (!text) return schema;
   return extendSchema(schema, parse(text), { assumeValidSDL: true });
+}
+
+function fieldDirectives(f: { astNode?: { directives?: readonly { name: { value: string }; arguments?: readonly { name: { value: string }; value: Parameters<typeof valueFromASTUntyped>[0] }[] }[] } | null | undefined }): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (const d of f.astNode?.directives ?? []) {
+    const args: Record<string, unknown> = {};
+    for (const a of d.arguments ?? []) args[a.name.value] = valueFromASTUntyped(a.value);
+    if (!out.has(d.name.value)) out.set(d.name.value, args);
+  }
+  return out;
+}
+
+const MUTATION_HUGR_TYPE: Record<string, string> = { INSERT: 'mutation_insert', UPDATE: 'mutation_update', DELETE: 'mutation_delete' };
+const QUERY_HUGR_TYPE: Record<string, string> = { SELECT: 'select', SELECT_ONE: 'select_one', AGGREGATE: 'aggregate', AGGREGATE_BUCKET: 'bucket_agg' };
+
+/**
+ * The introspection a Hugr server gives for a schema: the standard one plus Hugr's extension fields
+ * (`__Type.hugr_type/module/catalog`, `__Field.hugr_type/catalog/mcp_exclude/field_kind`), derived here from the
+ * generated directives the way Hugr's compiler sets them (reference/hugr.md §2.10). Independent of Sextant's own
+ * reading of those directives, so tests can compare the two.
+ */
+export function hugrIntrospection(schema: GraphQLSchema): { __schema: Record<string, unknown> } {
+  const json = introspectionFromSchema(schema, { descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }) as unknown as {
+    __schema: { types: Record<string, unknown>[] };
+  };
+  const isDataObject = (name: string): boolean => {
+    const t = schema.getType(name);
+    return isObjectType(t) && hasDirective(t, 'table', 'view');
+  };
+  const isModuleRoot = (name: string): boolean => {
+    const t = schema.getType(name);
+    return isObjectType(t) && (!!moduleRootOf(t) || ['Query', 'Mutation', 'Function', 'MutationFunction'].includes(name));
+  };
+  for (const t of json.__schema.types) {
+    const name = t['name'] as string;
+    const type = schema.getType(name);
+    const dirs = type ? fieldDirectives(type as never) : new Map<string, Record<string, unknown>>();
+    for (const ext of (type?.extensionASTNodes ?? []) as unknown as { directives?: readonly { name: { value: string } }[] }[]) for (const d of ext.directives ?? []) if (!dirs.has(d.name.value)) dirs.set(d.name.value, {});
+    const moduleRoot = isObjectType(type) ? moduleRootOf(type) : undefined;
+    t['hugr_type'] = moduleRoot ? 'module' : dirs.has('table') ? 'table' : dirs.has('view') ? 'view' : dirs.has('filter_input') ? 'filter' : dirs.has('filter_list_input') ? 'filter_list' : dirs.has('data_input') ? 'data_input' : '';
+    t['module'] = moduleRoot?.name ?? (typeof dirs.get('module')?.['name'] === 'string' ? (dirs.get('module')!['name'] as string) : '');
+    t['catalog'] = typeof dirs.get('catalog')?.['name'] === 'string' ? dirs.get('catalog')!['name'] : null;
+    const fieldMap = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
+    for (const f of (t['fields'] as Record<string, unknown>[] | null) ?? []) {
+      const field = fieldMap[f['name'] as string];
+      const fd = field ? fieldDirectives(field) : new Map<string, Record<string, unknown>>();
+      const named = field ? getNamedType(field.type).name : '';
+      let hugrType = '';
+      let fieldKind: string | null = null;
+      if (isModuleRoot(name)) {
+        if (isModuleRoot(named) && named !== name) hugrType = 'submodule';
+        else if (fd.has('query')) hugrType = QUERY_HUGR_TYPE[fd.get('query')!['type'] as string] ?? '';
+        else if (fd.has('aggregation_query')) hugrType = fd.get('aggregation_query')!['is_bucket'] === true ? 'bucket_agg' : 'aggregate';
+        else if (fd.has('mutation')) hugrType = MUTATION_HUGR_TYPE[fd.get('mutation')!['type'] as string] ?? '';
+        else if (fd.has('function')) hugrType = 'function';
+      } else if (isDataObject(name)) {
+        if (fd.has('sql')) [hugrType, fieldKind] = ['calculated', 'extra'];
+        else if (fd.has('extra_field')) [hugrType, fieldKind] = ['extra_field', 'extra'];
+        else if (fd.has('function_call') || fd.has('table_function_call_join')) [hugrType, fieldKind] = ['function', 'extra'];
+        else if (fd.has('aggregation_query')) [hugrType, fieldKind] = [fd.get('aggregation_query')!['is_bucket'] === true ? 'bucket_agg' : 'aggregate', 'extra'];
+        else if (isDataObject(named)) [hugrType, fieldKind] = [field && isListType(isNonNullType(field.type) ? field.type.ofType : field.type) ? 'select' : 'select_one', 'relation'];
+        else if ((f['name'] as string).startsWith('_')) fieldKind = 'extra';
+        else [hugrType, fieldKind] = ['column', 'column'];
+      }
+      f['hugr_type'] = hugrType;
+      f['catalog'] = typeof fd.get('catalog')?.['name'] === 'string' ? fd.get('catalog')!['name'] : null;
+      f['mcp_exclude'] = fd.has('exclude_mcp');
+      f['field_kind'] = fieldKind;
+    }
+  }
+  return json as unknown as { __schema: Record<string, unknown> };
 }

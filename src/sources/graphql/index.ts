@@ -16,7 +16,12 @@ export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceCo
   ctx.onProgress?.('loading schema');
   const loaded = await loadGraphqlSchema(cfg, ctx);
   ctx.onProgress?.('extracting');
-  const hugr = looksLikeHugr(loaded.schema) ? deriveHugrModel(loaded.schema) : undefined;
+  const flavor = cfg.flavor ?? 'auto';
+  const isHugr = flavor === 'hugr' || (flavor === 'auto' && looksLikeHugr(loaded.schema, loaded.hugrExtensions));
+  const hugr = isHugr ? deriveHugrModel(loaded.schema, loaded.hugrExtensions, loaded.hugrDataSources) : undefined;
+  if (hugr && flavor === 'hugr' && hugr.dataObjects.length === 0 && hugr.functions.length === 0) {
+    hugr.warnings.push('flavor is hugr, but the schema has no Hugr data objects or functions (no @table/@view/@function directives, no hugr_type in its introspection)');
+  }
   const { nodes, edges } = extractGraphql(loaded.schema, { ontology: ctx.ontology, source: cfg.name, fileOf: loaded.fileOf, placeholders: loaded.placeholders, ...(hugr ? { hugr } : {}) });
   ctx.onProgress?.('extracted', nodes.length, nodes.length);
   return {

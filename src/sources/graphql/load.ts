@@ -22,6 +22,8 @@ import type { SourceContext } from '../types.js';
 import { GraphqlSourceError } from './errors.js';
 import { buildFromIntrospection, canonicalJson, introspectionSchemaOf } from './introspection.js';
 import { normalizeSdl } from './sdl.js';
+import { EXTENSION_PROBE, META_DATA_SOURCES_QUERY, dataSourcesFromMeta, extendedIntrospectionQuery, extensionFieldsOf, hugrExtensionsOf } from './hugr/extensions.js';
+import type { HugrDataSource, HugrExtensions } from './hugr/model.js';
 
 export { GraphqlSourceError } from './errors.js';
 export type { GraphqlSourceErrorCode } from './errors.js';
@@ -45,6 +47,10 @@ export interface LoadedGraphqlSchema {
   warnings: string[];
   /** Types the schema references but never defines, added as empty placeholders so it loads. */
   placeholders: string[];
+  /** Hugr's introspection extensions, when the introspection carried them. */
+  hugrExtensions?: HugrExtensions;
+  /** Data sources as the server describes them (a Hugr endpoint answering `_dataSources`). */
+  hugrDataSources?: HugrDataSource[];
 }
 
 export const SDL_EXTENSIONS = ['.graphql', '.graphqls', '.gql'] as const;
@@ -230,6 +236,7 @@ async function loadFromFiles(cfg: GraphqlSourceConfig, ctx: SourceContext): Prom
   const single = introspections[0];
   if (single) {
     const { schema, warnings: w, placeholders } = buildFromIntrospection(single.schema, `Schema file ${single.file.rel}`);
+    const hugrExtensions = hugrExtensionsOf(single.schema);
     return {
       schema,
       origin,
@@ -237,6 +244,7 @@ async function loadFromFiles(cfg: GraphqlSourceConfig, ctx: SourceContext): Prom
       fileOf: () => undefined,
       warnings: [...warnings, ...w],
       placeholders,
+      ...(hugrExtensions ? { hugrExtensions } : {}),
     };
   }
 
@@ -333,6 +341,19 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
   requestUrl.hash = '';
   const redact = (text: string): string => redactSecrets(text, secrets);
 
+  /** A side query (probe, meta query): its JSON answer when it has `data`, else undefined; never throws. */
+  const ask = async (query: string): Promise<unknown> => {
+    try {
+      const signal = cfg.timeout_ms > 0 && Number.isFinite(cfg.timeout_ms) ? AbortSignal.timeout(cfg.timeout_ms) : undefined;
+      const res = await fetch(requestUrl, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
+      if (!res.ok) return undefined;
+      const json = (await res.json()) as { data?: unknown };
+      return json && typeof json === 'object' && json.data ? json : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
   const post = async (query: string): Promise<Attempt> => {
     const signal = cfg.timeout_ms > 0 && Number.isFinite(cfg.timeout_ms) ? AbortSignal.timeout(cfg.timeout_ms) : undefined;
     const fail = (err: unknown): GraphqlSourceError => {
@@ -403,7 +424,12 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     throw new GraphqlSourceError('NOT_INTROSPECTION', `The answer of GraphQL endpoint ${origin} has no data.__schema.`);
   };
 
-  let attempt = await post(FULL_QUERY);
+  // Hugr adds fields to __Type and __Field (hugr_type, module, catalog, mcp_exclude, field_kind): ask for them
+  // when the server has them. The probe is an ordinary query any server answers (or refuses harmlessly).
+  const probe = await ask(EXTENSION_PROBE);
+  const extensionFields = probe ? extensionFieldsOf(probe) : undefined;
+  const fullQuery = extensionFields ? extendedIntrospectionQuery(FULL_QUERY, extensionFields) : FULL_QUERY;
+  let attempt = await post(fullQuery);
   const warnings: string[] = [];
   if (attempt.kind === 'errors') {
     const first = attempt.errors;
@@ -423,6 +449,14 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
   }
   if (attempt.errors.length) warnings.push(redact(`endpoint ${origin} answered with errors alongside the schema: ${summarizeErrors(attempt.errors)}`));
   const { schema, warnings: w, placeholders } = buildFromIntrospection(attempt.schema, `The answer of ${origin}`);
+  const hugrExtensions = hugrExtensionsOf(attempt.schema);
+  // A Hugr v0.3.42+ server describes its data sources (engine, read-only, as-module) through a meta query.
+  let hugrDataSources: HugrDataSource[] | undefined;
+  if (schema.getQueryType()?.getFields()['_dataSources']) {
+    const answer = await ask(META_DATA_SOURCES_QUERY);
+    hugrDataSources = answer ? dataSourcesFromMeta(answer) : undefined;
+    if (!hugrDataSources) warnings.push(`endpoint ${origin} has _dataSources but did not answer it; data source attributes are inferred from the schema`);
+  }
   return {
     schema,
     origin,
@@ -430,6 +464,8 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     fileOf: () => undefined,
     warnings: [...warnings, ...w.map(redact)],
     placeholders,
+    ...(hugrExtensions ? { hugrExtensions } : {}),
+    ...(hugrDataSources ? { hugrDataSources } : {}),
   };
 }
 

@@ -18,13 +18,13 @@ import {
   type GraphQLType,
 } from 'graphql';
 import { appliedDirectivesOf, type AppliedDirective } from '../directives.js';
+import { hugrGenerationOf } from './extensions.js';
 import type {
   HugrArgument,
   HugrDataObject,
   HugrDataSource,
   HugrExtensions,
   HugrFunction,
-  HugrGeneration,
   HugrModel,
   HugrModule,
   HugrOperation,
@@ -105,7 +105,7 @@ function isListOutput(type: GraphQLType): boolean {
  * (`@module_root`, `@table`, `@view`, `@query`, `@aggregation_query`, `@mutation`, `@function`, `@catalog`, …),
  * else from Hugr's naming conventions (`X_by_pk`, `X_aggregation`, `insert_X`).
  */
-export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, generation: HugrGeneration = ext ? 'introspection' : 'directives'): HugrModel {
+export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, serverDataSources?: readonly HugrDataSource[]): HugrModel {
   const warnings: string[] = [];
   const typeMap = schema.getTypeMap();
   const typeDirectives = new Map<string, AppliedDirective[]>();
@@ -164,6 +164,10 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, gen
     if (q && QUERY_TYPES[str(q.args['type']) ?? '']) return QUERY_TYPES[str(q.args['type'])!];
     const a = directive(dirs, 'aggregation_query');
     if (a) return a.args['is_bucket'] === true ? 'bucket_aggregate' : 'aggregate';
+    // Neither extension nor directive (an older server, a hand-written schema): what it returns tells.
+    const named = getNamedType(field.type);
+    if (objectKind(named)) return isListOutput(field.type) ? 'select' : 'select_one';
+    if (aggregationTarget(named)) return isListOutput(field.type) ? 'bucket_aggregate' : 'aggregate';
     return undefined;
   };
   const mutationKindOf = (root: string, field: AnyField): MutationKind | undefined => {
@@ -430,7 +434,7 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, gen
       const rq = directive(fdirs, 'references_query');
       const list = isListOutput(field.type);
       let kind: HugrReference['kind'];
-      if (directive(fdirs, 'table_function_call_join')) kind = 'function_join';
+      if (directive(fdirs, 'table_function_call_join') || fieldExt(obj.typeName, field.name)?.hugr_type === 'function') kind = 'function_join';
       else if (directive(fdirs, 'join')) kind = 'join';
       else if (list) kind = rq?.args['is_m2m'] === true ? 'many_to_many' : 'one_to_many';
       else kind = 'many_to_one';
@@ -567,8 +571,16 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, gen
   for (const m of foundMutations) setOp(m.root, m.field.name, `mutation_${m.kind}`);
   for (const f of foundFunctions) setOp(f.root, f.field.name, f.kind ? QUERY_HUGR_TYPE[f.kind] : 'function');
 
+  // What the server says about its data sources wins over what names and directives suggest.
+  for (const ds of serverDataSources ?? []) {
+    const known = sources.get(ds.name);
+    const merged = { ...(known ?? { objects: [], modules: new Set<string>() }), ...ds, ...(known?.prefix && !ds.prefix ? { prefix: known.prefix } : {}), inferred: false };
+    sources.set(ds.name, merged as typeof merged & { objects: HugrDataObject[]; modules: Set<string> });
+  }
+  const generation = hugrGenerationOf(schema);
   return {
-    generation,
+    from: ext ? 'introspection' : 'directives',
+    ...(generation ? { generation } : {}),
     modules: [...modules.values()].sort((a, b) => cmp(a.name, b.name)),
     dataObjects: [...objects.values()],
     functions,

@@ -32,7 +32,7 @@ function moduleProps(model: HugrModel, m: HugrModule): Props {
 /** Properties of the root module of a Hugr source (merged into the generic root module). */
 export function hugrRootModuleProps(model: HugrModel): Props {
   const root = model.modules.find((m) => m.name === '');
-  return { hugr_generation: model.generation, ...(root ? moduleProps(model, root) : {}) };
+  return { hugr_model_from: model.from, ...(model.generation ? { hugr_generation: model.generation } : {}), ...(root ? moduleProps(model, root) : {}) };
 }
 
 function operationJson(op: HugrOperation): PropValue {

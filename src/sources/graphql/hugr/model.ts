@@ -8,7 +8,8 @@
 export type RootKind = 'query' | 'mutation' | 'function' | 'mut_function';
 export type QueryKind = 'select' | 'select_one' | 'aggregate' | 'bucket_aggregate';
 export type MutationKind = 'insert' | 'update' | 'delete';
-export type HugrGeneration = 'directives' | 'introspection' | 'catalog' | 'meta' | 'schema_summary';
+export type HugrModelFrom = 'directives' | 'introspection';
+export type HugrServerGeneration = 'v0.1' | 'v0.3' | 'v0.3.42';
 
 export interface HugrArgument {
   name: string;
@@ -120,7 +121,10 @@ export interface HugrDataSource {
 }
 
 export interface HugrModel {
-  generation: HugrGeneration;
+  /** What the model was read from. */
+  from: HugrModelFrom;
+  /** Which Hugr generation the schema comes from, when its roots tell. */
+  generation?: HugrServerGeneration;
   modules: HugrModule[];
   dataObjects: HugrDataObject[];
   functions: HugrFunction[];
