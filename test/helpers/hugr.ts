@@ -185,5 +185,17 @@ export function hugrIntrospection(schema: GraphQLSchema): { __schema: Record<str
       f['field_kind'] = fieldKind;
     }
   }
+  // Hugr's own extension of the introspection types, as its introspection lists them.
+  const scalar = (name: string) => ({ kind: 'SCALAR', name, ofType: null });
+  const extra = (name: string, type: string) => ({ name, description: null, args: [], type: scalar(type), isDeprecated: false, deprecationReason: null });
+  const add: Record<string, [string, string][]> = {
+    __Type: [['hugr_type', 'String'], ['module', 'String'], ['catalog', 'String']],
+    __Field: [['hugr_type', 'String'], ['catalog', 'String'], ['mcp_exclude', 'Boolean'], ['field_kind', 'String']],
+    __InputValue: [['hugr_type', 'String']],
+  };
+  for (const t of json.__schema.types) {
+    const more = add[t['name'] as string];
+    if (more) t['fields'] = [...((t['fields'] as unknown[]) ?? []), ...more.map(([n, ty]) => extra(n, ty))];
+  }
   return json as unknown as { __schema: Record<string, unknown> };
 }

@@ -1,0 +1,199 @@
+/**
+ * A Hugr-compatible GraphQL server for tests, on loopback. Hugr itself cannot be built here (the Go module proxy
+ * refuses the hugr-lab modules; see docs/hugr.md), so this is the contract Sextant is tested against:
+ *
+ * - `POST /query` answers GraphQL over the schema built from Hugr's golden SDL (plus base SDL and our scalar
+ *   types), with the roots a server has (`completeModuleRoots`);
+ * - introspection carries Hugr's extension fields (`__Type.hugr_type`, `__Field.mcp_exclude`, …);
+ * - `_dataSources` answers the configured data sources;
+ * - data queries run over in-memory rows (`data.ts`);
+ * - `POST /jq-query` applies a jq filter to the whole response envelope, as Hugr does;
+ * - identity: `x-hugr-secret-key` (admin, or the `x-hugr-role` it names) or `Authorization: Bearer <token>`
+ *   (the token's role); roles hide fields from both introspection and queries.
+ *
+ * Every request is recorded (path, headers, body) so tests can see which identity reached the server.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildASTSchema, execute, parse, validate, visit, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { normalizeSdl } from '../../src/sources/graphql/sdl.js';
+import { completeModuleRoots, hugrIntrospection } from '../helpers/hugr.js';
+import { dataResolver, type Row } from './data.js';
+import { answerIntrospection, isIntrospection } from './introspection.js';
+
+export interface HugrTestServerOptions {
+  /** SDL files, in order (later definitions of a type merge into earlier ones). */
+  files: string[];
+  rows: Record<string, Row[]>;
+  secret: string;
+  /** Bearer token → role. */
+  tokens: Record<string, string>;
+  /** Role → `Type.field` it may not see. */
+  hidden?: Record<string, string[]>;
+  dataSources?: { name: string; engine: string; description?: string; readOnly: boolean; asModule: boolean; isExtension: boolean }[];
+  /** Anonymous requests get this role; without it they are refused (401). */
+  anonymousRole?: string;
+  /** Applies a jq filter for `/jq-query`; without it the endpoint answers 501. */
+  jq?: (filter: string, input: unknown) => Promise<unknown>;
+}
+
+export interface RecordedRequest {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+  role?: string;
+}
+
+export interface HugrTestServer {
+  url: string;
+  requests: RecordedRequest[];
+  rows: Map<string, Row[]>;
+  close(): Promise<void>;
+}
+
+interface RoleSchema {
+  schema: GraphQLSchema;
+  introspection: Record<string, unknown>;
+  hugrType: Map<string, string>;
+  moduleRoots: Set<string>;
+}
+
+function withoutFields(definitions: readonly DefinitionNode[], hidden: ReadonlySet<string>): DefinitionNode[] {
+  if (hidden.size === 0) return [...definitions];
+  return definitions.map((def) =>
+    visit(def, {
+      ObjectTypeDefinition: (node) => ({ ...node, fields: node.fields?.filter((f) => !hidden.has(`${node.name.value}.${f.name.value}`)) }),
+      ObjectTypeExtension: (node) => ({ ...node, fields: node.fields?.filter((f) => !hidden.has(`${node.name.value}.${f.name.value}`)) }),
+    }),
+  );
+}
+
+export async function startHugrTestServer(opts: HugrTestServerOptions): Promise<HugrTestServer> {
+  const definitions: DefinitionNode[] = [];
+  for (const file of opts.files) definitions.push(...parse(await readFile(file, 'utf8'), { noLocation: false }).definitions);
+  const rows = new Map(Object.entries(opts.rows).map(([k, v]) => [k, v.map((r) => ({ ...r }))]));
+  const schemas = new Map<string, RoleSchema>();
+  const schemaFor = (role: string): RoleSchema => {
+    let s = schemas.get(role);
+    if (s) return s;
+    const { document } = normalizeSdl(withoutFields(definitions, new Set(opts.hidden?.[role] ?? [])));
+    const schema = completeModuleRoots(buildASTSchema(document, { assumeValidSDL: true }));
+    const introspection = hugrIntrospection(schema).__schema;
+    const hugrType = new Map<string, string>();
+    const moduleRoots = new Set<string>(['Query', 'Mutation', 'Function', 'MutationFunction']);
+    for (const t of introspection['types'] as Record<string, unknown>[]) {
+      if (t['hugr_type'] === 'module') moduleRoots.add(t['name'] as string);
+      for (const f of (t['fields'] as Record<string, unknown>[] | null) ?? []) if (f['hugr_type']) hugrType.set(`${t['name']}.${f['name']}`, f['hugr_type'] as string);
+    }
+    s = { schema, introspection, hugrType, moduleRoots };
+    schemas.set(role, s);
+    return s;
+  };
+  const requests: RecordedRequest[] = [];
+
+  const identify = (req: IncomingMessage): { role: string } | { status: number; message: string } => {
+    const secret = req.headers['x-hugr-secret-key'];
+    const auth = req.headers['authorization'];
+    if (typeof secret === 'string') {
+      if (secret !== opts.secret) return { status: 401, message: 'invalid secret key' };
+      const role = req.headers['x-hugr-role'];
+      return { role: typeof role === 'string' ? role : 'admin' };
+    }
+    if (typeof auth === 'string') {
+      const m = /^Bearer (.+)$/i.exec(auth);
+      const role = m ? opts.tokens[m[1]!] : undefined;
+      return role ? { role } : { status: 401, message: 'invalid token' };
+    }
+    return opts.anonymousRole ? { role: opts.anonymousRole } : { status: 401, message: 'authentication required' };
+  };
+
+  const run = (role: string, body: Record<string, unknown>): Record<string, unknown> => {
+    const { schema, introspection, hugrType, moduleRoots } = schemaFor(role);
+    const query = body['query'];
+    if (typeof query !== 'string') return { errors: [{ message: 'query is required' }] };
+    let doc: DocumentNode;
+    try {
+      doc = parse(query);
+    } catch (err) {
+      return { errors: [{ message: (err as Error).message }] };
+    }
+    const variables = (body['variables'] as Record<string, unknown> | undefined) ?? undefined;
+    const operationName = typeof body['operationName'] === 'string' ? body['operationName'] : undefined;
+    if (isIntrospection(doc, operationName)) return answerIntrospection(introspection, doc, variables, operationName) as Record<string, unknown>;
+    const errors = validate(schema, doc);
+    if (errors.length) return { errors: errors.map((e) => ({ message: e.message, locations: e.locations })) };
+    const result = execute({
+      schema,
+      document: doc,
+      ...(variables ? { variableValues: variables } : {}),
+      ...(operationName ? { operationName } : {}),
+      rootValue: {
+        _dataSources: opts.dataSources ?? [],
+      },
+      fieldResolver: (source, args, ctx, info) => {
+        if (info.parentType.name === 'Query' && info.fieldName === '_dataSources') return opts.dataSources ?? [];
+        return dataResolver({ rows, hugrType: (t, f) => hugrType.get(`${t}.${f}`), isModuleRoot: (t) => moduleRoots.has(t) })(source, args, ctx, info);
+      },
+    });
+    if (result instanceof Promise) throw new Error('the test server resolves synchronously');
+    return result as Record<string, unknown>;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: Record<string, unknown> = {};
+    try {
+      body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: 'body is not JSON' }] }));
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const who = identify(req);
+    requests.push({ path, headers: { ...req.headers }, body, ...('role' in who ? { role: who.role } : {}) });
+    if (!('role' in who)) {
+      res.writeHead(who.status, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: who.message }] }));
+      return;
+    }
+    if (req.method !== 'POST' || (path !== '/query' && path !== '/jq-query')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: `no ${req.method} ${path}` }] }));
+      return;
+    }
+    if (path === '/query') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(run(who.role, body)));
+      return;
+    }
+    if (!opts.jq) {
+      res.writeHead(501, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: 'jq is not available on this server' }] }));
+      return;
+    }
+    const inner = (body['query'] as Record<string, unknown> | undefined) ?? {};
+    try {
+      const out = await opts.jq(String(body['jq'] ?? '.'), run(who.role, inner));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out));
+    } catch (err) {
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: `jq: ${(err as Error).message}` }] }));
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: (err as Error).message }] }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    rows,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
