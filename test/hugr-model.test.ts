@@ -334,3 +334,37 @@ describe('Hugr model from introspection extensions', async () => {
     }
   });
 });
+
+describe('Hugr endpoint (test server)', () => {
+  test('indexed with the service secret: extensions, generation, data sources from _dataSources; skeletons run', async () => {
+    const { startHarnessServer, SECRET } = await import('./hugr-server/fixture.js');
+    const server = await startHarnessServer();
+    try {
+      const cfg: GraphqlSourceConfig = { kind: 'graphql', name: 'hugr', headers: { 'x-hugr-secret-key': SECRET }, timeout_ms: 5000, endpoint: `${server.url}/query` };
+      const built = await buildGraphqlSource(cfg, { ontology, baseDir: OWN, env: {} });
+      const b = { nodes: built.nodes, edges: built.edges, warnings: built.warnings, schema: undefined as unknown as GraphQLSchema };
+      // Probe, introspection with the extension fields, _dataSources: all with the secret, never a bearer.
+      assert.deepEqual(server.requests.map((r) => r.role), ['admin', 'admin', 'admin']);
+      assert.ok(server.requests.every((r) => r.headers['authorization'] === undefined));
+      assert.match(String(server.requests[1]!.body['query']), /hugr_type/);
+      const root = one(b, 'module', 'hugr');
+      assert.deepEqual([root.props['hugr_model_from'], root.props['hugr_generation']], ['introspection', 'v0.3.42']);
+      const ds = one(b, 'data_source', 'test');
+      assert.deepEqual([ds.props['inferred'], ds.props['engine'], ds.props['read_only'], ds.props['description']], [false, 'duckdb', false, 'The harness test source']);
+      assert.deepEqual(qns(b, 'data_object'), ['sales.customers', 'sales.order_tags', 'sales.orders', 'sales.reports.sales_by_country', 'sales.tags']);
+      // Every skeleton without required variables runs as it is.
+      let ran = 0;
+      for (const n of b.nodes.filter((x) => x.kind === 'data_object' || x.kind === 'function')) {
+        const skeleton = n.props['skeleton'] as string;
+        if (/\$\w+: [\w[\]]+!/.test(skeleton)) continue;
+        const res = await fetch(`${server.url}/query`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hugr-secret-key': SECRET }, body: JSON.stringify({ query: skeleton }) });
+        const json = (await res.json()) as { errors?: unknown };
+        assert.equal(json.errors, undefined, `${n.qualified_name}: ${JSON.stringify(json.errors)}\n${skeleton}`);
+        ran++;
+      }
+      assert.ok(ran >= 4, `ran ${ran}`);
+    } finally {
+      await server.close();
+    }
+  });
+});
