@@ -122,6 +122,18 @@ describe('valid configs', () => {
     assert.match(issue.message, /`flavor` in source `api` must be one of `auto`, `hugr`, `generic`, got `hugg`.*Did you mean `hugr`\?/s);
   });
 
+  test('graphql `data`: the caller identity and limits of data tools, with defaults and teaching errors', () => {
+    const src = (...data: string[]) => lines('sources:', '  - name: hugr', '    kind: graphql', '    endpoint: https://hugr.example/query', '    data:', ...data.map((d) => `      ${d}`));
+    const config = parse(src('token: ${HUGR_USER_TOKEN}', 'role: analyst', 'allow_mutations: true'), { HUGR_USER_TOKEN: 'tok-123' });
+    assert.deepEqual((config.sources[0] as { data?: unknown }).data, { role_header: 'x-hugr-role', allow_mutations: true, allow_anonymous: false, timeout_ms: 30000, max_bytes: 20000, token: 'tok-123', role: 'analyst' });
+    const unknown = only(fails(src('tokn: x')));
+    assert.equal(unknown.code, 'unknown_key');
+    assert.match(unknown.message, /Did you mean `token`\?/);
+    const bad = only(fails(src('max_bytes: lots')));
+    assert.match(bad.message, /`max_bytes` in `data` of source `hugr` must be a positive whole number of bytes, got `lots`/);
+    assert.match(only(fails(src('role_header: "x role"'))).message, /not a valid HTTP header name/);
+  });
+
   test('a relative config path is resolved to an absolute one', () => {
     const config = parseWorkspaceConfig(MINIMAL, { path: 'sextant.yaml', env: {} });
     assert.equal(config.path, join(process.cwd(), 'sextant.yaml'));
@@ -288,7 +300,7 @@ describe('unknown keys', () => {
     );
     assert.deepEqual([issue.code, issue.line, issue.column], ['unknown_key', 5, 5]);
     assert.match(issue.message, /unknown key `endpont` in source `gh`\. Did you mean `endpoint`\?/);
-    assert.ok(issue.message.includes('Valid keys for a graphql source: `name`, `kind`, `schema`, `endpoint`, `headers`, `timeout_ms`, `flavor`.'));
+    assert.ok(issue.message.includes('Valid keys for a graphql source: `name`, `kind`, `schema`, `endpoint`, `headers`, `timeout_ms`, `data`, `flavor`.'));
   });
 
   test('the valid keys come from the kind table', () => {
@@ -559,7 +571,7 @@ describe('sources', () => {
     );
     assert.match(err.issues[0]!.message, /must use http or https, got `ftp`/);
     assert.match(err.issues[1]!.message, /`endpoint` in source `b` is not a valid URL\. Write an absolute http\(s\) URL/);
-    assert.match(err.issues[2]!.message, /Environment variables are expanded only in `headers`\./);
+    assert.match(err.issues[2]!.message, /Environment variables are expanded only in `headers` and `data.token`\./);
   });
 
   test('schema written as broken list text', () => {

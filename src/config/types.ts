@@ -13,6 +13,8 @@ export interface GraphqlSourceConfig {
   headers: Record<string, string>;
   /** Request timeout for the endpoint, in milliseconds. */
   timeout_ms: number;
+  /** How data tools (graphql_query, field_values, …) reach the API; absent: they use `endpoint` with defaults. */
+  data?: GraphqlDataConfig;
   /** `hugr` reads the schema as a Hugr data platform, `generic` as any GraphQL API, `auto` (absent) decides by its content. */
   flavor?: 'auto' | 'hugr' | 'generic';
 }
@@ -52,4 +54,26 @@ export interface WorkspaceConfig {
   /** Absolute store directory when the config names one. */
   store?: string;
   sources: SourceConfig[];
+}
+
+/**
+ * Data access of a GraphQL source. Queries run as the caller: on Streamable HTTP with the bearer token of the
+ * incoming request, elsewhere (stdio, CLI) with `token`. The discovery `headers` are never sent with them.
+ */
+export interface GraphqlDataConfig {
+  /** Where queries go; default: the source's `endpoint`. */
+  endpoint?: string;
+  /** The caller's bearer token for stdio and the CLI (`${VAR}` expanded). */
+  token?: string;
+  /** A role to ask for, sent in `role_header`. */
+  role?: string;
+  /** Header a role travels in (default `x-hugr-role`); on HTTP the incoming request's value is forwarded. */
+  role_header: string;
+  /** Offer graphql_mutate (off by default). */
+  allow_mutations: boolean;
+  /** Send queries with no identity when the caller has none (off by default: such a query is refused). */
+  allow_anonymous: boolean;
+  timeout_ms: number;
+  /** Default answer size limit of graphql_query, in bytes. */
+  max_bytes: number;
 }

@@ -15,7 +15,7 @@ import { closest } from '../search/similarity.js';
 import { expandEnv, type Env } from './env.js';
 import { ConfigError, type ConfigIssue, type ConfigIssueCode } from './errors.js';
 import { CAPABILITIES, ROLES } from '../graph/ontology/code.js';
-import type { CodeLinkPins, CodeSourceConfig, GraphqlSourceConfig, SourceConfig, WorkspaceConfig } from './types.js';
+import type { CodeLinkPins, CodeSourceConfig, GraphqlDataConfig, GraphqlSourceConfig, SourceConfig, WorkspaceConfig } from './types.js';
 
 export { ConfigError, formatIssue } from './errors.js';
 export type { ConfigErrorCode, ConfigIssue, ConfigIssueCode } from './errors.js';
@@ -151,6 +151,7 @@ export const SOURCE_KINDS = {
       endpoint: 'an http(s) URL of a live GraphQL endpoint to introspect',
       headers: 'request headers for `endpoint`: a map of name to value, with ${VAR} expanded',
       timeout_ms: `request timeout for \`endpoint\` in milliseconds (default ${DEFAULT_TIMEOUT_MS})`,
+      data: 'how data tools reach the API: `endpoint`, `token` (the caller for stdio/CLI), `role`, `role_header`, `allow_mutations`, `allow_anonymous`, `timeout_ms`, `max_bytes`',
       flavor: `how to read the API: ${GRAPHQL_FLAVORS.map((f) => `\`${f}\``).join(', ')} (default \`auto\`: Hugr when the schema is a Hugr schema)`,
     },
     read: readGraphqlSource,
@@ -221,7 +222,8 @@ function readGraphqlSource({ r, name, place, node, entries }: SourceInput): Grap
   }
 
   const flavor = readEnum(r, entries.get('flavor'), `\`flavor\` in ${place}`, GRAPHQL_FLAVORS);
-  if (schema === null || endpoint === null || headers === null || timeout === null || flavor === null) return undefined;
+  const data = readDataAccess(r, entries.get('data'), place);
+  if (schema === null || endpoint === null || headers === null || timeout === null || flavor === null || data === null) return undefined;
   const out: GraphqlSourceConfig = {
     kind: 'graphql',
     name,
@@ -229,6 +231,7 @@ function readGraphqlSource({ r, name, place, node, entries }: SourceInput): Grap
     timeout_ms: timeout ?? DEFAULT_TIMEOUT_MS,
   };
   if (flavor && flavor !== 'auto') out.flavor = flavor;
+  if (data) out.data = data;
   if (schema) out.schema = schema;
   if (endpoint) out.endpoint = endpoint;
   return out;
@@ -476,6 +479,47 @@ function readLinks(r: Reader, e: Entry | undefined, what: string): CodeLinkPins 
   return ok ? out : null;
 }
 
+const DATA_KEYS = ['endpoint', 'token', 'role', 'role_header', 'allow_mutations', 'allow_anonymous', 'timeout_ms', 'max_bytes'] as const;
+export const DEFAULT_MAX_BYTES = 20_000;
+export const DEFAULT_ROLE_HEADER = 'x-hugr-role';
+
+function readDataAccess(r: Reader, e: Entry | undefined, place: string): GraphqlDataConfig | null | undefined {
+  if (e?.broken) return null;
+  if (!e || isBlank(e.value)) return undefined;
+  const what = `\`data\` of ${place}`;
+  if (!isMap(e.value)) {
+    r.report('wrong_type', [e.valueNode], `${what} must be a map, got ${typeName(e.value)}`, 'Write e.g. `data: {token: ${HUGR_USER_TOKEN}}` (keys: ' + DATA_KEYS.join(', ') + ').');
+    return null;
+  }
+  const entries = r.entries(e.value, `in ${what}`);
+  r.checkKeys(entries, [...DATA_KEYS], `in ${what}`, what);
+  const endpoint = readUrl(r, entries.get('endpoint'), what);
+  const tokenEntry = entries.get('token');
+  const token = tokenEntry?.broken ? null : !tokenEntry || isBlank(tokenEntry.value) ? undefined : readSecretText(r, tokenEntry, `\`token\` in ${what}`);
+  const role = r.string(entries.get('role'), `\`role\` in ${what}`, 'a role name');
+  const roleHeader = r.string(entries.get('role_header'), `\`role_header\` in ${what}`, 'an HTTP header name');
+  if (typeof roleHeader === 'string' && !HEADER_NAME.test(roleHeader)) {
+    r.report('invalid_value', [entries.get('role_header')!.valueNode], `\`role_header\` in ${what} is not a valid HTTP header name: \`${roleHeader}\``, 'Use letters, digits and `-`, e.g. `x-hugr-role`.');
+    return null;
+  }
+  const allowMutations = readBoolean(r, entries.get('allow_mutations'), `\`allow_mutations\` in ${what}`);
+  const allowAnonymous = readBoolean(r, entries.get('allow_anonymous'), `\`allow_anonymous\` in ${what}`);
+  const timeout = readTimeout(r, entries.get('timeout_ms'), what);
+  const maxBytes = readTimeout(r, entries.get('max_bytes'), what, 'max_bytes', 'bytes', DEFAULT_MAX_BYTES);
+  if ([endpoint, token, role, roleHeader, allowMutations, allowAnonymous, timeout, maxBytes].includes(null)) return null;
+  const out: GraphqlDataConfig = {
+    role_header: roleHeader ?? DEFAULT_ROLE_HEADER,
+    allow_mutations: allowMutations ?? false,
+    allow_anonymous: allowAnonymous ?? false,
+    timeout_ms: timeout ?? DEFAULT_TIMEOUT_MS,
+    max_bytes: maxBytes ?? DEFAULT_MAX_BYTES,
+  };
+  if (endpoint) out.endpoint = endpoint;
+  if (token) out.token = token;
+  if (role) out.role = role;
+  return out;
+}
+
 function readEnum<T extends string>(r: Reader, e: Entry | undefined, what: string, allowed: readonly T[]): T | null | undefined {
   if (e?.broken) return null;
   if (!e || isBlank(e.value)) return undefined;
@@ -630,7 +674,7 @@ function readUrl(r: Reader, e: Entry | undefined, place: string): string | null 
   const s = r.string(e, `\`endpoint\` in ${place}`, 'an http(s) URL');
   if (typeof s !== 'string') return s;
   const example = 'Write an absolute http(s) URL, e.g. `https://api.example.com/graphql`.';
-  const envNote = s.includes('${') ? ' Environment variables are expanded only in `headers`.' : '';
+  const envNote = s.includes('${') ? ' Environment variables are expanded only in `headers` and `data.token`.' : '';
   let url: URL;
   try {
     url = new URL(s.trim());
@@ -695,47 +739,40 @@ function readHeaders(r: Reader, e: Entry | undefined, place: string): Record<str
       continue;
     }
     if (isBlank(h.value)) continue;
-    // Never echo a header value, nor anything expanded into it.
-    if (!isScalar(h.value) || typeof h.value.value !== 'string') {
-      ok = false;
-      r.report(
-        'wrong_type',
-        [h.valueNode],
-        `${header} must be a string, got ${typeName(h.value)}`,
-        isScalar(h.value) ? 'Quote the value to make it a string.' : 'Give the header a single string value.',
-      );
-      continue;
-    }
-    const expanded = expandEnv(h.value.value, r.env);
-    if (expanded.ok) {
-      out.set(name, expanded.value);
-    } else if (expanded.syntax !== undefined) {
-      ok = false;
-      r.report(
-        'env_syntax',
-        [h.valueNode],
-        `${header} has a malformed variable reference: ${expanded.syntax}`,
-        'Write `${VAR}` or `${VAR:-default}`, and `$${` for a literal `${`.',
-      );
-    } else {
-      ok = false;
-      const vars = expanded.unset;
-      const one = vars.length === 1;
-      r.report(
-        'env_unset',
-        [h.valueNode],
-        `${header} uses environment variable${one ? '' : 's'} ${vars.map(code).join(', ')}, ` +
-          `which ${one ? 'is' : 'are'} not set`,
-        one
-          ? `Set ${code(vars[0]!)} in the environment, or give a default: \`\${${vars[0]}:-…}\`.`
-          : `Set them in the environment, or give defaults: \`\${${vars[0]}:-…}\`.`,
-      );
-    }
+    const value = readSecretText(r, h, header);
+    if (value === null) ok = false;
+    else out.set(name, value);
   }
   return ok ? Object.fromEntries(out) : null;
 }
 
-function readTimeout(r: Reader, e: Entry | undefined, place: string): number | null | undefined {
+/**
+ * A string that may hold a credential: `${VAR}` expanded from the environment. Problems are reported without ever
+ * echoing the value or anything expanded into it. `label` names the entry (e.g. "header `X` of source `a`").
+ */
+function readSecretText(r: Reader, h: Entry, label: string): string | null {
+  if (!isScalar(h.value) || typeof h.value.value !== 'string') {
+    r.report('wrong_type', [h.valueNode], `${label} must be a string, got ${typeName(h.value)}`, isScalar(h.value) ? 'Quote the value to make it a string.' : 'Give it a single string value.');
+    return null;
+  }
+  const expanded = expandEnv(h.value.value, r.env);
+  if (expanded.ok) return expanded.value;
+  if (expanded.syntax !== undefined) {
+    r.report('env_syntax', [h.valueNode], `${label} has a malformed variable reference: ${expanded.syntax}`, 'Write `${VAR}` or `${VAR:-default}`, and `$${` for a literal `${`.');
+    return null;
+  }
+  const vars = expanded.unset;
+  const one = vars.length === 1;
+  r.report(
+    'env_unset',
+    [h.valueNode],
+    `${label} uses environment variable${one ? '' : 's'} ${vars.map(code).join(', ')}, which ${one ? 'is' : 'are'} not set`,
+    one ? `Set ${code(vars[0]!)} in the environment, or give a default: \`\${${vars[0]}:-…}\`.` : `Set them in the environment, or give defaults: \`\${${vars[0]}:-…}\`.`,
+  );
+  return null;
+}
+
+function readTimeout(r: Reader, e: Entry | undefined, place: string, key = 'timeout_ms', unit = 'milliseconds', fallback = DEFAULT_TIMEOUT_MS): number | null | undefined {
   if (e?.broken) return null;
   if (!e || isBlank(e.value)) return undefined;
   const v = isScalar(e.value) ? e.value.value : undefined;
@@ -743,8 +780,8 @@ function readTimeout(r: Reader, e: Entry | undefined, place: string): number | n
   if (typeof v === 'number') n = v;
   else if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) n = Number(v);
   if (n !== undefined && Number.isSafeInteger(n) && n > 0) return n;
-  const what = `\`timeout_ms\` in ${place} must be a positive whole number of milliseconds`;
-  const fix = `Write e.g. \`timeout_ms: ${DEFAULT_TIMEOUT_MS}\`, or remove it for the default (${DEFAULT_TIMEOUT_MS}).`;
+  const what = `\`${key}\` in ${place} must be a positive whole number of ${unit}`;
+  const fix = `Write e.g. \`${key}: ${fallback}\`, or remove it for the default (${fallback}).`;
   if (typeof v === 'number' || typeof v === 'string') {
     r.report('invalid_value', [e.valueNode], `${what}, got \`${String(v)}\``, fix);
   } else {

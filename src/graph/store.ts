@@ -95,6 +95,8 @@ export interface SourceWrite {
   source: Omit<SourceInfo, 'nodes' | 'edges'>;
   nodes: readonly NodeRecord[];
   edges: readonly EdgeRecord[];
+  /** Named texts kept with the source (a GraphQL source's schema as SDL), replaced with every write of it. */
+  artifacts?: Readonly<Record<string, string>>;
   /**
    * The store may apply only what changed since the source's last write (nodes grouped by file, each group
    * compared by content hash). The result is the same as a full write: same nodes, edges and answer order.
@@ -171,6 +173,8 @@ export interface Store {
   /** Names similar to `text` (trigram similarity), for did-you-mean. */
   similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]>;
 
+  /** A text a source's last write kept (`SourceWrite.artifacts`), or undefined. */
+  artifact(source: string, name: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 

@@ -68,6 +68,7 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
       edges: built.edges,
       incremental: true,
       ...(built.changed ? { changed: built.changed } : {}),
+      ...(built.artifacts ? { artifacts: built.artifacts } : {}),
     });
     timings.set(cfg.name, { seconds: round((performance.now() - t0) / 1000), warnings: built.warnings, ...(built.details ? { details: built.details } : {}) });
   }

@@ -81,6 +81,7 @@ CREATE VIRTUAL TABLE names USING fts5(name, tokenize='trigram', detail='none');
 CREATE VIRTUAL TABLE names_vocab USING fts5vocab(names, 'row');
 CREATE TABLE name_kinds (nid INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (nid, kind)) WITHOUT ROWID;
 CREATE TABLE name_ids (nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE source_artifacts (source TEXT NOT NULL, name TEXT NOT NULL, content TEXT NOT NULL, PRIMARY KEY (source, name)) WITHOUT ROWID;
 CREATE TABLE source_groups (source TEXT NOT NULL, grp TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (source, grp)) WITHOUT ROWID;
 `;
 }

@@ -408,7 +408,7 @@ export class SqliteStore implements Store {
       if (reset) this.resetSchema();
       for (const name of opts.remove ?? []) this.deleteSource(name);
       let full = false;
-      for (const { source, nodes, edges, incremental, changed } of writes) {
+      for (const { source, nodes, edges, incremental, changed, artifacts } of writes) {
         const progress = opts.onProgress && ((p: Omit<WriteProgress, 'source'>) => opts.onProgress!({ ...p, source: source.name }));
         const info: SourceInfo = { ...source, nodes: nodes.length, edges: edges.length };
         const current = reset ? undefined : (this.stmt('SELECT content_hash FROM sources WHERE name = ?').get(source.name) as { content_hash: string | null } | undefined);
@@ -440,6 +440,8 @@ export class SqliteStore implements Store {
           for (const g of only) drop.run(source.name, g);
         } else this.stmt('DELETE FROM source_groups WHERE source = ?').run(source.name);
         this.insertRows('source_groups', '(source, grp, hash)', 3, [...hashes].map(([g, hash]) => [source.name, g, hash]));
+        this.stmt('DELETE FROM source_artifacts WHERE source = ?').run(source.name);
+        this.insertRows('source_artifacts', '(source, name, content)', 3, Object.entries(artifacts ?? {}).map(([name, content]) => [source.name, name, content]));
         this.stmt('INSERT INTO sources(name, kind, origin, built_at, nodes, edges, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
           info.name,
           info.kind,
@@ -475,6 +477,11 @@ export class SqliteStore implements Store {
     return infos;
   }
 
+  async artifact(source: string, name: string): Promise<string | undefined> {
+    const row = this.stmt('SELECT content FROM source_artifacts WHERE source = ? AND name = ?').get(source, name) as { content: string } | undefined;
+    return row?.content;
+  }
+
   async replaceSource(
     source: Omit<SourceInfo, 'nodes' | 'edges'>,
     nodes: readonly NodeRecord[],
@@ -502,6 +509,7 @@ export class SqliteStore implements Store {
     this.stmt('DELETE FROM edges WHERE src IN (SELECT rid FROM nodes WHERE source = ?) OR dst IN (SELECT rid FROM nodes WHERE source = ?)').run(name, name);
     this.stmt('DELETE FROM nodes WHERE source = ?').run(name);
     this.stmt('DELETE FROM source_groups WHERE source = ?').run(name);
+    this.stmt('DELETE FROM source_artifacts WHERE source = ?').run(name);
     return had;
   }
 
