@@ -1,6 +1,5 @@
 import type { GraphqlSourceConfig } from '../../config/types.js';
 import type { SourceBuild, SourceContext } from '../types.js';
-import { printSchema } from 'graphql';
 import { extractGraphql } from './extract.js';
 import { deriveHugrModel, looksLikeHugr } from './hugr/derive.js';
 import { loadGraphqlSchema } from './load.js';
@@ -11,9 +10,6 @@ export { extractGraphql } from './extract.js';
 export type { AppliedDirective, ExtractGraphqlOptions } from './extract.js';
 export { loadGraphqlSchema } from './load.js';
 export type { FileOf, LoadedGraphqlSchema, SchemaLocation } from './load.js';
-
-/** Name of the artifact holding a GraphQL source's schema (SDL). */
-export const SCHEMA_ARTIFACT = 'schema.graphql';
 
 /** Indexes one GraphQL source (SDL files, introspection JSON or a live endpoint) into nodes and edges. */
 export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<SourceBuild> {
@@ -36,7 +32,7 @@ export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceCo
     nodes,
     edges,
     warnings: [...loaded.warnings, ...(hugr?.warnings ?? [])],
-    // The schema as SDL: data tools validate queries against it without asking the server.
-    artifacts: { [SCHEMA_ARTIFACT]: printSchema(loaded.schema) },
+    // The schema as text: data tools validate queries against it without asking the server.
+    artifacts: { [loaded.artifact.name]: loaded.artifact.text },
   };
 }

@@ -73,7 +73,7 @@ const BUILTIN_NAMES = new Set(['String', 'Int', 'Float', 'Boolean', 'ID']);
  * placeholders (interface, object or scalar by how they are used), reported in `warnings`; built-in scalars and
  * introspection types that a server left out are restored silently.
  */
-export function buildFromIntrospection(rawSchema: Record<string, unknown>, what: string): { schema: GraphQLSchema; warnings: string[]; placeholders: string[] } {
+export function buildFromIntrospection(rawSchema: Record<string, unknown>, what: string): { schema: GraphQLSchema; warnings: string[]; placeholders: string[]; completed: Record<string, unknown> } {
   const raw = rawSchema as unknown as RawSchema;
   const warnings: string[] = [];
   const defined = new Set<string>();
@@ -114,8 +114,9 @@ export function buildFromIntrospection(rawSchema: Record<string, unknown>, what:
     warnings.push(`${what}: ${reported.length} type${reported.length === 1 ? ' is' : 's are'} referenced but missing from the introspection result; added empty placeholders: ${reported.join(', ')}`);
   }
   try {
-    const schema = buildClientSchema({ __schema: { ...rawSchema, types } } as unknown as IntrospectionQuery);
-    return { schema, warnings, placeholders: names.filter((n) => !BUILTIN_NAMES.has(n) && !n.startsWith('__')) };
+    const completed = { ...rawSchema, types };
+    const schema = buildClientSchema({ __schema: completed } as unknown as IntrospectionQuery);
+    return { schema, warnings, placeholders: names.filter((n) => !BUILTIN_NAMES.has(n) && !n.startsWith('__')), completed };
   } catch (err) {
     throw new GraphqlSourceError(
       'NOT_INTROSPECTION',

@@ -12,6 +12,7 @@ import {
   isInterfaceType,
   isObjectType,
   parse,
+  print,
   printSourceLocation,
   type ASTNode,
   type DefinitionNode,
@@ -47,6 +48,11 @@ export interface LoadedGraphqlSchema {
   warnings: string[];
   /** Types the schema references but never defines, added as empty placeholders so it loads. */
   placeholders: string[];
+  /**
+   * The schema as text the data tools rebuild it from: the merged SDL (`schema.graphql`), or the introspection
+   * result with its placeholders (`schema.json`).
+   */
+  artifact: { name: 'schema.graphql' | 'schema.json'; text: string };
   /** Hugr's introspection extensions, when the introspection carried them. */
   hugrExtensions?: HugrExtensions;
   /** Data sources as the server describes them (a Hugr endpoint answering `_dataSources`). */
@@ -235,10 +241,11 @@ async function loadFromFiles(cfg: GraphqlSourceConfig, ctx: SourceContext): Prom
 
   const single = introspections[0];
   if (single) {
-    const { schema, warnings: w, placeholders } = buildFromIntrospection(single.schema, `Schema file ${single.file.rel}`);
+    const { schema, warnings: w, placeholders, completed } = buildFromIntrospection(single.schema, `Schema file ${single.file.rel}`);
     const hugrExtensions = hugrExtensionsOf(single.schema);
     return {
       schema,
+      artifact: { name: 'schema.json', text: JSON.stringify({ __schema: completed }) },
       origin,
       contentHash: sha256(canonicalJson(single.schema)),
       fileOf: () => undefined,
@@ -267,7 +274,7 @@ async function loadFromFiles(cfg: GraphqlSourceConfig, ctx: SourceContext): Prom
   } catch (err) {
     throw new GraphqlSourceError('SCHEMA_BUILD_ERROR', `GraphQL source "${cfg.name}": the SDL in ${origin} parses but cannot be built into a schema: ${(err as Error).message}`);
   }
-  return { schema, origin, contentHash: hash.digest('hex'), fileOf: sdlFileOf(schema), warnings, placeholders };
+  return { schema, artifact: { name: 'schema.graphql', text: print(document) }, origin, contentHash: hash.digest('hex'), fileOf: sdlFileOf(schema), warnings, placeholders };
 }
 
 function locationOf(node: ASTNode | null | undefined): SchemaLocation | undefined {
@@ -448,7 +455,7 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     );
   }
   if (attempt.errors.length) warnings.push(redact(`endpoint ${origin} answered with errors alongside the schema: ${summarizeErrors(attempt.errors)}`));
-  const { schema, warnings: w, placeholders } = buildFromIntrospection(attempt.schema, `The answer of ${origin}`);
+  const { schema, warnings: w, placeholders, completed } = buildFromIntrospection(attempt.schema, `The answer of ${origin}`);
   const hugrExtensions = hugrExtensionsOf(attempt.schema);
   // A Hugr v0.3.42+ server describes its data sources (engine, read-only, as-module) through a meta query.
   let hugrDataSources: HugrDataSource[] | undefined;
@@ -459,6 +466,7 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
   }
   return {
     schema,
+    artifact: { name: 'schema.json', text: JSON.stringify({ __schema: completed }) },
     origin,
     contentHash: sha256(canonicalJson(attempt.schema)),
     fileOf: () => undefined,
