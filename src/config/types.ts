@@ -65,6 +65,8 @@ export interface GraphqlDataConfig {
   endpoint?: string;
   /** The caller's bearer token for stdio and the CLI (`${VAR}` expanded). */
   token?: string;
+  /** Variables `token` names that this process's environment does not set (so it has no token). */
+  token_unset?: string[];
   /** A role to ask for, sent in `role_header`. */
   role?: string;
   /** Header a role travels in (default `x-hugr-role`); on HTTP the incoming request's value is forwarded. */

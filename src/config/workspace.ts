@@ -53,7 +53,15 @@ export function findConfigFile(dir: string): string | undefined {
  * `sextant.yml`. `${VAR}` in header values is expanded from `env` (default: `process.env`).
  * @throws ConfigError listing every problem found.
  */
-export async function loadWorkspaceConfig(path: string, env: Env = process.env): Promise<WorkspaceConfig> {
+/**
+ * `forData`: the config is read to serve data tools, which never send the discovery `headers`: a header whose
+ * environment variable is unset in this process is left out instead of being an error.
+ */
+export interface ReadOptions {
+  forData?: boolean;
+}
+
+export async function loadWorkspaceConfig(path: string, env: Env = process.env, read: ReadOptions = {}): Promise<WorkspaceConfig> {
   const asked = resolve(path);
   let file = asked;
   let isDir: boolean;
@@ -92,7 +100,7 @@ export async function loadWorkspaceConfig(path: string, env: Env = process.env):
   } catch (err) {
     throw unreadable(file, errnoCode(err));
   }
-  return parseWorkspaceConfig(text, { path: file, env });
+  return parseWorkspaceConfig(text, { path: file, env, ...read });
 }
 
 /**
@@ -100,7 +108,7 @@ export async function loadWorkspaceConfig(path: string, env: Env = process.env):
  * resolved against its directory, and messages are prefixed with its file name.
  * @throws ConfigError listing every problem found.
  */
-export function parseWorkspaceConfig(text: string, opts: { path: string; env?: Env }): WorkspaceConfig {
+export function parseWorkspaceConfig(text: string, opts: { path: string; env?: Env } & ReadOptions): WorkspaceConfig {
   const file = resolve(opts.path);
   const dir = dirname(file);
   const label = basename(file);
@@ -115,7 +123,7 @@ export function parseWorkspaceConfig(text: string, opts: { path: string; env?: E
     throw new ConfigError('config_syntax', file, sortIssues(issues), label);
   }
 
-  const r = new Reader(doc, lineCounter, dir, opts.env ?? process.env);
+  const r = new Reader(doc, lineCounter, dir, opts.env ?? process.env, opts.forData ?? false);
   const config = readWorkspace(r, file, dir);
   if (r.issues.length > 0 || config === undefined) {
     throw new ConfigError('config_invalid', file, sortIssues(r.issues), label);
@@ -494,8 +502,15 @@ function readDataAccess(r: Reader, e: Entry | undefined, place: string): Graphql
   const entries = r.entries(e.value, `in ${what}`);
   r.checkKeys(entries, [...DATA_KEYS], `in ${what}`, what);
   const endpoint = readUrl(r, entries.get('endpoint'), what);
+  // The token is the caller's for stdio and the CLI only: indexing never needs it, and a server on HTTP uses each
+  // request's own. An unset variable is remembered, for the data tools to say so, rather than failing the config.
   const tokenEntry = entries.get('token');
-  const token = tokenEntry?.broken ? null : !tokenEntry || isBlank(tokenEntry.value) ? undefined : readSecretText(r, tokenEntry, `\`token\` in ${what}`);
+  let tokenUnset: string[] | undefined;
+  if (tokenEntry && !tokenEntry.broken && isScalar(tokenEntry.value) && typeof tokenEntry.value.value === 'string') {
+    const expanded = expandEnv(tokenEntry.value.value, r.env);
+    if (!expanded.ok && expanded.unset) tokenUnset = expanded.unset;
+  }
+  const token = tokenUnset ? undefined : tokenEntry?.broken ? null : !tokenEntry || isBlank(tokenEntry.value) ? undefined : readSecretText(r, tokenEntry, `\`token\` in ${what}`);
   const role = r.string(entries.get('role'), `\`role\` in ${what}`, 'a role name');
   const roleHeader = r.string(entries.get('role_header'), `\`role_header\` in ${what}`, 'an HTTP header name');
   if (typeof roleHeader === 'string' && !HEADER_NAME.test(roleHeader)) {
@@ -516,6 +531,7 @@ function readDataAccess(r: Reader, e: Entry | undefined, place: string): Graphql
   };
   if (endpoint) out.endpoint = endpoint;
   if (token) out.token = token;
+  if (tokenUnset) out.token_unset = tokenUnset;
   if (role) out.role = role;
   return out;
 }
@@ -739,6 +755,10 @@ function readHeaders(r: Reader, e: Entry | undefined, place: string): Record<str
       continue;
     }
     if (isBlank(h.value)) continue;
+    if (r.forData && isScalar(h.value) && typeof h.value.value === 'string') {
+      const expanded = expandEnv(h.value.value, r.env);
+      if (!expanded.ok) continue;
+    }
     const value = readSecretText(r, h, header);
     if (value === null) ok = false;
     else out.set(name, value);
@@ -812,6 +832,7 @@ class Reader {
     private readonly lineCounter: LineCounter,
     readonly dir: string,
     readonly env: Env,
+    readonly forData = false,
   ) {}
 
   private readonly badAliases = new Set<unknown>();

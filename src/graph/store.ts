@@ -114,6 +114,8 @@ export interface IndexMeta {
   store_format: number;
   created_at: string;
   updated_at: string;
+  /** What was indexed (a sextant.yaml, directory, schema file or URL), as given to `sextant index`. */
+  root?: string;
   sources: SourceInfo[];
   counts: { nodes: number; edges: number; by_kind: Record<string, number>; by_edge_type: Record<string, number> };
 }

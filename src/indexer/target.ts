@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { WorkspaceConfig } from '../config/types.js';
-import { findConfigFile, loadWorkspaceConfig } from '../config/workspace.js';
+import { findConfigFile, loadWorkspaceConfig, type ReadOptions } from '../config/workspace.js';
 
 const SCHEMA_EXTENSIONS = new Set(['.graphql', '.graphqls', '.gql', '.json']);
 
@@ -18,7 +18,7 @@ function sourceNameFrom(text: string): string {
  * What `sextant index <target>` means: a sextant.yaml (or a directory holding one), a schema file, a
  * directory of schema files, or an http(s) GraphQL endpoint. Returns the workspace and the default store.
  */
-export async function resolveTarget(target: string, env: Record<string, string | undefined> = process.env): Promise<{ config: WorkspaceConfig; root: string }> {
+export async function resolveTarget(target: string, env: Record<string, string | undefined> = process.env, read: ReadOptions = {}): Promise<{ config: WorkspaceConfig; root: string }> {
   if (/^https?:\/\//i.test(target)) {
     const url = new URL(target);
     const root = process.cwd();
@@ -30,7 +30,7 @@ export async function resolveTarget(target: string, env: Record<string, string |
   if (stat.isFile()) {
     const ext = extname(abs).toLowerCase();
     if (ext === '.yaml' || ext === '.yml') {
-      const config = await loadWorkspaceConfig(abs, env);
+      const config = await loadWorkspaceConfig(abs, env, read);
       return { config, root: config.dir };
     }
     if (!SCHEMA_EXTENSIONS.has(ext)) throw new TargetError(`${abs}: not a file Sextant can index. Expected sextant.yaml, or a GraphQL schema (.graphql, .graphqls, .gql, or introspection .json).`);
@@ -42,7 +42,7 @@ export async function resolveTarget(target: string, env: Record<string, string |
   }
   const configFile = findConfigFile(abs);
   if (configFile) {
-    const config = await loadWorkspaceConfig(configFile, env);
+    const config = await loadWorkspaceConfig(configFile, env, read);
     return { config, root: config.dir };
   }
   const schemas = readdirSync(abs).filter((f) => SCHEMA_EXTENSIONS.has(extname(f).toLowerCase()) && extname(f).toLowerCase() !== '.json');

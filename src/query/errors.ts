@@ -16,6 +16,13 @@ export type ErrorCode =
   | 'ambiguous'
   | 'unknown_tool'
   | 'index_unavailable'
+  | 'invalid_query'
+  | 'not_read_only'
+  | 'mutations_disabled'
+  | 'no_data_access'
+  | 'no_identity'
+  | 'unauthorized'
+  | 'upstream_error'
   | 'internal';
 
 export interface ToolErrorBody {

@@ -8,6 +8,9 @@ import { neighborsTool } from './tools/neighbors.js';
 import { resolveTool } from './tools/resolve.js';
 import { searchTool } from './tools/search.js';
 import { traceTool } from './tools/trace.js';
+import { fieldValuesTool } from './tools/field-values.js';
+import { graphqlMutateTool, graphqlQueryTool } from './tools/graphql-query.js';
+import { graphqlValidateTool } from './tools/graphql-validate.js';
 import { asObject } from './coerce.js';
 import type { Ontology } from '../graph/ontology/index.js';
 
@@ -15,7 +18,12 @@ export type { ToolContext, ToolDef } from './tool.js';
 export { ToolError } from './errors.js';
 
 /** Every query tool, in the order they are presented. */
-export const TOOLS: readonly ToolDef[] = [searchTool, findTool, describeTool, neighborsTool, resolveTool, traceTool, impactTool];
+export const TOOLS: readonly ToolDef[] = [searchTool, findTool, describeTool, neighborsTool, resolveTool, traceTool, impactTool, graphqlQueryTool, graphqlValidateTool, fieldValuesTool, graphqlMutateTool];
+
+/** Tools that change data: listed only where some source allows them. */
+export const WRITE_TOOLS = new Set(['graphql_mutate']);
+/** Tools that reach outside the index (a GraphQL endpoint). */
+export const DATA_TOOLS = new Set(['graphql_query', 'field_values', 'graphql_mutate']);
 
 export type ToolResult = ({ ok: true } & Record<string, unknown>) | { ok: false; error: ToolErrorBody };
 
@@ -26,8 +34,8 @@ export interface ToolListing {
   inputSchema: JsonSchema;
 }
 
-export function listTools(ontology: Ontology): ToolListing[] {
-  return TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description(ontology), inputSchema: inputSchema(t, ontology) }));
+export function listTools(ontology: Ontology, opts: { mutations?: boolean } = {}): ToolListing[] {
+  return TOOLS.filter((t) => opts.mutations || !WRITE_TOOLS.has(t.name)).map((t) => ({ name: t.name, title: t.title, description: t.description(ontology), inputSchema: inputSchema(t, ontology) }));
 }
 
 export function toolByName(name: string): ToolDef | undefined {

@@ -1,5 +1,6 @@
 import type { Ontology } from '../graph/ontology/index.js';
 import type { Store } from '../graph/store.js';
+import type { DataContext } from './data/access.js';
 import { closest } from '../search/similarity.js';
 import { isBlank } from './coerce.js';
 import { fail } from './errors.js';
@@ -9,6 +10,8 @@ export type JsonSchema = Record<string, unknown>;
 export interface ToolContext {
   store: Store;
   ontology: Ontology;
+  /** How data tools reach GraphQL endpoints, and as whom; absent where no workspace configures any. */
+  data?: DataContext;
 }
 
 export interface ParamDef {

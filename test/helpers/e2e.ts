@@ -17,7 +17,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'sextant.js');
-export const TOOL_NAMES = ['search', 'find', 'describe', 'neighbors', 'resolve', 'trace', 'impact'] as const;
+/** The tools every server lists (graphql_mutate only where a source allows mutations). */
+export const TOOL_NAMES = ['search', 'find', 'describe', 'neighbors', 'resolve', 'trace', 'impact', 'graphql_query', 'graphql_validate', 'field_values'] as const;
 
 if (!existsSync(join(REPO_ROOT, 'dist', 'surfaces', 'cli', 'main.js'))) {
   throw new Error('dist/ is missing: run `npm run build` before the end-to-end tests.');
@@ -146,8 +147,8 @@ export interface HttpServerProcess {
 }
 
 /** `sextant serve --http 0 --store DIR`; resolves once the server prints its address. */
-export function startHttpServer(storeDir: string, timeoutMs = 30000): Promise<HttpServerProcess> {
-  const child = track(spawn(process.execPath, [BIN, 'serve', '--http', '0', '--store', storeDir], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+export function startHttpServer(storeDir: string, timeoutMs = 30000, opts: { args?: string[]; env?: Record<string, string | undefined> } = {}): Promise<HttpServerProcess> {
+  const child = track(spawn(process.execPath, [BIN, 'serve', '--http', '0', '--store', storeDir, ...(opts.args ?? [])], { cwd: REPO_ROOT, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] }));
   let stderr = '';
   child.stdout!.resume();
   const stop = () =>
@@ -191,8 +192,8 @@ export interface Connection {
   stderr: () => string;
 }
 
-export async function connectStdio(storeDir: string): Promise<Connection> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--store', storeDir], cwd: REPO_ROOT, env: childEnv(), stderr: 'pipe' });
+export async function connectStdio(storeDir: string, opts: { args?: string[]; env?: Record<string, string | undefined> } = {}): Promise<Connection> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--store', storeDir, ...(opts.args ?? [])], cwd: REPO_ROOT, env: childEnv(opts.env), stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const client = new Client({ name: 'sextant-e2e', version: '0.0.0' });
@@ -209,9 +210,9 @@ export async function connectStdio(storeDir: string): Promise<Connection> {
   };
 }
 
-export async function connectHttp(url: URL): Promise<Connection> {
+export async function connectHttp(url: URL, headers: Record<string, string> = {}): Promise<Connection> {
   const client = new Client({ name: 'sextant-e2e', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url));
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
   return { client, stderr: () => '', close: () => client.close() };
 }
 

@@ -38,14 +38,14 @@ export const HARNESS_ROWS: Record<string, Row[]> = {
   ],
 };
 
-/** The harness platform: `analyst` may not see customer names; the secret is the service's (admin). */
+/** The harness platform: `analyst` may not see customer names nor orders' total with tax; the secret is the service's (admin). */
 export function startHarnessServer(over: Partial<HugrTestServerOptions> = {}): Promise<HugrTestServer> {
   return startHugrTestServer({
     files: HARNESS_FILES,
     rows: HARNESS_ROWS,
     secret: SECRET,
     tokens: { [ANALYST_TOKEN]: 'analyst', [ADMIN_TOKEN]: 'admin' },
-    hidden: { analyst: ['customers.name'] },
+    hidden: { analyst: ['customers.name', 'orders.total_with_tax'] },
     dataSources: [{ name: 'test', engine: 'duckdb', description: 'The harness test source', readOnly: false, asModule: false, isExtension: false }],
     ...over,
   });

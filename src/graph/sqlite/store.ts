@@ -392,6 +392,7 @@ export class SqliteStore implements Store {
       store_format: Number(meta.store_format),
       created_at: meta.created_at ?? '',
       updated_at: meta.updated_at ?? '',
+      ...(meta.root ? { root: meta.root } : {}),
       sources,
       counts: { nodes: sum(byKind), edges: sum(byType), by_kind: byKind, by_edge_type: byType },
     };

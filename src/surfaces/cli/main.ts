@@ -10,8 +10,10 @@ import type { WorkspaceConfig } from '../../config/types.js';
 import { sextantOntology } from '../../graph/ontology/index.js';
 import { locateStore, openStore } from '../../graph/open.js';
 import { StoreError, type Store } from '../../graph/store.js';
-import { toolByName, TOOLS } from '../../query/index.js';
-import { serveHttp, serveStdio, StoreHandle } from '../mcp/server.js';
+import { DATA_TOOLS, toolByName, TOOLS } from '../../query/index.js';
+import { serveHttp, serveStdio, StoreHandle, type DataAccessOptions } from '../mcp/server.js';
+import { loadDataSources } from '../data.js';
+import { localJq } from '../../query/data/jq.js';
 import { VERSION } from '../../version.js';
 import { formatResult } from './format.js';
 
@@ -32,13 +34,21 @@ const defaultIo: Io = {
   err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
 };
 
-async function callTool(storeOpt: string | undefined, tool: string, args: unknown, asJson: boolean, io: Io): Promise<number> {
+async function callTool(storeOpt: string | undefined, tool: string, args: unknown, asJson: boolean, io: Io, configTarget?: string): Promise<number> {
   if (!toolByName(tool)) throw new UsageError(`unknown tool ${JSON.stringify(tool)}; tools: ${TOOLS.map((t) => t.name).join(', ')}`);
   const handle = new StoreHandle(sextantOntology(), locateStore(storeOpt));
-  const result = await handle.run(tool, args);
+  const data = DATA_TOOLS.has(tool) ? await dataOptions(handle, configTarget, io) : undefined;
+  const result = await handle.run(tool, args, data ? { sources: data.sources, caller: { transport: 'local' }, ...(data.jq ? { jq: data.jq } : {}) } : undefined);
   await handle.close();
   io.out(asJson ? JSON.stringify(result, null, 2) : formatResult(tool, result as Record<string, unknown>, storeOpt ? { store: handle.location } : {}));
   return result.ok ? EXIT_OK : EXIT_ERROR;
+}
+
+/** The data sources this process may query, from `--config` or the workspace the index was built from. */
+async function dataOptions(handle: StoreHandle, configTarget: string | undefined, io: Io): Promise<DataAccessOptions> {
+  const { sources, warning } = await loadDataSources(handle.ontology, handle.location, configTarget);
+  if (warning) io.err(`warning: ${warning}`);
+  return { sources, jq: localJq };
 }
 
 function parseJsonArgs(text: string | undefined): unknown {
@@ -151,6 +161,7 @@ function collect(value: string, previous: string[] = []): string[] {
 export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   const program = new Command();
   const storeOption = () => new Option('--store <dir>', 'index directory (default: SEXTANT_STORE, else the nearest .sextant/)');
+  const configOption = () => new Option('--config <path-or-url>', 'workspace whose GraphQL sources data tools may query (default: what the index was built from)');
   program
     .name('sextant')
     .description('A typed, navigable map of a software estate, for AI agents (MCP) and engineers (CLI).')
@@ -181,15 +192,17 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(storeOption())
     .option('--http <port>', 'serve Streamable HTTP on this port instead of stdio')
     .option('--host <host>', 'interface to bind with --http', '127.0.0.1')
-    .action(async (opts: { store?: string; http?: string; host: string }) => {
+    .addOption(configOption())
+    .action(async (opts: { store?: string; http?: string; host: string; config?: string }) => {
       const handle = new StoreHandle(sextantOntology(), locateStore(opts.store));
+      const data = await dataOptions(handle, opts.config, io);
       if (opts.http === undefined) {
-        await serveStdio(handle);
+        await serveStdio(handle, data);
         return;
       }
       const port = Number(opts.http);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http takes a port number (0-65535); got ${JSON.stringify(opts.http)}`);
-      const server = await serveHttp(handle, { port, host: opts.host });
+      const server = await serveHttp(handle, { port, host: opts.host, data });
       const address = server.address();
       const actual = typeof address === 'object' && address ? address.port : port;
       io.err(`sextant MCP (Streamable HTTP) on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${actual}/mcp — index ${handle.location}`);
@@ -207,7 +220,8 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .argument('<tool>', `one of: ${TOOLS.map((t) => t.name).join(', ')}`)
     .argument('[json-args]', 'arguments as a JSON object', '{}')
     .addOption(storeOption())
-    .action(async (tool: string, json: string, opts: { store?: string }) => setCode(await callTool(opts.store, tool, parseJsonArgs(json), true, io)));
+    .addOption(configOption())
+    .action(async (tool: string, json: string, opts: { store?: string; config?: string }) => setCode(await callTool(opts.store, tool, parseJsonArgs(json), true, io, opts.config)));
 
   const shortcut = (name: string) => program.command(name).addOption(storeOption()).option('--json', 'print the structured result');
   shortcut('search')

@@ -152,7 +152,7 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
     if (named && objectKind(typeMap[named])) return named;
     const key = t.getFields()['key'];
     if (key && objectKind(getNamedType(key.type))) return getNamedType(key.type).name;
-    const m = /^_(.+)_aggregation$/.exec(t.name);
+    const m = /^_(.+?)_aggregation(_bucket)?$/.exec(t.name);
     if (m && objectKind(typeMap[m[1]!])) return m[1];
     return undefined;
   };

@@ -1,0 +1,77 @@
+import type { GraphqlDataConfig, WorkspaceConfig } from '../../config/types.js';
+import { DEFAULT_MAX_BYTES, DEFAULT_ROLE_HEADER, DEFAULT_TIMEOUT_MS } from '../../config/workspace.js';
+
+/** How a data tool reaches one GraphQL source. */
+export interface DataSourceAccess {
+  source: string;
+  /** Where queries are POSTed (no credentials in it). */
+  endpoint: string;
+  /** `auto`: Hugr when the index says the schema is a Hugr schema. */
+  flavor: 'auto' | 'hugr' | 'generic';
+  config: GraphqlDataConfig;
+}
+
+/**
+ * Who is asking. On Streamable HTTP: the incoming request's bearer token (and role header); on stdio and the CLI:
+ * each source's configured `data.token` and `data.role`. The discovery credentials are never part of it.
+ */
+export type DataCaller = { transport: 'http'; authorization?: string; headers: Readonly<Record<string, string | string[] | undefined>> } | { transport: 'local' };
+
+export interface DataContext {
+  sources: ReadonlyMap<string, DataSourceAccess>;
+  caller: DataCaller;
+  /** Applies a jq filter locally (for endpoints without Hugr's /jq-query). */
+  jq?: (filter: string, input: unknown) => Promise<unknown>;
+}
+
+/** The data access of every GraphQL source of a workspace that has an endpoint to query. */
+export function dataSourcesOf(config: WorkspaceConfig): Map<string, DataSourceAccess> {
+  const out = new Map<string, DataSourceAccess>();
+  for (const s of config.sources) {
+    if (s.kind !== 'graphql') continue;
+    const endpoint = s.data?.endpoint ?? s.endpoint;
+    if (!endpoint) continue;
+    const data: GraphqlDataConfig = s.data ?? { role_header: DEFAULT_ROLE_HEADER, allow_mutations: false, allow_anonymous: false, timeout_ms: DEFAULT_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES };
+    out.set(s.name, { source: s.name, endpoint: withoutCredentials(endpoint), flavor: s.flavor ?? 'auto', config: data });
+  }
+  return out;
+}
+
+function withoutCredentials(endpoint: string): string {
+  const url = new URL(endpoint);
+  url.username = '';
+  url.password = '';
+  url.hash = '';
+  return url.href;
+}
+
+/** The identity headers a data request carries for this caller, or why there are none. */
+export function identityHeaders(access: DataSourceAccess, caller: DataCaller): { headers: Record<string, string>; who: 'caller' | 'configured' | 'anonymous' } | { refused: string } {
+  const headers: Record<string, string> = {};
+  const roleHeader = access.config.role_header;
+  if (caller.transport === 'http') {
+    const auth = caller.authorization;
+    const role = caller.headers[roleHeader.toLowerCase()];
+    if (typeof role === 'string' && role !== '') headers[roleHeader] = role;
+    if (auth && /^Bearer\s+\S/i.test(auth)) return { headers: { ...headers, authorization: auth }, who: 'caller' };
+    if (access.config.allow_anonymous) return { headers, who: 'anonymous' };
+    return {
+      refused:
+        `Data tools run as the caller, and this request carries no bearer token. Send \`Authorization: Bearer <token>\` with the MCP request` +
+        ` (the service's own credentials are only for indexing), or set \`data.allow_anonymous: true\` for source "${access.source}" in sextant.yaml.`,
+    };
+  }
+  if (access.config.role) headers[roleHeader] = access.config.role;
+  if (access.config.token) return { headers: { ...headers, authorization: `Bearer ${access.config.token}` }, who: 'configured' };
+  if (access.config.allow_anonymous) return { headers, who: 'anonymous' };
+  if (access.config.token_unset?.length) {
+    return {
+      refused: `Data tools run as the caller: \`data.token\` of source "${access.source}" uses ${access.config.token_unset.map((v) => `\`${v}\``).join(', ')}, which this process's environment does not set. Set it where Sextant runs (the service's own credentials are only for indexing).`,
+    };
+  }
+  return {
+    refused:
+      `Data tools run as the caller: set \`data.token\` for source "${access.source}" in sextant.yaml (e.g. \`token: \${HUGR_USER_TOKEN}\`), ` +
+      'or serve over Streamable HTTP and send the caller\'s bearer token; the service\'s own credentials are only for indexing.',
+  };
+}

@@ -1,0 +1,24 @@
+import { buildASTSchema, buildClientSchema, parse, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import type { Store } from '../../graph/store.js';
+
+const cache = new Map<string, { hash: string; schema: GraphQLSchema }>();
+
+/**
+ * The schema a GraphQL source was indexed from, rebuilt from the text the index keeps (merged SDL or
+ * introspection JSON); undefined for an index written before sources kept it. Cached per source and content hash.
+ */
+export async function indexedSchema(store: Store, source: string): Promise<GraphQLSchema | undefined> {
+  const info = (await store.sources()).find((s) => s.name === source);
+  if (!info) return undefined;
+  const key = `${store.location}\u0000${source}`;
+  const hash = `${info.content_hash ?? ''}\u0000${info.built_at}`;
+  const hit = cache.get(key);
+  if (hit && hit.hash === hash) return hit.schema;
+  const sdl = await store.artifact(source, 'schema.graphql');
+  const json = sdl === undefined ? await store.artifact(source, 'schema.json') : undefined;
+  let schema: GraphQLSchema | undefined;
+  if (sdl !== undefined) schema = buildASTSchema(parse(sdl), { assumeValidSDL: true });
+  else if (json !== undefined) schema = buildClientSchema(JSON.parse(json) as IntrospectionQuery, { assumeValid: true });
+  if (schema) cache.set(key, { hash, schema });
+  return schema;
+}

@@ -1,0 +1,33 @@
+import type { ToolContext } from '../tool.js';
+import { closest } from '../../search/similarity.js';
+import { fail } from '../errors.js';
+import type { DataSourceAccess } from './access.js';
+
+/** The GraphQL source a data tool talks to: the one named, or the only one with data access. */
+export function dataSourceFor(ctx: ToolContext, tool: string, named: string | undefined): DataSourceAccess {
+  const sources = ctx.data?.sources ?? new Map<string, DataSourceAccess>();
+  const names = [...sources.keys()].sort();
+  if (names.length === 0) {
+    fail({
+      code: 'no_data_access',
+      message:
+        `${tool} needs a GraphQL source with an endpoint to query, and this server has none: index a source with \`endpoint\` (or give it \`data.endpoint\`) in sextant.yaml, ` +
+        'and start `sextant serve` where it finds that sextant.yaml (or pass `--config`).',
+    });
+  }
+  if (named === undefined) {
+    if (names.length === 1) return sources.get(names[0]!)!;
+    fail({ code: 'missing_argument', argument: 'source', message: `${tool} needs \`source\`: several GraphQL sources can be queried (${names.join(', ')}).`, allowed: names });
+  }
+  const access = sources.get(named);
+  if (access) return access;
+  const near = closest(named, names);
+  fail({ code: 'invalid_argument', argument: 'source', message: `No GraphQL source named \`${named}\` can be queried.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?` : ''} Sources: ${names.join(', ')}.`, allowed: names, ...(near.length ? { did_you_mean: near } : {}) });
+}
+
+/** Whether the source was indexed as a Hugr platform (its root module says what its model was read from). */
+export async function isHugrSource(ctx: ToolContext, access: DataSourceAccess): Promise<boolean> {
+  if (access.flavor !== 'auto') return access.flavor === 'hugr';
+  const { nodes } = await ctx.store.findNodes({ kinds: ['module'], predicates: [{ property: 'source', op: 'in', values: [access.source] }, { property: 'is_root', op: 'in', values: [true] }], limit: 1, offset: 0 });
+  return nodes[0]?.props['hugr_model_from'] !== undefined;
+}

@@ -1,0 +1,143 @@
+import type { OperationTypeNode } from 'graphql';
+import { asInteger, asObject, asString } from '../coerce.js';
+import { fail } from '../errors.js';
+import { limitHints, type Hint } from '../hints.js';
+import { sendGraphql } from '../data/http.js';
+import { parseQuery, pickOperation, validationProblems } from '../data/operation.js';
+import { indexedSchema } from '../data/schema.js';
+import { dataSourceFor, isHugrSource } from '../data/source.js';
+import { truncateJson } from '../data/truncate.js';
+import type { ParamDef, ToolContext, ToolDef } from '../tool.js';
+
+export const MAX_BYTES_LIMIT = 1_000_000;
+const MIN_BYTES = 100;
+
+function params(kind: 'query' | 'mutation'): ParamDef[] {
+  return [
+    { name: 'query', description: `The GraphQL document (one ${kind}, or several operations with \`operation_name\`).`, schema: { type: 'string', minLength: 1 }, required: true },
+    { name: 'variables', description: 'Variables of the operation: an object (or its JSON text).', schema: { anyOf: [{ type: 'object' }, { type: 'string' }] } },
+    { name: 'operation_name', description: 'Which operation of the document to run, when it has several.', schema: { type: 'string' } },
+    { name: 'source', description: 'The GraphQL source to send it to (needed when several can be queried).', schema: { type: 'string' } },
+    ...(kind === 'query'
+      ? [{ name: 'jq', description: 'A jq filter applied to the whole answer (`{data, errors, extensions}`, so paths start at `.data`): by the server on Hugr (/jq-query), locally otherwise.', schema: { type: 'string' } } satisfies ParamDef]
+      : []),
+    {
+      name: 'max_bytes',
+      description: `Largest answer to return, in bytes of JSON (default: the source's data.max_bytes, 20000; ${MIN_BYTES}–${MAX_BYTES_LIMIT}). A larger answer is cut to fit and stays valid JSON: \`truncated: true\`, its original size, and where it was cut.`,
+      schema: { type: 'integer', minimum: MIN_BYTES, maximum: MAX_BYTES_LIMIT },
+    },
+  ];
+}
+
+const OPERATION_WORD: Record<OperationTypeNode, string> = { query: 'a query', mutation: 'a mutation', subscription: 'a subscription' } as Record<OperationTypeNode, string>;
+
+async function runOperation(ctx: ToolContext, args: Record<string, unknown>, kind: 'query' | 'mutation'): Promise<Record<string, unknown>> {
+  const tool = kind === 'query' ? 'graphql_query' : 'graphql_mutate';
+  const query = asString(args['query'], 'query')!;
+  const variables = asObject(args['variables'], 'variables');
+  const operationName = asString(args['operation_name'], 'operation_name');
+  const jq = kind === 'query' ? asString(args['jq'], 'jq') : undefined;
+  const access = dataSourceFor(ctx, tool, asString(args['source'], 'source'));
+  const maxBytes = asInteger(args['max_bytes'], 'max_bytes', { min: MIN_BYTES, max: MAX_BYTES_LIMIT }) ?? access.config.max_bytes;
+
+  // Read-only is decided by parsing, never by trusting the text.
+  const doc = parseQuery(query);
+  const op = pickOperation(doc, operationName);
+  if (op.operation !== kind) {
+    if (kind === 'query') {
+      fail({
+        code: 'not_read_only',
+        argument: 'query',
+        message: `graphql_query runs queries only, and this operation is ${OPERATION_WORD[op.operation]}. ${
+          op.operation === 'mutation'
+            ? access.config.allow_mutations
+              ? 'Send it with graphql_mutate.'
+              : `Mutations go through graphql_mutate, which is off unless \`data.allow_mutations: true\` is set for source "${access.source}" in sextant.yaml.`
+            : 'Subscriptions are not supported.'
+        }`,
+      });
+    }
+    fail({ code: 'invalid_argument', argument: 'query', message: `graphql_mutate runs mutations only, and this operation is ${OPERATION_WORD[op.operation]}; read with graphql_query.` });
+  }
+  if (kind === 'mutation' && !access.config.allow_mutations) {
+    fail({ code: 'mutations_disabled', message: `Mutations are off for source "${access.source}": set \`data.allow_mutations: true\` for it in sextant.yaml to allow them (they run as the caller, with the caller's permissions).` });
+  }
+  const schema = await indexedSchema(ctx.store, access.source);
+  if (schema) {
+    const problems = validationProblems(schema, doc);
+    if (problems.length) {
+      fail({
+        code: 'invalid_query',
+        argument: 'query',
+        message: `The ${kind} does not validate against the indexed schema of "${access.source}": ${problems.slice(0, 5).map((p) => `${p.message}${p.locations ? ` (line ${p.locations[0]!.line}, column ${p.locations[0]!.column})` : ''}`).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`,
+        hints: limitHints([{ tool: 'graphql_validate', args: { query, source: access.source }, reason: 'every problem with its location and suggestions' }]),
+      });
+    }
+  }
+
+  const request = { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) };
+  let json: unknown;
+  let bytes: number;
+  let as: string;
+  let jqBy: 'server' | 'local' | undefined;
+  if (jq !== undefined && (await isHugrSource(ctx, access))) {
+    ({ json, bytes, as } = await sendGraphql(access, ctx.data!.caller, request, { jq }));
+    jqBy = 'server';
+  } else {
+    ({ json, bytes, as } = await sendGraphql(access, ctx.data!.caller, request));
+    if (jq !== undefined) {
+      if (!ctx.data?.jq) fail({ code: 'invalid_argument', argument: 'jq', message: 'jq is not available here: run the query without `jq`.' });
+      try {
+        json = await ctx.data.jq(jq, json);
+      } catch (err) {
+        fail({ code: 'invalid_argument', argument: 'jq', message: `The jq filter failed: ${(err as Error).message}` });
+      }
+      bytes = Buffer.byteLength(JSON.stringify(json) ?? 'null');
+      jqBy = 'local';
+    }
+  }
+  const envelope = jqBy ? { result: json } : (json as Record<string, unknown>);
+  const { value, cuts } = truncateJson(envelope, maxBytes);
+  const out = value as Record<string, unknown>;
+  const hints: Hint[] = [];
+  if (cuts.length) {
+    if (maxBytes < MAX_BYTES_LIMIT) hints.push({ tool, args: { ...stripBlank(args), max_bytes: Math.min(MAX_BYTES_LIMIT, Math.max(maxBytes * 4, bytes + 1024)) }, reason: 'the whole answer' });
+    if (kind === 'query' && jq === undefined) hints.push({ tool, args: { ...stripBlank(args), jq: '.data' }, reason: 'reshape the answer with jq (e.g. select fields, count with length) so it fits' });
+  }
+  return {
+    ok: true,
+    source: access.source,
+    operation: { type: op.operation, ...(op.name ? { name: op.name.value } : {}) },
+    identity: as,
+    ...(jqBy ? { jq: jqBy, result: out['result'] } : { ...(out['data'] !== undefined ? { data: out['data'] } : {}), ...(out['errors'] !== undefined ? { errors: out['errors'] } : {}), ...(out['extensions'] !== undefined ? { extensions: out['extensions'] } : {}) }),
+    bytes: cuts.length ? Buffer.byteLength(JSON.stringify(value)) : bytes,
+    truncated: cuts.length > 0,
+    ...(cuts.length ? { original_bytes: bytes, cuts } : {}),
+    hints: limitHints(hints),
+  };
+}
+
+function stripBlank(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+}
+
+export const graphqlQueryTool: ToolDef = {
+  name: 'graphql_query',
+  title: 'Run a GraphQL query',
+  description: () =>
+    [
+      'Runs a read-only GraphQL query against an indexed API, as the caller: with the bearer token of the MCP request (Streamable HTTP) or the configured user token (stdio), never with the service credentials used for indexing.',
+      'Mutations are refused by parsing the document (use graphql_mutate where it is enabled). The query is checked against the indexed schema first. `describe` a data object for a skeleton to start from; `jq` reshapes the answer; an answer over `max_bytes` is cut to valid JSON and says where.',
+    ].join('\n'),
+  params: () => params('query'),
+  run: (ctx, args) => runOperation(ctx, args, 'query'),
+};
+
+export const graphqlMutateTool: ToolDef = {
+  name: 'graphql_mutate',
+  title: 'Run a GraphQL mutation',
+  description: () =>
+    'Runs a GraphQL mutation as the caller (bearer token of the MCP request, or the configured user token). Changes data. Only for sources with `data.allow_mutations: true` in sextant.yaml.',
+  params: () => params('mutation'),
+  run: (ctx, args) => runOperation(ctx, args, 'mutation'),
+};
