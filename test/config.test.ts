@@ -134,6 +134,17 @@ describe('valid configs', () => {
     assert.match(only(fails(src('role_header: "x role"'))).message, /not a valid HTTP header name/);
   });
 
+  test('graphql `refresh`: a duration for endpoints, taught otherwise', () => {
+    const src = (key: string, value: string) => lines('sources:', '  - name: api', '    kind: graphql', `    ${key}`, `    refresh: ${value}`);
+    assert.equal((parse(src('endpoint: https://api.example.com/graphql', '15m')).sources[0] as { refresh_seconds?: number }).refresh_seconds, 900);
+    assert.equal((parse(src('endpoint: https://api.example.com/graphql', '2h')).sources[0] as { refresh_seconds?: number }).refresh_seconds, 7200);
+    const short = only(fails(src('endpoint: https://api.example.com/graphql', '5s')));
+    assert.match(short.message, /`refresh` in source `api` must be a duration of at least 10s.*got `5s`/);
+    assert.match(only(fails(src('endpoint: https://api.example.com/graphql', 'soon'))).message, /like `90s`, `15m`/);
+    const files = only(fails(src('schema: s.graphql', '15m')));
+    assert.deepEqual([files.code, files.line], ['field_not_applicable', 5]);
+  });
+
   test('a relative config path is resolved to an absolute one', () => {
     const config = parseWorkspaceConfig(MINIMAL, { path: 'sextant.yaml', env: {} });
     assert.equal(config.path, join(process.cwd(), 'sextant.yaml'));
@@ -300,7 +311,7 @@ describe('unknown keys', () => {
     );
     assert.deepEqual([issue.code, issue.line, issue.column], ['unknown_key', 5, 5]);
     assert.match(issue.message, /unknown key `endpont` in source `gh`\. Did you mean `endpoint`\?/);
-    assert.ok(issue.message.includes('Valid keys for a graphql source: `name`, `kind`, `schema`, `endpoint`, `headers`, `timeout_ms`, `data`, `flavor`.'));
+    assert.ok(issue.message.includes('Valid keys for a graphql source: `name`, `kind`, `schema`, `endpoint`, `headers`, `timeout_ms`, `data`, `refresh`, `flavor`.'));
   });
 
   test('the valid keys come from the kind table', () => {

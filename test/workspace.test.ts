@@ -52,3 +52,70 @@ test('a sextant.yaml with several sources builds one graph; a source dropped fro
   assert.equal(after2.counts.nodes, meta.sources.find((s) => s.name === 'shop')!.nodes);
   await store.close();
 });
+
+test('re-indexing an unchanged GraphQL schema writes nothing; `only` builds one source and keeps the others', async () => {
+  const ws = mkdtempSync(join(tmpdir(), 'sextant-ws-refresh-'));
+  try {
+    const schema = join(ws, 'api.graphql');
+    writeFileSync(schema, 'type Query { books: [Book] } type Book { title: String }');
+    const path = join(ws, 'sextant.yaml');
+    const config = (flavor = 'auto') => {
+      writeFileSync(path, `sources:\n  - name: api\n    kind: graphql\n    schema: api.graphql\n    flavor: ${flavor}\n  - name: hugr\n    kind: graphql\n    schema: ${join(GOLDEN, 'unique.graphql')}\n`);
+      return loadWorkspaceConfig(path, {});
+    };
+    const ontology = sextantOntology();
+    const store = SqliteStore.open(ontology, join(ws, 'idx'), { mode: 'write' });
+    try {
+      const first = await buildWorkspace(store, ontology, await config(), {}, {});
+      assert.deepEqual(first.sources.map((s) => s.written), ['full', 'full']);
+      const builtAt = (await store.sources()).find((s) => s.name === 'api')!.built_at;
+      const again = await buildWorkspace(store, ontology, await config(), {}, {});
+      assert.deepEqual(again.sources.map((s) => [s.name, s.written, s.nodes > 0]), [['api', 'unchanged', true], ['hugr', 'unchanged', true]]);
+      assert.equal((await store.sources()).find((s) => s.name === 'api')!.built_at, builtAt);
+      // A changed schema, or a changed reading of it (flavor), is written (patched: only what differs).
+      writeFileSync(schema, 'type Query { books: [Book] } type Book { title: String year: Int }');
+      const changed = await buildWorkspace(store, ontology, await config(), {}, {}, { only: ['api'] });
+      assert.deepEqual(changed.sources.map((s) => [s.name, s.written]), [['api', 'patch']]);
+      assert.ok((await runTool({ store, ontology }, 'resolve', { identifier: 'Book.year' }) as Record<string, any>).status === 'one');
+      assert.deepEqual(changed.removed, []);
+      assert.deepEqual((await store.sources()).map((s) => s.name), ['api', 'hugr']);
+      const generic = await buildWorkspace(store, ontology, await config('generic'), {}, {}, { only: ['hugr', 'api'] });
+      assert.deepEqual(generic.sources.map((s) => [s.name, s.written]), [['api', 'patch'], ['hugr', 'unchanged']]);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+test('endpoints are re-read on their refresh schedule, one refresh at a time', async () => {
+  const { scheduleRefresh } = await import('../src/indexer/refresh.js');
+  const calls: string[][] = [];
+  let release: () => void = () => undefined;
+  const refresher = scheduleRefresh(
+    {
+      dir,
+      sources: [
+        { kind: 'graphql', name: 'live', endpoint: 'http://127.0.0.1:1/graphql', headers: {}, timeout_ms: 1000, refresh_seconds: 0.02 },
+        { kind: 'graphql', name: 'files', schema: ['x.graphql'], headers: {}, timeout_ms: 1000 },
+      ],
+    },
+    (only) => {
+      calls.push(only);
+      return new Promise<void>((r) => (release = r));
+    },
+  );
+  try {
+    assert.deepEqual(refresher.sources, ['live']);
+    await new Promise((r) => setTimeout(r, 150));
+    // The first refresh is still running: the ticks since did not start another.
+    assert.deepEqual(calls, [['live']]);
+    release();
+    await new Promise((r) => setTimeout(r, 100));
+    assert.ok(calls.length >= 2 && calls.every((c) => c.length === 1 && c[0] === 'live'), JSON.stringify(calls));
+  } finally {
+    refresher.close();
+    release();
+  }
+});

@@ -13,6 +13,8 @@ export interface GraphqlSourceConfig {
   headers: Record<string, string>;
   /** Request timeout for the endpoint, in milliseconds. */
   timeout_ms: number;
+  /** With `endpoint`: seconds between re-reads of the schema under `sextant index --watch`. */
+  refresh_seconds?: number;
   /** How data tools (graphql_query, field_values, …) reach the API; absent: they use `endpoint` with defaults. */
   data?: GraphqlDataConfig;
   /** `hugr` reads the schema as a Hugr data platform, `generic` as any GraphQL API, `auto` (absent) decides by its content. */

@@ -160,6 +160,7 @@ export const SOURCE_KINDS = {
       headers: 'request headers for `endpoint`: a map of name to value, with ${VAR} expanded',
       timeout_ms: `request timeout for \`endpoint\` in milliseconds (default ${DEFAULT_TIMEOUT_MS})`,
       data: 'how data tools reach the API: `endpoint`, `token` (the caller for stdio/CLI), `role`, `role_header`, `allow_mutations`, `allow_anonymous`, `timeout_ms`, `max_bytes`',
+      refresh: 'with `endpoint`: how often `sextant index --watch` re-reads the schema, e.g. `15m`, `1h`, `90s` (an unchanged schema is not rewritten)',
       flavor: `how to read the API: ${GRAPHQL_FLAVORS.map((f) => `\`${f}\``).join(', ')} (default \`auto\`: Hugr when the schema is a Hugr schema)`,
     },
     read: readGraphqlSource,
@@ -231,7 +232,13 @@ function readGraphqlSource({ r, name, place, node, entries }: SourceInput): Grap
 
   const flavor = readEnum(r, entries.get('flavor'), `\`flavor\` in ${place}`, GRAPHQL_FLAVORS);
   const data = readDataAccess(r, entries.get('data'), place);
-  if (schema === null || endpoint === null || headers === null || timeout === null || flavor === null || data === null) return undefined;
+  const refreshEntry = entries.get('refresh');
+  let refresh: number | null | undefined;
+  if (refreshEntry && !refreshEntry.broken && !isBlank(refreshEntry.value) && !hasEndpoint) {
+    r.report('field_not_applicable', [refreshEntry.keyNode], `\`refresh\` in ${place} applies only to \`endpoint\`, and this source reads \`schema\` files`, '`sextant index --watch` re-reads schema files when they change; remove `refresh`.');
+    refresh = null;
+  } else refresh = readDuration(r, refreshEntry, `\`refresh\` in ${place}`);
+  if (schema === null || endpoint === null || headers === null || timeout === null || flavor === null || data === null || refresh === null) return undefined;
   const out: GraphqlSourceConfig = {
     kind: 'graphql',
     name,
@@ -240,6 +247,7 @@ function readGraphqlSource({ r, name, place, node, entries }: SourceInput): Grap
   };
   if (flavor && flavor !== 'auto') out.flavor = flavor;
   if (data) out.data = data;
+  if (refresh) out.refresh_seconds = refresh;
   if (schema) out.schema = schema;
   if (endpoint) out.endpoint = endpoint;
   return out;
@@ -534,6 +542,26 @@ function readDataAccess(r: Reader, e: Entry | undefined, place: string): Graphql
   if (tokenUnset) out.token_unset = tokenUnset;
   if (role) out.role = role;
   return out;
+}
+
+const MIN_REFRESH_SECONDS = 10;
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** A duration like `90s`, `15m`, `1h` or `1d`, in seconds (at least MIN_REFRESH_SECONDS). */
+function readDuration(r: Reader, e: Entry | undefined, what: string): number | null | undefined {
+  if (e?.broken) return null;
+  if (!e || isBlank(e.value)) return undefined;
+  const v = isScalar(e.value) ? String(e.value.value).trim() : undefined;
+  const m = v !== undefined ? /^(\d+)\s*([smhd])$/.exec(v) : null;
+  const seconds = m ? Number(m[1]) * DURATION_UNITS[m[2]!]! : undefined;
+  if (seconds !== undefined && seconds >= MIN_REFRESH_SECONDS) return seconds;
+  r.report(
+    'invalid_value',
+    [e.valueNode],
+    `${what} must be a duration of at least ${MIN_REFRESH_SECONDS}s, like \`90s\`, \`15m\`, \`1h\` or \`1d\`, got ${v !== undefined ? `\`${v}\`` : typeName(e.value)}`,
+    'Write a whole number followed by s, m, h or d, e.g. `refresh: 15m`.',
+  );
+  return null;
 }
 
 function readEnum<T extends string>(r: Reader, e: Entry | undefined, what: string, allowed: readonly T[]): T | null | undefined {

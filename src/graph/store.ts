@@ -79,7 +79,7 @@ export interface NameSuggestion {
 
 export interface SourceInfo {
   /** How the last write went: only what changed (`patch`), or everything (`full`). Not stored. */
-  written?: 'full' | 'patch';
+  written?: 'full' | 'patch' | 'unchanged';
   name: string;
   kind: string;
   /** Where it was read from: a path or URL, with secrets left out. */

@@ -40,17 +40,22 @@ export interface BuildOptions {
   cacheDir?: string;
   /** In-memory state sources keep between builds of one process (`index --watch`): pass the same map each time. */
   session?: Map<string, unknown>;
+  /** Build only these sources (a scheduled refresh); the others, configured or not, stay as they are. */
+  only?: readonly string[];
 }
 
 export async function buildWorkspace(store: Store, ontology: Ontology, config: WorkspaceConfig, events: BuildEvents = {}, env: Record<string, string | undefined> = process.env, options: BuildOptions = {}): Promise<BuildReport> {
   const started = performance.now();
   const configured = new Set(config.sources.map((s) => s.name));
-  const removed = (await store.sources()).map((s) => s.name).filter((name) => !configured.has(name));
+  const current = await store.sources();
+  const removed = options.only ? [] : current.map((s) => s.name).filter((name) => !configured.has(name));
   const writes: SourceWrite[] = [];
+  const unchanged: BuildReport['sources'] = [];
   const timings = new Map<string, { seconds: number; warnings: string[]; details?: Record<string, unknown> }>();
-  for (const [i, cfg] of config.sources.entries()) {
+  const selected = options.only ? config.sources.filter((s) => options.only!.includes(s.name)) : config.sources;
+  for (const [i, cfg] of selected.entries()) {
     const t0 = performance.now();
-    events.sourceStart?.(cfg.name, i, config.sources.length);
+    events.sourceStart?.(cfg.name, i, selected.length);
     const built = await buildSource(cfg, {
       ontology,
       baseDir: config.dir,
@@ -60,6 +65,13 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
       ...(options.session ? { session: options.session } : {}),
     });
     for (const w of built.warnings) events.warning?.(cfg.name, w);
+    // A source that says its input is what the index already holds (a GraphQL schema whose hash is unchanged)
+    // is not written again.
+    const previous = current.find((s) => s.name === cfg.name);
+    if (built.skipIfUnchanged && previous && previous.content_hash === built.content_hash) {
+      unchanged.push({ ...previous, written: 'unchanged', seconds: round((performance.now() - t0) / 1000), warnings: built.warnings });
+      continue;
+    }
     const problems = built.changed ? validateChanged(ontology, built.nodes, built.edges, built.changed.groups) : validateGraph(ontology, built.nodes, built.edges);
     if (problems.length) throw new BuildError(cfg.name, `source ${cfg.name} produced an invalid graph (a Sextant bug; nothing was written):\n  ${problems.slice(0, 10).join('\n  ')}`);
     writes.push({
@@ -76,7 +88,7 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
   const infos = await store.writeSources(writes, { remove: removed, onProgress: (p) => events.write?.(p.source, p) });
   const writeSeconds = round((performance.now() - t1) / 1000);
   return {
-    sources: infos.map((info) => ({ ...info, ...timings.get(info.name)! })),
+    sources: [...infos.map((info) => ({ ...info, ...timings.get(info.name)! })), ...unchanged].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     removed,
     write_seconds: writeSeconds,
     seconds: round((performance.now() - started) / 1000),

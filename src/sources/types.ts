@@ -13,6 +13,8 @@ export interface SourceBuild {
   edges: EdgeRecord[];
   /** Non-fatal problems worth telling the user (e.g. a file skipped). */
   warnings: string[];
+  /** Skip writing when the index already holds this source with the same content hash. */
+  skipIfUnchanged?: boolean;
   /** Named texts to keep with the source in the index (a GraphQL source's schema as SDL, for validating queries). */
   artifacts?: Record<string, string>;
   /** Source-specific figures for the build report (files parsed, reused, …). */

@@ -1,5 +1,7 @@
 import type { GraphqlSourceConfig } from '../../config/types.js';
 import type { SourceBuild, SourceContext } from '../types.js';
+import { createHash } from 'node:crypto';
+import { VERSION } from '../../version.js';
 import { extractGraphql } from './extract.js';
 import { deriveHugrModel, looksLikeHugr } from './hugr/derive.js';
 import { loadGraphqlSchema } from './load.js';
@@ -10,6 +12,9 @@ export { extractGraphql } from './extract.js';
 export type { AppliedDirective, ExtractGraphqlOptions } from './extract.js';
 export { loadGraphqlSchema } from './load.js';
 export type { FileOf, LoadedGraphqlSchema, SchemaLocation } from './load.js';
+
+/** Changes with every release, so a new Sextant reads an unchanged schema again. */
+const GRAPHQL_EXTRACTOR_VERSION = `graphql-${VERSION}-hugr-1`;
 
 /** Indexes one GraphQL source (SDL files, introspection JSON or a live endpoint) into nodes and edges. */
 export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<SourceBuild> {
@@ -28,7 +33,9 @@ export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceCo
     name: cfg.name,
     kind: 'graphql',
     origin: loaded.origin,
-    content_hash: loaded.contentHash,
+    // The schema, and what changes its reading: the flavor and this extractor.
+    content_hash: createHash('sha256').update(`${loaded.contentHash}\u0000${flavor}\u0000${GRAPHQL_EXTRACTOR_VERSION}`).digest('hex'),
+    skipIfUnchanged: true,
     nodes,
     edges,
     warnings: [...loaded.warnings, ...(hugr?.warnings ?? [])],

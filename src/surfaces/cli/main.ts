@@ -6,6 +6,7 @@ import { ConfigError } from '../../config/workspace.js';
 import { BuildError, type BuildOptions, buildWorkspace } from '../../indexer/build.js';
 import { defaultStoreDir, resolveTarget, TargetError } from '../../indexer/target.js';
 import { watchWorkspace } from '../../indexer/watch.js';
+import { scheduleRefresh } from '../../indexer/refresh.js';
 import type { WorkspaceConfig } from '../../config/types.js';
 import { sextantOntology } from '../../graph/ontology/index.js';
 import { locateStore, openStore } from '../../graph/open.js';
@@ -96,7 +97,7 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
     const meta = await store.meta();
     if (opts.json) io.out(JSON.stringify({ ok: true, store: storeDir, ...report, counts: meta.counts }, null, 2));
     else {
-      for (const s of report.sources) io.out(`${s.name}: ${s.nodes} nodes, ${s.edges} edges in ${s.seconds}s (${s.origin})`);
+      for (const s of report.sources) io.out(`${s.name}: ${s.nodes} nodes, ${s.edges} edges in ${s.seconds}s (${s.origin})${s.written === 'unchanged' ? ' — unchanged, not rewritten' : ''}`);
       for (const r of report.removed) io.out(`${r}: removed (no longer configured)`);
       io.out(`index: ${storeDir} (${meta.counts.nodes} nodes, ${meta.counts.edges} edges)`);
     }
@@ -108,17 +109,30 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   }
 }
 
+const WRITTEN_WORD = { full: 'rewritten', patch: 'updated', unchanged: 'unchanged' } as const;
+
 /** `index --watch`: keeps the index fresh until interrupted; each update is one transaction readers never see half of. */
 async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: string, store: Store, options: BuildOptions, io: Io): Promise<void> {
   let config = first;
+  // File changes and scheduled endpoint refreshes take turns: one build at a time.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(task: () => Promise<T>): Promise<T> => {
+    const next = queue.then(task, task);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  const update = (only?: string[]) =>
+    serial(async () => {
+      if (!only) config = (await resolveTarget(target)).config;
+      const report = await buildWorkspace(store, sextantOntology(), config, { warning: (name, w) => io.err(`warning [${name}]: ${w}`) }, process.env, { ...options, ...(only ? { only } : {}) });
+      for (const s of report.sources) io.err(`${new Date().toISOString()} ${s.name}: ${WRITTEN_WORD[s.written ?? 'full']} (${s.nodes} nodes, ${s.edges} edges)`);
+    });
+  const refresher = scheduleRefresh(config, (only) => update(only), { failed: (name, err) => io.err(`refresh of ${name} failed (the index keeps the last schema): ${err instanceof Error ? err.message : String(err)}`) });
+  if (refresher.sources.length) io.err(`re-reading ${refresher.sources.join(', ')} on schedule`);
   const watcher = watchWorkspace(
     config,
     storeDir,
-    async () => {
-      config = (await resolveTarget(target)).config;
-      const report = await buildWorkspace(store, sextantOntology(), config, { warning: (name, w) => io.err(`warning [${name}]: ${w}`) }, process.env, options);
-      for (const s of report.sources) io.err(`${new Date().toISOString()} ${s.name}: ${s.written === 'patch' ? 'updated' : 'rewritten'} (${s.nodes} nodes, ${s.edges} edges)`);
-    },
+    () => update(),
     async (since) => store.markPending?.(since),
     {
       changed: (paths) => io.err(`${paths.length} file${paths.length === 1 ? '' : 's'} changed; updating the index`),
@@ -132,6 +146,7 @@ async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: 
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
+  refresher.close();
   await watcher.close();
 }
 
