@@ -129,6 +129,7 @@ describe('valid configs', () => {
     const unknown = only(fails(src('tokn: x')));
     assert.equal(unknown.code, 'unknown_key');
     assert.match(unknown.message, /Did you mean `token`\?/);
+    assert.match(only(fails(src('timeout_ms: 3000000000'))).message, /`timeout_ms` in `data` of source `hugr` must be a positive whole number of milliseconds up to 2147483647/);
     const bad = only(fails(src('max_bytes: lots')));
     assert.match(bad.message, /`max_bytes` in `data` of source `hugr` must be a positive whole number of bytes, got `lots`/);
     assert.match(only(fails(src('role_header: "x role"'))).message, /not a valid HTTP header name/);
@@ -139,7 +140,8 @@ describe('valid configs', () => {
     assert.equal((parse(src('endpoint: https://api.example.com/graphql', '15m')).sources[0] as { refresh_seconds?: number }).refresh_seconds, 900);
     assert.equal((parse(src('endpoint: https://api.example.com/graphql', '2h')).sources[0] as { refresh_seconds?: number }).refresh_seconds, 7200);
     const short = only(fails(src('endpoint: https://api.example.com/graphql', '5s')));
-    assert.match(short.message, /`refresh` in source `api` must be a duration of at least 10s.*got `5s`/);
+    assert.match(short.message, /`refresh` in source `api` must be a duration from 10s to 24d.*got `5s`/);
+    assert.match(only(fails(src('endpoint: https://api.example.com/graphql', '25d'))).message, /from 10s to 24d.*got `25d`/);
     assert.match(only(fails(src('endpoint: https://api.example.com/graphql', 'soon'))).message, /like `90s`, `15m`/);
     const files = only(fails(src('schema: s.graphql', '15m')));
     assert.deepEqual([files.code, files.line], ['field_not_applicable', 5]);
@@ -411,10 +413,10 @@ describe('wrong types', () => {
       [6, 13, 'wrong_type', '`schema` in `sources[0]` must be a path or a list of paths, got a map'],
       [8, 11, 'wrong_type', '`kind` in source `b` must be a source kind (a string), got a list'],
       [12, 14, 'wrong_type', '`headers` in source `c` must be a map of header name to value, got a list'],
-      [13, 17, 'invalid_value', '`timeout_ms` in source `c` must be a positive whole number of milliseconds, got `30s`'],
+      [13, 17, 'invalid_value', '`timeout_ms` in source `c` must be a positive whole number of milliseconds up to 2147483647, got `30s`'],
       [18, 16, 'wrong_type', 'header `X-Count` of source `d` must be a string, got an integer'],
       [19, 17, 'wrong_type', 'header `X-Nested` of source `d` must be a string, got a map'],
-      [20, 17, 'wrong_type', '`timeout_ms` in source `d` must be a positive whole number of milliseconds, got a boolean'],
+      [20, 17, 'wrong_type', '`timeout_ms` in source `d` must be a positive whole number of milliseconds up to 2147483647, got a boolean'],
       [23, 25, 'wrong_type', '`schema[1]` in source `e` must be a path (a string), got a list'],
       [24, 5, 'wrong_type', '`sources[5]` must be a map, got a string'],
     ]);

@@ -11,7 +11,6 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildSchema, graphql } from 'graphql';
-import { localJq } from '../src/query/data/jq.js';
 import { callTool, connectHttp, connectStdio, hintChecker, indexInto, jsonOf, killAll, runCli, startHttpServer, tempDir, TOOL_NAMES, type Connection, type HttpServerProcess } from './helpers/e2e.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, SECRET, startHarnessServer } from './hugr-server/fixture.js';
 import type { HugrTestServer } from './hugr-server/server.js';
@@ -42,7 +41,7 @@ describe('data tools against a Hugr platform', () => {
   const seen = () => hugr.requests.length;
 
   before(async () => {
-    hugr = await startHarnessServer({ jq: localJq });
+    hugr = await startHarnessServer();
     process.env['HUGR_SECRET'] = SECRET;
     try {
       ws = await workspace(hugr.url, ['token: ${HUGR_USER_TOKEN}']);
@@ -119,6 +118,10 @@ describe('data tools against a Hugr platform', () => {
     assert.equal(m.body['error'].code, 'mutations_disabled');
     const sub = await callTool(analyst.client, 'graphql_query', { query: 'query A { __typename } mutation B { __typename }', operation_name: 'B' });
     assert.equal(sub.body['error'].code, 'not_read_only');
+    const twin = await callTool(analyst.client, 'graphql_query', { query: 'query A { __typename } mutation A { __typename }', operation_name: 'A' });
+    assert.deepEqual([twin.body['error'].code, /named `A`/.test(twin.body['error'].message)], ['invalid_query', true]);
+    const big = await callTool(analyst.client, 'graphql_query', { query: 'query ($id: Int) { sales { orders_by_pk(id: $id) { id } } }', variables: '{"id": 12345678901234567891}' });
+    assert.deepEqual([big.body['error'].argument, /as a string/.test(big.body['error'].message)], ['variables', true]);
     assert.equal(seen(), before);
     assert.equal(hugr.rows.get('orders')!.length, 5);
   });
@@ -138,12 +141,16 @@ describe('data tools against a Hugr platform', () => {
     assert.equal(whole.body['data'].sales.orders.length, 5);
   });
 
-  test('jq runs on the server (/jq-query) for Hugr, as the caller', T, async () => {
+  test('jq runs here, never on the server: Hugr\'s jq (which can run other GraphQL) is refused', T, async () => {
     const before = seen();
     const r = await callTool(analyst.client, 'graphql_query', { query: '{ sales { orders { amount } } }', jq: '.data.sales.orders | map(.amount) | add' });
-    assert.deepEqual([r.body['jq'], r.body['result']], ['server', 545.75]);
-    const sent = hugr.requests.slice(before);
-    assert.deepEqual(sent.map((s) => [s.path, s.headers['authorization']]), [['/jq-query', `Bearer ${ANALYST_TOKEN}`]]);
+    assert.deepEqual([r.body['jq'], r.body['result']], ['local', 545.75]);
+    assert.deepEqual(hugr.requests.slice(before).map((s) => [s.path, s.headers['authorization']]), [['/query', `Bearer ${ANALYST_TOKEN}`]]);
+    const rootJq = await callTool(analyst.client, 'graphql_query', { query: 'query { ...J } fragment J on Query { jq(query: "queryHugr(\\"mutation { x }\\")") { __typename } }' });
+    assert.deepEqual([rootJq.body['error'].code, rootJq.body['error'].argument], ['invalid_argument', 'query']);
+    const varJq = await callTool(analyst.client, 'graphql_query', { query: '{ sales { orders { id } } }', variables: { _jq: 'queryHugr("mutation { x }")' } });
+    assert.equal(varJq.body['error'].argument, 'variables');
+    assert.equal(seen(), before + 1);
   });
 
   test('field_values: distinct values with real counts and statistics; filters apply', T, async () => {
@@ -158,6 +165,11 @@ describe('data tools against a Hugr platform', () => {
     assert.deepEqual([wrong.body['error'].code, wrong.body['error'].did_you_mean], ['invalid_argument', ['customer_id']]);
     const relation = await callTool(analyst.client, 'field_values', { data_object: 'sales.orders', field: 'customer' });
     assert.match(relation.body['error'].message, /relation field, not a column/);
+    const needsArgs = await callTool(analyst.client, 'field_values', { data_object: 'sales.orders', field: '_created_at_part' });
+    assert.match(needsArgs.body['error'].message, /not a column/);
+    assert.ok(!needsArgs.body['error'].allowed.includes('_created_at_part'));
+    const none = await callTool(analyst.client, 'field_values', { data_object: 'sales.orders', field: 'customer_id', filter: { amount: { gt: 100000 } } });
+    assert.deepEqual([none.body['values'], typeof none.body['absence'].reason], [[], 'string']);
   });
 
   test('graphql_validate: locations and did-you-mean, nothing sent', T, async () => {

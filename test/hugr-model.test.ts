@@ -209,6 +209,13 @@ describe('Hugr model from generated SDL', async () => {
     assert.equal(one(await build(HUGR, ['base', 'golden/harness.graphql']), 'data_object', 'sales.orders').props['path_verified'], true);
   });
 
+  test('a source named like one of its modules still indexes (both modules are kept)', async () => {
+    const b = await build(HUGR, ['base', 'golden/harness.graphql'], 'sales');
+    const sales = b.nodes.filter((n) => n.kind === 'module' && n.qualified_name === 'sales');
+    assert.deepEqual(sales.map((n) => n.props['is_root']).sort(), [false, true]);
+    assert.equal(new Set(b.nodes.map((n) => n.id)).size, b.nodes.length);
+  });
+
   test('partial snapshots: module roots nothing reaches are placed by their names, with a warning', async () => {
     const b = await build(HUGR, ['base', 'golden/cube.graphql']);
     assert.ok(b.warnings.some((w) => w.includes('not reachable') && w.includes('_module_bi_query')), b.warnings.join('\n'));

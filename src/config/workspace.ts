@@ -545,6 +545,9 @@ function readDataAccess(r: Reader, e: Entry | undefined, place: string): Graphql
 }
 
 const MIN_REFRESH_SECONDS = 10;
+/** Timers take at most 2^31-1 ms (24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_REFRESH_SECONDS = 24 * 86400;
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /** A duration like `90s`, `15m`, `1h` or `1d`, in seconds (at least MIN_REFRESH_SECONDS). */
@@ -554,11 +557,11 @@ function readDuration(r: Reader, e: Entry | undefined, what: string): number | n
   const v = isScalar(e.value) ? String(e.value.value).trim() : undefined;
   const m = v !== undefined ? /^(\d+)\s*([smhd])$/.exec(v) : null;
   const seconds = m ? Number(m[1]) * DURATION_UNITS[m[2]!]! : undefined;
-  if (seconds !== undefined && seconds >= MIN_REFRESH_SECONDS) return seconds;
+  if (seconds !== undefined && seconds >= MIN_REFRESH_SECONDS && seconds <= MAX_REFRESH_SECONDS) return seconds;
   r.report(
     'invalid_value',
     [e.valueNode],
-    `${what} must be a duration of at least ${MIN_REFRESH_SECONDS}s, like \`90s\`, \`15m\`, \`1h\` or \`1d\`, got ${v !== undefined ? `\`${v}\`` : typeName(e.value)}`,
+    `${what} must be a duration from ${MIN_REFRESH_SECONDS}s to ${MAX_REFRESH_SECONDS / 86400}d, like \`90s\`, \`15m\`, \`1h\` or \`1d\`, got ${v !== undefined ? `\`${v}\`` : typeName(e.value)}`,
     'Write a whole number followed by s, m, h or d, e.g. `refresh: 15m`.',
   );
   return null;
@@ -827,8 +830,9 @@ function readTimeout(r: Reader, e: Entry | undefined, place: string, key = 'time
   let n: number | undefined;
   if (typeof v === 'number') n = v;
   else if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) n = Number(v);
-  if (n !== undefined && Number.isSafeInteger(n) && n > 0) return n;
-  const what = `\`${key}\` in ${place} must be a positive whole number of ${unit}`;
+  const max = unit === 'milliseconds' ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
+  if (n !== undefined && Number.isSafeInteger(n) && n > 0 && n <= max) return n;
+  const what = `\`${key}\` in ${place} must be a positive whole number of ${unit}${unit === 'milliseconds' ? ` up to ${MAX_TIMER_MS}` : ''}`;
   const fix = `Write e.g. \`${key}: ${fallback}\`, or remove it for the default (${fallback}).`;
   if (typeof v === 'number' || typeof v === 'string') {
     r.report('invalid_value', [e.valueNode], `${what}, got \`${String(v)}\``, fix);

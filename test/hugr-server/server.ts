@@ -7,7 +7,6 @@
  * - introspection carries Hugr's extension fields (`__Type.hugr_type`, `__Field.mcp_exclude`, …);
  * - `_dataSources` answers the configured data sources;
  * - data queries run over in-memory rows (`data.ts`);
- * - `POST /jq-query` applies a jq filter to the whole response envelope, as Hugr does;
  * - identity: `x-hugr-secret-key` (admin, or the `x-hugr-role` it names) or `Authorization: Bearer <token>`
  *   (the token's role); roles hide fields from both introspection and queries.
  *
@@ -34,8 +33,6 @@ export interface HugrTestServerOptions {
   dataSources?: { name: string; engine: string; description?: string; readOnly: boolean; asModule: boolean; isExtension: boolean }[];
   /** Anonymous requests get this role; without it they are refused (401). */
   anonymousRole?: string;
-  /** Applies a jq filter for `/jq-query`; without it the endpoint answers 501. */
-  jq?: (filter: string, input: unknown) => Promise<unknown>;
 }
 
 export interface RecordedRequest {
@@ -157,25 +154,11 @@ export async function startHugrTestServer(opts: HugrTestServerOptions): Promise<
       res.writeHead(who.status, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: who.message }] }));
       return;
     }
-    if (req.method !== 'POST' || (path !== '/query' && path !== '/jq-query')) {
+    if (req.method !== 'POST' || path !== '/query') {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: `no ${req.method} ${path}` }] }));
       return;
     }
-    if (path === '/query') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(run(who.role, body)));
-      return;
-    }
-    if (!opts.jq) {
-      res.writeHead(501, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: 'jq is not available on this server' }] }));
-      return;
-    }
-    const inner = (body['query'] as Record<string, unknown> | undefined) ?? {};
-    try {
-      const out = await opts.jq(String(body['jq'] ?? '.'), run(who.role, inner));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out));
-    } catch (err) {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: `jq: ${(err as Error).message}` }] }));
-    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(run(who.role, body)));
   };
 
   const server: Server = createServer((req, res) => {

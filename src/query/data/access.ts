@@ -20,7 +20,7 @@ export type DataCaller = { transport: 'http'; authorization?: string; headers: R
 export interface DataContext {
   sources: ReadonlyMap<string, DataSourceAccess>;
   caller: DataCaller;
-  /** Applies a jq filter locally (for endpoints without Hugr's /jq-query). */
+  /** Applies a jq filter here (never on the server: Hugr's server-side jq can run other GraphQL). */
   jq?: (filter: string, input: unknown) => Promise<unknown>;
 }
 

@@ -15,40 +15,64 @@ export interface GraphqlAnswer {
   as: 'caller' | 'configured' | 'anonymous';
 }
 
-/** Hugr serves jq over `/jq-query` beside `/query`. */
-export function jqEndpointOf(endpoint: string): string {
+/** Largest answer read from a server; a larger one is refused before it fills memory. */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+class TooLarge extends Error {}
+
+async function readCapped(res: Response, cap: number): Promise<string> {
+  if (!res.body) return '';
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > cap) {
+      await reader.cancel();
+      throw new TooLarge();
+    }
+    chunks.push(Buffer.from(value));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The endpoint as messages show it: no query string (it may hold a key). */
+function shown(endpoint: string): string {
   const url = new URL(endpoint);
-  url.pathname = url.pathname.replace(/\/query\/?$/, '') + '/jq-query';
-  return url.href;
+  return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
 /**
- * POSTs a GraphQL request (or, with `jq`, a Hugr `/jq-query` request) as the caller. Refusals and transport
- * failures become teaching errors; GraphQL errors in a 200 answer are the caller's to read and are returned.
+ * POSTs a GraphQL request as the caller. Refusals and transport failures become teaching errors; GraphQL errors
+ * in a 200 answer are the caller's to read and are returned.
  */
-export async function sendGraphql(access: DataSourceAccess, caller: DataCaller, request: GraphqlRequest, opts: { jq?: string } = {}): Promise<GraphqlAnswer> {
+export async function sendGraphql(access: DataSourceAccess, caller: DataCaller, request: GraphqlRequest): Promise<GraphqlAnswer> {
   const identity = identityHeaders(access, caller);
   if ('refused' in identity) fail({ code: 'no_identity', message: identity.refused });
-  const url = opts.jq ? jqEndpointOf(access.endpoint) : access.endpoint;
-  const body = opts.jq ? { jq: opts.jq, query: request } : request;
   const signal = AbortSignal.timeout(access.config.timeout_ms);
+  const where = shown(access.endpoint);
   let res: Response;
   let text: string;
   try {
-    res = await fetch(url, {
+    res = await fetch(access.endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...identity.headers },
-      body: JSON.stringify(body),
+      body: JSON.stringify(request),
       redirect: 'manual',
       signal,
     });
-    text = await res.text();
+    text = await readCapped(res, MAX_ANSWER_BYTES);
   } catch (err) {
+    if (err instanceof TooLarge) {
+      fail({ code: 'upstream_error', message: `${access.source} answered with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; Sextant stopped reading. Ask for less: a filter, a smaller limit, fewer fields, or an aggregation.` });
+    }
     if (signal.aborted) {
-      fail({ code: 'upstream_error', message: `${access.source} (${access.endpoint}) did not answer within ${access.config.timeout_ms} ms. Narrow the query (filter, limit), or raise \`data.timeout_ms\` for this source in sextant.yaml.` });
+      fail({ code: 'upstream_error', message: `${access.source} (${where}) did not answer within ${access.config.timeout_ms} ms. Narrow the query (filter, limit), or raise \`data.timeout_ms\` for this source in sextant.yaml.` });
     }
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    fail({ code: 'upstream_error', message: `Cannot reach ${access.source} at ${access.endpoint}: ${cause?.message ?? (err as Error).message}. Check that the server is running and reachable.` });
+    fail({ code: 'upstream_error', message: `Cannot reach ${access.source} at ${where}: ${cause?.message ?? (err as Error).message}. Check that the server is running and reachable.` });
   }
   const snippet = text.length > 300 ? `${text.slice(0, 300)}…` : text;
   if (res.status === 401 || res.status === 403) {
@@ -56,9 +80,6 @@ export async function sendGraphql(access: DataSourceAccess, caller: DataCaller, 
       code: 'unauthorized',
       message: `${access.source} refused the ${identity.who === 'caller' ? "caller's token" : identity.who === 'configured' ? 'configured data.token' : 'anonymous request'} (HTTP ${res.status}): ${snippet}. Queries run with the caller's own identity; ask for access, or use a token that has it.`,
     });
-  }
-  if (opts.jq && (res.status === 404 || res.status === 501)) {
-    fail({ code: 'upstream_error', message: `${access.source} has no jq endpoint (${jqEndpointOf(access.endpoint)} answered HTTP ${res.status}). Run the query without \`jq\` and reshape the answer yourself.` });
   }
   let json: unknown;
   try {

@@ -23,6 +23,10 @@ export function parseQuery(text: string, argument = 'query'): DocumentNode {
 export function pickOperation(doc: DocumentNode, operationName: string | undefined): OperationDefinitionNode {
   const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (ops.length === 0) fail({ code: 'invalid_query', argument: 'query', message: 'The document has no operation: write `query { … }` (fragments alone cannot run).' });
+  const named = ops.map((o) => o.name?.value).filter((n): n is string => !!n);
+  const twice = named.find((n, i) => named.indexOf(n) !== i);
+  if (twice) fail({ code: 'invalid_query', argument: 'query', message: `Two operations are named \`${twice}\`: GraphQL needs each operation name once.` });
+  if (ops.length > 1 && named.length < ops.length) fail({ code: 'invalid_query', argument: 'query', message: 'An anonymous operation must be the only one in the document: name every operation.' });
   if (operationName === undefined) {
     if (ops.length === 1) return ops[0]!;
     const names = ops.map((o) => o.name?.value ?? '(anonymous)');
@@ -45,4 +49,16 @@ export function validationProblems(schema: GraphQLSchema, doc: DocumentNode): Qu
       ...(suggestions.length ? { did_you_mean: suggestions } : {}),
     };
   });
+}
+
+/**
+ * Refuses numbers JSON cannot carry exactly (integers beyond 2^53): they would reach the server changed. BigInt
+ * scalars take their values as strings.
+ */
+export function refuseUnsafeIntegers(value: unknown, argument: string, path = argument): void {
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    fail({ code: 'invalid_argument', argument, message: `\`${path}\` is ${value}, an integer too large to pass exactly as a JSON number (beyond 2^53): pass it as a string, e.g. "12345678901234567891".` });
+  }
+  if (Array.isArray(value)) value.forEach((v, i) => refuseUnsafeIntegers(v, argument, `${path}[${i}]`));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) refuseUnsafeIntegers(v, argument, `${path}.${k}`);
 }

@@ -17,7 +17,8 @@ export async function indexedSchema(store: Store, source: string): Promise<Graph
   const sdl = await store.artifact(source, 'schema.graphql');
   const json = sdl === undefined ? await store.artifact(source, 'schema.json') : undefined;
   let schema: GraphQLSchema | undefined;
-  if (sdl !== undefined) schema = buildASTSchema(parse(sdl), { assumeValidSDL: true });
+  // assumeValid: a schema the indexer accepted (duplicate interfaces, no Query in a partial file) still checks queries.
+  if (sdl !== undefined) schema = buildASTSchema(parse(sdl), { assumeValidSDL: true, assumeValid: true });
   else if (json !== undefined) schema = buildClientSchema(JSON.parse(json) as IntrospectionQuery, { assumeValid: true });
   if (schema) cache.set(key, { hash, schema });
   return schema;

@@ -3,8 +3,11 @@ import { closest } from '../../search/similarity.js';
 import { fail } from '../errors.js';
 import type { DataSourceAccess } from './access.js';
 
-/** The GraphQL source a data tool talks to: the one named, or the only one with data access. */
-export function dataSourceFor(ctx: ToolContext, tool: string, named: string | undefined): DataSourceAccess {
+/**
+ * The GraphQL source a data tool talks to: the one named, or the only one with data access. `implied` says the
+ * name came from something else the caller passed (a data object's source), not from a `source` argument.
+ */
+export function dataSourceFor(ctx: ToolContext, tool: string, named: string | undefined, implied?: string): DataSourceAccess {
   const sources = ctx.data?.sources ?? new Map<string, DataSourceAccess>();
   const names = [...sources.keys()].sort();
   if (names.length === 0) {
@@ -21,6 +24,9 @@ export function dataSourceFor(ctx: ToolContext, tool: string, named: string | un
   }
   const access = sources.get(named);
   if (access) return access;
+  if (implied) {
+    fail({ code: 'no_data_access', message: `${implied} comes from source "${named}", which has no endpoint this server can query: give it \`endpoint\` (or \`data.endpoint\`) in sextant.yaml. Sources that can be queried: ${names.join(', ')}.` });
+  }
   const near = closest(named, names);
   fail({ code: 'invalid_argument', argument: 'source', message: `No GraphQL source named \`${named}\` can be queried.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?` : ''} Sources: ${names.join(', ')}.`, allowed: names, ...(near.length ? { did_you_mean: near } : {}) });
 }

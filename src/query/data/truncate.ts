@@ -1,68 +1,123 @@
-/** Where a truncated answer was cut: the array or string at `path` kept `kept` of `total` items or characters. */
+/** Where a truncated answer was cut: the list, string or object at `path` kept `kept` of `total` items, characters or members. */
 export interface Cut {
   path: string;
   kept: number;
   total: number;
 }
 
+/** Strings are never cut below this many characters (plus the `…` that marks the cut). */
 const MIN_STRING = 200;
+/** Single cuts, largest first, before the rest is cut in bulk (many long strings in one object). */
+const SINGLE_CUTS = 50;
+
+type Holder = Record<string, unknown> | unknown[];
+interface Place {
+  holder: Holder;
+  key: string | number;
+  path: string;
+  bytes: number;
+}
 
 function size(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? 'null');
 }
 
+function cuttableString(v: unknown): v is string {
+  return typeof v === 'string' && v.length > MIN_STRING + 1;
+}
+
+/** Every list, long string and object with members below `root.value`, with its serialized size. */
+function places(root: Record<string, unknown>): { lists: Place[]; strings: Place[]; objects: Place[] } {
+  const out = { lists: [] as Place[], strings: [] as Place[], objects: [] as Place[] };
+  const visit = (v: unknown, holder: Holder, key: string | number, path: string): void => {
+    if (Array.isArray(v)) {
+      if (v.length > 0) out.lists.push({ holder, key, path, bytes: size(v) });
+      v.forEach((x, i) => visit(x, v, i, `${path}[${i}]`));
+    } else if (cuttableString(v)) {
+      out.strings.push({ holder, key, path, bytes: Buffer.byteLength(v) });
+    } else if (v && typeof v === 'object') {
+      const entries = Object.entries(v);
+      if (entries.length > 0) out.objects.push({ holder, key, path, bytes: size(v) });
+      for (const [k, x] of entries) visit(x, v as Record<string, unknown>, k, path ? `${path}.${k}` : k);
+    }
+  };
+  visit(root['value'], root, 'value', '');
+  const bySize = (a: Place, b: Place) => b.bytes - a.bytes || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  out.lists.sort(bySize);
+  out.strings.sort(bySize);
+  out.objects.sort(bySize);
+  return out;
+}
+
 /**
  * Cuts a JSON value down to at most `maxBytes` of JSON text, keeping it valid JSON of the same shape: the largest
- * arrays lose elements from their end and long strings are shortened (ending in `…`), largest first, until it
- * fits. Deterministic. Returns the value unchanged when it already fits.
+ * list or long string is cut first (a list keeps its longest prefix that fits, a string ends in `…`), then, when
+ * many are left, every long string at once, and last the members of the largest objects. Deterministic; every
+ * cut is reported. `fits` is false only when what is left cannot be cut (a single number, say).
  */
-export function truncateJson(value: unknown, maxBytes: number): { value: unknown; cuts: Cut[] } {
-  if (size(value) <= maxBytes) return { value, cuts: [] };
+export function truncateJson(value: unknown, maxBytes: number): { value: unknown; cuts: Cut[]; fits: boolean } {
+  if (size(value) <= maxBytes) return { value, cuts: [], fits: true };
   const root: Record<string, unknown> = { value: JSON.parse(JSON.stringify(value)) as unknown };
   const cuts = new Map<string, Cut>();
-  for (let round = 0; round < 10_000; round++) {
+  const record = (path: string, kept: number, total: number) => cuts.set(path, { path: path || '.', kept, total: cuts.get(path)?.total ?? total });
+  /** The longest prefix (of a list, or of an object's members) with which the whole fits. */
+  const keepPrefix = (count: number, apply: (n: number) => void): number => {
+    let lo = 0;
+    let hi = count - 1;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      apply(mid);
+      if (size(root['value']) <= maxBytes) lo = mid;
+      else hi = mid - 1;
+    }
+    apply(lo);
+    return lo;
+  };
+  const cutList = (p: Place): void => {
+    const list = (p.holder as Record<string | number, unknown>)[p.key] as unknown[];
+    const all = list.slice();
+    const kept = keepPrefix(all.length, (n) => {
+      list.length = 0;
+      list.push(...all.slice(0, n));
+    });
+    record(p.path, kept, all.length);
+  };
+  const cutString = (p: Place, excess: number): void => {
+    const text = (p.holder as Record<string | number, unknown>)[p.key] as string;
+    const keep = Math.max(MIN_STRING, text.length - excess - 1);
+    (p.holder as Record<string | number, unknown>)[p.key] = `${text.slice(0, keep)}…`;
+    record(p.path, keep, text.length);
+  };
+  const cutObject = (p: Place): void => {
+    const obj = (p.holder as Record<string | number, unknown>)[p.key] as Record<string, unknown>;
+    const entries = Object.entries(obj);
+    const kept = keepPrefix(entries.length, (n) => {
+      for (const k of Object.keys(obj)) delete obj[k];
+      for (const [k, v] of entries.slice(0, n)) obj[k] = v;
+    });
+    record(p.path, kept, entries.length);
+  };
+
+  for (let round = 0; round < SINGLE_CUTS; round++) {
     const total = size(root['value']);
     if (total <= maxBytes) break;
-    // The biggest cuttable place: an array with elements, or a string longer than MIN_STRING.
-    let best: { holder: Record<string, unknown> | unknown[]; key: string | number; path: string; bytes: number } | undefined;
-    const visit = (v: unknown, holder: Record<string, unknown> | unknown[] | undefined, key: string | number, path: string): void => {
-      if (Array.isArray(v)) {
-        const bytes = size(v);
-        if (v.length > 0 && holder && (!best || bytes > best.bytes)) best = { holder, key, path, bytes };
-        v.forEach((x, i) => visit(x, v, i, `${path}[${i}]`));
-      } else if (typeof v === 'string') {
-        const bytes = Buffer.byteLength(v);
-        if (v.length > MIN_STRING && holder && (!best || bytes > best.bytes)) best = { holder, key, path, bytes };
-      } else if (v && typeof v === 'object') {
-        for (const [k, x] of Object.entries(v)) visit(x, v as Record<string, unknown>, k, path ? `${path}.${k}` : k);
-      }
-    };
-    visit(root['value'], root, 'value', '');
-    if (!best) break;
-    const target = (best.holder as Record<string | number, unknown>)[best.key];
-    const excess = total - maxBytes;
-    if (Array.isArray(target)) {
-      const original = cuts.get(best.path)?.total ?? target.length;
-      // The longest prefix with which the whole fits (binary search); none fits: keep nothing and go on cutting.
-      const all = target.slice();
-      let lo = 0;
-      let hi = all.length - 1;
-      while (lo < hi) {
-        const mid = Math.ceil((lo + hi) / 2);
-        target.length = 0;
-        target.push(...all.slice(0, mid));
-        if (size(root['value']) <= maxBytes) lo = mid;
-        else hi = mid - 1;
-      }
-      target.length = 0;
-      target.push(...all.slice(0, lo));
-      cuts.set(best.path, { path: best.path || '.', kept: target.length, total: original });
-    } else if (typeof target === 'string') {
-      const original = cuts.get(best.path)?.total ?? target.length;
-      const keep = Math.max(MIN_STRING, target.length - Math.ceil(excess) - 1);
-      (best.holder as Record<string | number, unknown>)[best.key] = `${target.slice(0, keep)}…`;
-      cuts.set(best.path, { path: best.path || '.', kept: keep, total: original });
-    }
+    const { lists, strings } = places(root);
+    const list = lists[0];
+    const string = strings[0];
+    if (!list && !string) break;
+    if (list && (!string || list.bytes >= string.bytes)) cutList(list);
+    else cutString(string!, total - maxBytes);
   }
-  return { value: root['value'], cuts: [...cuts.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+  if (size(root['value']) > maxBytes) {
+    for (const s of places(root).strings) cutString(s, Number.MAX_SAFE_INTEGER);
+  }
+  for (let round = 0; round < SINGLE_CUTS && size(root['value']) > maxBytes; round++) {
+    const { lists, objects } = places(root);
+    const target = lists[0] ?? objects[0];
+    if (!target) break;
+    if (lists[0]) cutList(target);
+    else cutObject(target);
+  }
+  const sorted = [...cuts.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { value: root['value'], cuts: sorted, fits: size(root['value']) <= maxBytes };
 }

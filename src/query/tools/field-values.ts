@@ -87,18 +87,24 @@ export const fieldValuesTool: ToolDef = {
     const limit = asInteger(args['limit'], 'limit', { min: 1, max: MAX_LIMIT }) ?? DEFAULT_LIMIT;
     const typeName = object.props['type_name'] as string;
 
-    const { nodes: fields } = await ctx.store.findNodes({ kinds: ['field'], predicates: [{ property: 'source', op: 'in', values: [object.source] }, { property: 'parent_type', op: 'in', values: [typeName] }], limit: 500, offset: 0 });
-    const columns = fields.filter((f) => f.props['field_kind'] === undefined || f.props['field_kind'] === 'column' || f.props['hugr_type'] === 'calculated');
-    const field = columns.find((f) => f.name === fieldName);
+    const ofObject = [{ property: 'source', op: 'in' as const, values: [object.source] }, { property: 'parent_type', op: 'in' as const, values: [typeName] }];
+    // A column: stored (or computed by @sql) and callable without arguments.
+    const isColumn = (f: NodeRecord): boolean =>
+      (f.props['field_kind'] === undefined || f.props['field_kind'] === 'column' || f.props['hugr_type'] === 'calculated') &&
+      ((f.props['arguments'] as { type: string; default_value?: string }[] | undefined) ?? []).every((a) => !a.type.endsWith('!') || a.default_value !== undefined);
+    const [named] = (await ctx.store.findNodes({ kinds: ['field'], predicates: [...ofObject, { property: 'name', op: 'in', values: [fieldName] }], limit: 1, offset: 0 })).nodes;
+    const field = named && isColumn(named) ? named : undefined;
     if (!field) {
+      const { nodes: fields } = await ctx.store.findNodes({ kinds: ['field'], predicates: ofObject, limit: 2000, offset: 0 });
+      const columns = fields.filter(isColumn);
       const names = columns.map((f) => f.name).sort();
       const near = closest(fieldName, names);
-      const other = fields.find((f) => f.name === fieldName);
+      const other = named;
       fail({
         code: 'invalid_argument',
         argument: 'field',
         message: other
-          ? `\`${fieldName}\` of ${object.qualified_name} is a ${other.props['field_kind']} field, not a column; field_values counts the values of columns: ${names.join(', ')}.`
+          ? `\`${fieldName}\` of ${object.qualified_name} is ${other.props['field_kind'] && other.props['field_kind'] !== 'column' ? `a ${other.props['field_kind']} field` : 'a field with required arguments'}, not a column; field_values counts the values of columns: ${names.join(', ')}.`
           : `${object.qualified_name} has no column \`${fieldName}\`.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?` : ''} Columns: ${names.join(', ')}.`,
         allowed: names,
         ...(near.length ? { did_you_mean: near } : {}),
@@ -108,7 +114,7 @@ export const fieldValuesTool: ToolDef = {
     const bucket = queries.find((q) => q.kind === 'bucket_aggregate');
     const aggregate = queries.find((q) => q.kind === 'aggregate');
     if (!bucket) fail({ code: 'invalid_argument', argument: 'data_object', message: `${object.qualified_name} has no bucket aggregation query, so its values cannot be counted; read them with graphql_query.` });
-    const access = dataSourceFor(ctx, 'field_values', object.source);
+    const access = dataSourceFor(ctx, 'field_values', object.source, `Data object ${object.qualified_name}`);
     const schema = await indexedSchema(ctx.store, object.source);
 
     const takes = (q: StoredQuery, name: string) => q.arguments.find((a) => a.name === name);
@@ -139,6 +145,9 @@ export const fieldValuesTool: ToolDef = {
       if (problems.length) fail({ code: 'invalid_query', message: `The values query for ${object.qualified_name}.${fieldName} does not validate against the indexed schema (${problems[0]!.message}); query it with graphql_query instead.` });
     }
     const answer = await sendGraphql(access, ctx.data!.caller, { query, variables });
+    if (answer.json === null || typeof answer.json !== 'object' || Array.isArray(answer.json)) {
+      fail({ code: 'upstream_error', message: `${access.source} answered with something other than a GraphQL answer ({data, errors}).` });
+    }
     const json = answer.json as { data?: Record<string, unknown>; errors?: { message: string }[] };
     if (json.errors?.length) {
       fail({
@@ -161,6 +170,9 @@ export const fieldValuesTool: ToolDef = {
       identity: answer.as,
       values,
       ...(hasMore ? { has_more: true, distinct_at_least: values.length } : { has_more: false, distinct: values.length }),
+      ...(values.length === 0
+        ? { absence: { reason: filter || viewArgs ? 'no rows match the filter and arguments (or the caller may see none)' : 'the data object has no rows the caller may see' } }
+        : {}),
       ...(result.stats ? { stats: { rows: result.stats['_rows_count'], ...Object.fromEntries(STAT_FUNCTIONS.filter((f) => f in fieldStats).map((f) => [f === 'count' ? 'non_null' : f, fieldStats[f]])) } } : {}),
       hints: limitHints([
         hasMore && limit < MAX_LIMIT && { tool: 'field_values', args: { data_object: object.id, field: fieldName, ...(filter ? { filter } : {}), ...(viewArgs ? { args: viewArgs } : {}), limit: Math.min(MAX_LIMIT, limit * 5) }, reason: 'more values' },

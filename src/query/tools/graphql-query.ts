@@ -1,9 +1,9 @@
-import type { OperationTypeNode } from 'graphql';
+import { Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type OperationTypeNode, type SelectionSetNode } from 'graphql';
 import { asInteger, asObject, asString } from '../coerce.js';
 import { fail } from '../errors.js';
 import { limitHints, type Hint } from '../hints.js';
 import { sendGraphql } from '../data/http.js';
-import { parseQuery, pickOperation, validationProblems } from '../data/operation.js';
+import { parseQuery, pickOperation, refuseUnsafeIntegers, validationProblems } from '../data/operation.js';
 import { indexedSchema } from '../data/schema.js';
 import { dataSourceFor, isHugrSource } from '../data/source.js';
 import { truncateJson } from '../data/truncate.js';
@@ -19,7 +19,7 @@ function params(kind: 'query' | 'mutation'): ParamDef[] {
     { name: 'operation_name', description: 'Which operation of the document to run, when it has several.', schema: { type: 'string' } },
     { name: 'source', description: 'The GraphQL source to send it to (needed when several can be queried).', schema: { type: 'string' } },
     ...(kind === 'query'
-      ? [{ name: 'jq', description: 'A jq filter applied to the whole answer (`{data, errors, extensions}`, so paths start at `.data`): by the server on Hugr (/jq-query), locally otherwise.', schema: { type: 'string' } } satisfies ParamDef]
+      ? [{ name: 'jq', description: 'A jq filter applied here to the whole answer (`{data, errors, extensions}`, so paths start at `.data`); several outputs come back as a list.', schema: { type: 'string' } } satisfies ParamDef]
       : []),
     {
       name: 'max_bytes',
@@ -35,6 +35,7 @@ async function runOperation(ctx: ToolContext, args: Record<string, unknown>, kin
   const tool = kind === 'query' ? 'graphql_query' : 'graphql_mutate';
   const query = asString(args['query'], 'query')!;
   const variables = asObject(args['variables'], 'variables');
+  refuseUnsafeIntegers(variables, 'variables');
   const operationName = asString(args['operation_name'], 'operation_name');
   const jq = kind === 'query' ? asString(args['jq'], 'jq') : undefined;
   const access = dataSourceFor(ctx, tool, asString(args['source'], 'source'));
@@ -75,29 +76,26 @@ async function runOperation(ctx: ToolContext, args: Record<string, unknown>, kin
     }
   }
 
+  // Hugr's server-side jq can run GraphQL of its own (queryHugr), mutations included: on a Hugr source, neither
+  // its root `jq` field nor a `_jq` variable may ride along with a read-only query. Our jq runs here.
+  if (await isHugrSource(ctx, access)) refuseServerJq(doc, op, variables, access.source);
   const request = { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) };
-  let json: unknown;
-  let bytes: number;
-  let as: string;
-  let jqBy: 'server' | 'local' | undefined;
-  if (jq !== undefined && (await isHugrSource(ctx, access))) {
-    ({ json, bytes, as } = await sendGraphql(access, ctx.data!.caller, request, { jq }));
-    jqBy = 'server';
-  } else {
-    ({ json, bytes, as } = await sendGraphql(access, ctx.data!.caller, request));
-    if (jq !== undefined) {
-      if (!ctx.data?.jq) fail({ code: 'invalid_argument', argument: 'jq', message: 'jq is not available here: run the query without `jq`.' });
-      try {
-        json = await ctx.data.jq(jq, json);
-      } catch (err) {
-        fail({ code: 'invalid_argument', argument: 'jq', message: `The jq filter failed: ${(err as Error).message}` });
-      }
-      bytes = Buffer.byteLength(JSON.stringify(json) ?? 'null');
-      jqBy = 'local';
-    }
+  let { json, bytes, as } = await sendGraphql(access, ctx.data!.caller, request);
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    fail({ code: 'upstream_error', message: `${access.source} answered with ${Array.isArray(json) ? 'a list' : json === null ? 'null' : `a ${typeof json}`} instead of a GraphQL answer ({data, errors}).` });
   }
+  if (jq !== undefined) {
+    if (!ctx.data?.jq) fail({ code: 'invalid_argument', argument: 'jq', message: 'jq is not available here: run the query without `jq`.' });
+    try {
+      json = await ctx.data.jq(jq, json);
+    } catch (err) {
+      fail({ code: 'invalid_argument', argument: 'jq', message: `The jq filter failed: ${(err as Error).message}` });
+    }
+    bytes = Buffer.byteLength(JSON.stringify(json) ?? 'null');
+  }
+  const jqBy = jq !== undefined ? 'local' : undefined;
   const envelope = jqBy ? { result: json } : (json as Record<string, unknown>);
-  const { value, cuts } = truncateJson(envelope, maxBytes);
+  const { value, cuts, fits } = truncateJson(envelope, maxBytes);
   const out = value as Record<string, unknown>;
   const hints: Hint[] = [];
   if (cuts.length) {
@@ -113,8 +111,32 @@ async function runOperation(ctx: ToolContext, args: Record<string, unknown>, kin
     bytes: cuts.length ? Buffer.byteLength(JSON.stringify(value)) : bytes,
     truncated: cuts.length > 0,
     ...(cuts.length ? { original_bytes: bytes, cuts } : {}),
+    ...(fits ? {} : { over_max_bytes: true }),
     hints: limitHints(hints),
   };
+}
+
+/** Refuses Hugr's root `jq` field (also through fragments) and the `_jq` variable: both run jq on the server. */
+function refuseServerJq(doc: DocumentNode, op: OperationDefinitionNode, variables: Record<string, unknown> | undefined, source: string): void {
+  if (variables && Object.hasOwn(variables, '_jq')) {
+    fail({ code: 'invalid_argument', argument: 'variables', message: `\`_jq\` in variables makes Hugr run jq on the server, which can run other GraphQL; it is not accepted. Use the \`jq\` argument: it runs here.` });
+  }
+  const fragments = new Map(doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+  const seen = new Set<string>();
+  const visitRoot = (set: SelectionSetNode): void => {
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD && sel.name.value === 'jq') {
+        fail({ code: 'invalid_argument', argument: 'query', message: `Hugr's root \`jq\` field runs jq on the server of "${source}", which can run other GraphQL; it is not accepted in graphql_query. Query the data and pass the filter in the \`jq\` argument: it runs here.` });
+      }
+      if (sel.kind === Kind.INLINE_FRAGMENT) visitRoot(sel.selectionSet);
+      if (sel.kind === Kind.FRAGMENT_SPREAD && !seen.has(sel.name.value)) {
+        seen.add(sel.name.value);
+        const f = fragments.get(sel.name.value);
+        if (f) visitRoot(f.selectionSet);
+      }
+    }
+  };
+  visitRoot(op.selectionSet);
 }
 
 function stripBlank(args: Record<string, unknown>): Record<string, unknown> {
@@ -127,7 +149,7 @@ export const graphqlQueryTool: ToolDef = {
   description: () =>
     [
       'Runs a read-only GraphQL query against an indexed API, as the caller: with the bearer token of the MCP request (Streamable HTTP) or the configured user token (stdio), never with the service credentials used for indexing.',
-      'Mutations are refused by parsing the document (use graphql_mutate where it is enabled). The query is checked against the indexed schema first. `describe` a data object for a skeleton to start from; `jq` reshapes the answer; an answer over `max_bytes` is cut to valid JSON and says where.',
+      'Mutations are refused by parsing the document (use graphql_mutate where it is enabled). The query is checked against the indexed schema first. `describe` a data object for a skeleton to start from; `jq` reshapes the answer (real jq, run here); an answer over `max_bytes` is cut to valid JSON and says where.',
     ].join('\n'),
   params: () => params('query'),
   run: (ctx, args) => runOperation(ctx, args, 'query'),

@@ -33,8 +33,8 @@ export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceCo
     name: cfg.name,
     kind: 'graphql',
     origin: loaded.origin,
-    // The schema, and what changes its reading: the flavor and this extractor.
-    content_hash: createHash('sha256').update(`${loaded.contentHash}\u0000${flavor}\u0000${GRAPHQL_EXTRACTOR_VERSION}`).digest('hex'),
+    // The schema, and what changes its reading: the flavor, this extractor, the server's data sources.
+    content_hash: createHash('sha256').update(`${loaded.contentHash}\u0000${flavor}\u0000${GRAPHQL_EXTRACTOR_VERSION}\u0000${JSON.stringify(loaded.hugrDataSources ?? null)}`).digest('hex'),
     skipIfUnchanged: true,
     nodes,
     edges,

@@ -47,12 +47,16 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Whether a schema is a Hugr schema: generated directives, or Hugr's introspection extensions with values. */
+/**
+ * Whether a schema is a Hugr schema: Hugr's introspection extensions with values, or what only Hugr's compiler
+ * generates: a `@module_root`, or a `@table`/`@view` that also names its `@catalog` (other tools use `@table` alone).
+ */
 export function looksLikeHugr(schema: GraphQLSchema, ext?: HugrExtensions): boolean {
   if (ext && [...ext.types.values()].some((t) => t.hugr_type === 'module' || t.hugr_type === 'table' || t.hugr_type === 'view')) return true;
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    if (directivesOf(type).some((d) => d.name === 'module_root' || d.name === 'table' || d.name === 'view')) return true;
+    const names = new Set(directivesOf(type).map((d) => d.name));
+    if (names.has('module_root') || ((names.has('table') || names.has('view')) && names.has('catalog'))) return true;
   }
   return false;
 }

@@ -58,7 +58,8 @@ export function emitHugrModel(model: HugrModel, schema: GraphQLSchema, ctx: Hugr
   for (const m of model.modules) {
     if (m.name === '') continue;
     const props: Props = { is_root: false, depth: m.path.length, ...moduleProps(model, m) };
-    const id = ctx.addNode('module', m.path[m.path.length - 1] ?? m.name, m.name, props, ctx.fileOf?.(m.roots.query ?? m.roots.function ?? m.roots.mutation ?? m.roots.mut_function ?? ''), { module: m.name });
+    // Its own identity: a source may be named like one of its modules (source `sales`, module `sales`).
+    const id = ctx.addNode('module', m.path[m.path.length - 1] ?? m.name, m.name, props, ctx.fileOf?.(m.roots.query ?? m.roots.function ?? m.roots.mutation ?? m.roots.mut_function ?? ''), { module: m.name, identity: `hugr-module:${m.name}` });
     moduleIds.set(m.name, id);
   }
   for (const m of model.modules) {
@@ -179,8 +180,9 @@ function dataObjectProps(model: HugrModel, schema: GraphQLSchema, obj: HugrDataO
       operation: 'query',
       path: select.path,
       arguments: select.arguments,
-      pass: select.kind === 'select' ? DATA_OBJECT_SKELETON_ARGUMENTS : [],
-      returnType: obj.typeName,
+      pass: select.kind === 'select' || select.kind === 'aggregate' || select.kind === 'bucket_aggregate' ? DATA_OBJECT_SKELETON_ARGUMENTS : [],
+      // Rows, unless @exclude_mcp left only aggregations to reach the object through.
+      returnType: select.kind === 'select' || select.kind === 'select_one' ? obj.typeName : select.returns.replace(/[[\]!]/g, ''),
       selectable: selectableOf(model, obj.typeName),
     }),
     field_names: fieldNames,
