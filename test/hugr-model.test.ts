@@ -5,9 +5,9 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { buildClientSchema, parse, validate, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { buildClientSchema, buildSchema, parse, validate, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
 import { deriveHugrModel } from '../src/sources/graphql/hugr/derive.js';
-import { hugrExtensionsOf } from '../src/sources/graphql/hugr/extensions.js';
+import { hugrExtensionsOf, hugrGenerationOf } from '../src/sources/graphql/hugr/extensions.js';
 import type { HugrModel } from '../src/sources/graphql/hugr/model.js';
 import type { GraphqlSourceConfig } from '../src/config/types.js';
 import { sextantOntology } from '../src/graph/ontology/index.js';
@@ -350,8 +350,9 @@ describe('Hugr endpoint (test server)', () => {
       const cfg: GraphqlSourceConfig = { kind: 'graphql', name: 'hugr', headers: { 'x-hugr-secret-key': SECRET }, timeout_ms: 5000, endpoint: `${server.url}/query` };
       const built = await buildGraphqlSource(cfg, { ontology, baseDir: OWN, env: {} });
       const b = { nodes: built.nodes, edges: built.edges, warnings: built.warnings, schema: undefined as unknown as GraphQLSchema };
-      // Probe, introspection with the extension fields, _dataSources: all with the secret, never a bearer.
-      assert.deepEqual(server.requests.map((r) => r.role), ['admin', 'admin', 'admin']);
+      // Probe, introspection with the extension fields, _dataSources, _dataObject: all with the secret, never a bearer.
+      assert.deepEqual(server.requests.map((r) => r.role), ['admin', 'admin', 'admin', 'admin']);
+      assert.match(String(server.requests[3]!.body['query']), /_dataObject\(name: "order_tags"\)/);
       assert.ok(server.requests.every((r) => r.headers['authorization'] === undefined));
       assert.match(String(server.requests[1]!.body['query']), /hugr_type/);
       const root = one(b, 'module', 'hugr');
@@ -359,6 +360,12 @@ describe('Hugr endpoint (test server)', () => {
       const ds = one(b, 'data_source', 'test');
       assert.deepEqual([ds.props['inferred'], ds.props['engine'], ds.props['read_only'], ds.props['description']], [false, 'duckdb', false, 'The harness test source']);
       assert.deepEqual(qns(b, 'data_object'), ['sales.customers', 'sales.order_tags', 'sales.orders', 'sales.reports.sales_by_country', 'sales.tags']);
+      // From _dataObject: a key no by-key query reveals, the junction flag, many-to-many and join relations.
+      const tags = one(b, 'data_object', 'sales.order_tags');
+      assert.deepEqual([tags.props['primary_key'], tags.props['is_m2m']], [['order_id', 'tag_name'], true]);
+      const qn = new Map(b.nodes.map((n) => [n.id, n.qualified_name]));
+      const refs = b.edges.filter((e) => e.type === 'REFERENCES').map((e) => `${qn.get(e.from)}.${e.attrs!['field']} ${e.attrs!['relation_kind']}${e.attrs!['through'] ? ` via ${e.attrs!['through']}` : ''}`).sort();
+      assert.deepEqual(refs, ['sales.customers.customer_orders join', 'sales.customers.orders one_to_many', 'sales.orders.customer many_to_one', 'sales.orders.tags many_to_many via order_tags', 'sales.tags.orders many_to_many via order_tags']);
       // Every skeleton without required variables runs as it is.
       let ran = 0;
       for (const n of b.nodes.filter((x) => x.kind === 'data_object' || x.kind === 'function')) {
@@ -373,5 +380,14 @@ describe('Hugr endpoint (test server)', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('Hugr generation detection', () => {
+  test('by what the roots offer: meta queries (v0.3.42+), core.catalog (v0.3), schema_summary (v0.1–0.2), none', () => {
+    assert.equal(hugrGenerationOf(buildSchema('type Query { _catalog: String _dataObject(name: String!): String }')), 'v0.3.42');
+    assert.equal(hugrGenerationOf(buildSchema('type Query { core: Core } type Core { catalog: Catalog data_sources: [String] } type Catalog { types: [String] }')), 'v0.3');
+    assert.equal(hugrGenerationOf(buildSchema('type Query { function: F } type F { core: FC } type FC { meta: M } type M { schema_summary: String }')), 'v0.1');
+    assert.equal(hugrGenerationOf(buildSchema('type Query { books: [String] }')), undefined);
   });
 });

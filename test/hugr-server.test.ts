@@ -41,6 +41,18 @@ describe('Hugr test server', () => {
     ]);
   });
 
+  test('meta queries answer the logical model in Hugr\'s shapes', async () => {
+    const q = '{ root: _catalog { name modules { name dataObjects { name } modules { name } } } tags: _dataObject(name: "order_tags") { name type primaryKey properties { isM2M } } orders: _dataObject(name: "orders") { primaryKey relations { direction kind fieldName dataObject { name } through { name } sourceKeys destinationKeys } } none: _dataObject(name: "Query") { name } ds: _dataSources { name engine readOnly } }';
+    const { json } = await post({ query: q }, admin);
+    assert.equal(json.errors, undefined, JSON.stringify(json.errors));
+    const d = json.data as Record<string, any>;
+    assert.deepEqual(d['root'], { name: '', modules: [{ name: 'sales', dataObjects: [{ name: 'customers' }, { name: 'order_tags' }, { name: 'orders' }, { name: 'tags' }], modules: [{ name: 'sales.reports' }] }] });
+    assert.deepEqual(d['tags'], { name: 'order_tags', type: 'TABLE', primaryKey: ['order_id', 'tag_name'], properties: { isM2M: true } });
+    assert.deepEqual(d['orders'].relations.find((r: { fieldName: string }) => r.fieldName === 'tags'), { direction: 'FORWARD', kind: 'M2M', fieldName: 'tags', dataObject: { name: 'tags' }, through: { name: 'order_tags' }, sourceKeys: ['id'], destinationKeys: ['order_id'] });
+    assert.equal(d['none'], null);
+    assert.deepEqual(d['ds'], [{ name: 'test', engine: 'duckdb', readOnly: false }]);
+  });
+
   test('identity: secret, bearer token roles, refusals; hidden fields', async () => {
     assert.equal((await post({ query: '{ __typename }' }, {})).status, 401);
     assert.equal((await post({ query: '{ __typename }' }, { authorization: 'Bearer nope' })).status, 401);

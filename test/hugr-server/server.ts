@@ -5,7 +5,7 @@
  * - `POST /query` answers GraphQL over the schema built from Hugr's golden SDL (plus base SDL and our scalar
  *   types), with the roots a server has (`completeModuleRoots`);
  * - introspection carries Hugr's extension fields (`__Type.hugr_type`, `__Field.mcp_exclude`, …);
- * - `_dataSources` answers the configured data sources;
+ * - the logical-model meta queries `_catalog`, `_module`, `_dataObject`, `_dataSources`, `_dataSource` (meta.ts);
  * - data queries run over in-memory rows (`data.ts`);
  * - identity: `x-hugr-secret-key` (admin, or the `x-hugr-role` it names) or `Authorization: Bearer <token>`
  *   (the token's role); roles hide fields from both introspection and queries.
@@ -20,6 +20,7 @@ import { normalizeSdl } from '../../src/sources/graphql/sdl.js';
 import { completeModuleRoots, hugrIntrospection } from '../helpers/hugr.js';
 import { dataResolver, type Row } from './data.js';
 import { answerIntrospection, isIntrospection } from './introspection.js';
+import { metaResolvers, type DataSourceInfo } from './meta.js';
 
 export interface HugrTestServerOptions {
   /** SDL files, in order (later definitions of a type merge into earlier ones). */
@@ -30,7 +31,7 @@ export interface HugrTestServerOptions {
   tokens: Record<string, string>;
   /** Role → `Type.field` it may not see. */
   hidden?: Record<string, string[]>;
-  dataSources?: { name: string; engine: string; description?: string; readOnly: boolean; asModule: boolean; isExtension: boolean }[];
+  dataSources?: DataSourceInfo[];
   /** Anonymous requests get this role; without it they are refused (401). */
   anonymousRole?: string;
 }
@@ -51,6 +52,7 @@ export interface HugrTestServer {
 
 interface RoleSchema {
   schema: GraphQLSchema;
+  meta: Record<string, (args: Record<string, unknown>) => unknown>;
   introspection: Record<string, unknown>;
   hugrType: Map<string, string>;
   moduleRoots: Set<string>;
@@ -83,7 +85,7 @@ export async function startHugrTestServer(opts: HugrTestServerOptions): Promise<
       if (t['hugr_type'] === 'module') moduleRoots.add(t['name'] as string);
       for (const f of (t['fields'] as Record<string, unknown>[] | null) ?? []) if (f['hugr_type']) hugrType.set(`${t['name']}.${f['name']}`, f['hugr_type'] as string);
     }
-    s = { schema, introspection, hugrType, moduleRoots };
+    s = { schema, meta: metaResolvers(schema, opts.dataSources ?? []), introspection, hugrType, moduleRoots };
     schemas.set(role, s);
     return s;
   };
@@ -106,7 +108,7 @@ export async function startHugrTestServer(opts: HugrTestServerOptions): Promise<
   };
 
   const run = (role: string, body: Record<string, unknown>): Record<string, unknown> => {
-    const { schema, introspection, hugrType, moduleRoots } = schemaFor(role);
+    const { schema, meta, introspection, hugrType, moduleRoots } = schemaFor(role);
     const query = body['query'];
     if (typeof query !== 'string') return { errors: [{ message: 'query is required' }] };
     let doc: DocumentNode;
@@ -125,11 +127,8 @@ export async function startHugrTestServer(opts: HugrTestServerOptions): Promise<
       document: doc,
       ...(variables ? { variableValues: variables } : {}),
       ...(operationName ? { operationName } : {}),
-      rootValue: {
-        _dataSources: opts.dataSources ?? [],
-      },
       fieldResolver: (source, args, ctx, info) => {
-        if (info.parentType.name === 'Query' && info.fieldName === '_dataSources') return opts.dataSources ?? [];
+        if (info.parentType.name === 'Query' && Object.hasOwn(meta, info.fieldName)) return meta[info.fieldName]!(args);
         return dataResolver({ rows, hugrType: (t, f) => hugrType.get(`${t}.${f}`), isModuleRoot: (t) => moduleRoots.has(t) })(source, args, ctx, info);
       },
     });

@@ -23,7 +23,8 @@ export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceCo
   ctx.onProgress?.('extracting');
   const flavor = cfg.flavor ?? 'auto';
   const isHugr = flavor === 'hugr' || (flavor === 'auto' && looksLikeHugr(loaded.schema, loaded.hugrExtensions));
-  const hugr = isHugr ? deriveHugrModel(loaded.schema, loaded.hugrExtensions, loaded.hugrDataSources) : undefined;
+  const server = { ...(loaded.hugrDataSources ? { dataSources: loaded.hugrDataSources } : {}), ...(loaded.hugrDataObjects ? { dataObjects: loaded.hugrDataObjects } : {}) };
+  const hugr = isHugr ? deriveHugrModel(loaded.schema, loaded.hugrExtensions, server) : undefined;
   if (hugr && flavor === 'hugr' && hugr.dataObjects.length === 0 && hugr.functions.length === 0) {
     hugr.warnings.push('flavor is hugr, but the schema has no Hugr data objects or functions (no @table/@view/@function directives, no hugr_type in its introspection)');
   }
@@ -34,7 +35,7 @@ export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceCo
     kind: 'graphql',
     origin: loaded.origin,
     // The schema, and what changes its reading: the flavor, this extractor, the server's data sources.
-    content_hash: createHash('sha256').update(`${loaded.contentHash}\u0000${flavor}\u0000${GRAPHQL_EXTRACTOR_VERSION}\u0000${JSON.stringify(loaded.hugrDataSources ?? null)}`).digest('hex'),
+    content_hash: createHash('sha256').update(`${loaded.contentHash}\u0000${flavor}\u0000${GRAPHQL_EXTRACTOR_VERSION}\u0000${JSON.stringify(loaded.hugrDataSources ?? null)}\u0000${JSON.stringify([...(loaded.hugrDataObjects ?? [])])}`).digest('hex'),
     skipIfUnchanged: true,
     nodes,
     edges,

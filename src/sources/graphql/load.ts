@@ -23,8 +23,8 @@ import type { SourceContext } from '../types.js';
 import { GraphqlSourceError } from './errors.js';
 import { buildFromIntrospection, canonicalJson, introspectionSchemaOf } from './introspection.js';
 import { normalizeSdl } from './sdl.js';
-import { EXTENSION_PROBE, META_DATA_SOURCES_QUERY, dataSourcesFromMeta, extendedIntrospectionQuery, extensionFieldsOf, hugrExtensionsOf } from './hugr/extensions.js';
-import type { HugrDataSource, HugrExtensions } from './hugr/model.js';
+import { EXTENSION_PROBE, META_DATA_SOURCES_QUERY, META_OBJECTS_PER_REQUEST, dataSourcesFromMeta, extendedIntrospectionQuery, extensionFieldsOf, hugrExtensionsOf, metaObjectsOf, metaObjectsQuery } from './hugr/extensions.js';
+import type { HugrDataSource, HugrExtensions, HugrMetaObject } from './hugr/model.js';
 
 export { GraphqlSourceError } from './errors.js';
 export type { GraphqlSourceErrorCode } from './errors.js';
@@ -57,6 +57,8 @@ export interface LoadedGraphqlSchema {
   hugrExtensions?: HugrExtensions;
   /** Data sources as the server describes them (a Hugr endpoint answering `_dataSources`). */
   hugrDataSources?: HugrDataSource[];
+  /** Data objects as the server describes them (a Hugr endpoint answering `_dataObject`). */
+  hugrDataObjects?: Map<string, HugrMetaObject>;
 }
 
 export const SDL_EXTENSIONS = ['.graphql', '.graphqls', '.gql'] as const;
@@ -464,6 +466,21 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     hugrDataSources = answer ? dataSourcesFromMeta(answer) : undefined;
     if (!hugrDataSources) warnings.push(`endpoint ${origin} has _dataSources but did not answer it; data source attributes are inferred from the schema`);
   }
+  // …and its data objects (primary keys without a by-key query, many-to-many relations, flags) through _dataObject.
+  let hugrDataObjects: Map<string, HugrMetaObject> | undefined;
+  const objectTypes = hugrExtensions ? [...hugrExtensions.types].filter(([, t]) => t.hugr_type === 'table' || t.hugr_type === 'view').map(([name]) => name).sort() : [];
+  if (schema.getQueryType()?.getFields()['_dataObject'] && objectTypes.length) {
+    hugrDataObjects = new Map();
+    for (let i = 0; i < objectTypes.length; i += META_OBJECTS_PER_REQUEST) {
+      const answer = await ask(metaObjectsQuery(objectTypes.slice(i, i + META_OBJECTS_PER_REQUEST)));
+      if (!answer) {
+        warnings.push(`endpoint ${origin} has _dataObject but did not answer it; primary keys and relation kinds are inferred from the schema`);
+        hugrDataObjects = undefined;
+        break;
+      }
+      for (const o of metaObjectsOf(answer)) hugrDataObjects.set(o.name, o);
+    }
+  }
   return {
     schema,
     artifact: { name: 'schema.json', text: JSON.stringify({ __schema: completed }) },
@@ -474,6 +491,7 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     placeholders,
     ...(hugrExtensions ? { hugrExtensions } : {}),
     ...(hugrDataSources ? { hugrDataSources } : {}),
+    ...(hugrDataObjects ? { hugrDataObjects } : {}),
   };
 }
 

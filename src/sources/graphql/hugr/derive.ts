@@ -29,6 +29,7 @@ import type {
   HugrModule,
   HugrOperation,
   HugrReference,
+  HugrServerFacts,
   MutationKind,
   QueryKind,
   RootKind,
@@ -109,7 +110,8 @@ function isListOutput(type: GraphQLType): boolean {
  * (`@module_root`, `@table`, `@view`, `@query`, `@aggregation_query`, `@mutation`, `@function`, `@catalog`, …),
  * else from Hugr's naming conventions (`X_by_pk`, `X_aggregation`, `insert_X`).
  */
-export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, serverDataSources?: readonly HugrDataSource[]): HugrModel {
+export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, server: HugrServerFacts = {}): HugrModel {
+  const serverDataSources = server.dataSources;
   const warnings: string[] = [];
   const typeMap = schema.getTypeMap();
   const typeDirectives = new Map<string, AppliedDirective[]>();
@@ -455,6 +457,28 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
       if (keys[0]) ref.sourceFields = keys[0];
       if (keys[1]) ref.targetFields = keys[1];
       obj.references.push(ref);
+    }
+  }
+
+  // What the server says about a data object (v0.3.42+ `_dataObject`) is exact where the schema only suggests.
+  for (const obj of objects.values()) {
+    const meta = server.dataObjects?.get(obj.typeName);
+    if (!meta) continue;
+    if (meta.primaryKey.length) obj.primaryKey = meta.primaryKey;
+    if (meta.properties.isM2M !== undefined) obj.isM2m = meta.properties.isM2M;
+    if (meta.properties.isCube !== undefined) obj.isCube = meta.properties.isCube;
+    if (meta.properties.isHypertable !== undefined) obj.isHypertable = meta.properties.isHypertable;
+    if (meta.properties.softDelete !== undefined) obj.softDelete = meta.properties.softDelete;
+    if (meta.properties.hasVectors !== undefined) obj.hasVectors = meta.properties.hasVectors;
+    for (const ref of obj.references) {
+      const r = meta.relations.find((x) => x.fieldName === ref.field && (!x.dataObject || x.dataObject === ref.target));
+      if (!r) continue;
+      if (r.kind === 'M2M') ref.kind = 'many_to_many';
+      else if (r.kind === 'JOIN') ref.kind = 'join';
+      if (r.through) ref.through = r.through;
+      if (r.name) ref.relation = r.name;
+      if (r.sourceKeys?.length) ref.sourceFields = r.sourceKeys;
+      if (r.destinationKeys?.length) ref.targetFields = r.destinationKeys;
     }
   }
 

@@ -1,5 +1,5 @@
 import { Kind, parse, print, visit, type FieldNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
-import type { HugrDataSource, HugrExtensions, HugrServerGeneration } from './model.js';
+import type { HugrDataSource, HugrExtensions, HugrMetaObject, HugrServerGeneration } from './model.js';
 
 /** Hugr's extra introspection fields, per introspection type, in the order they are asked for. */
 export const HUGR_TYPE_FIELDS = ['hugr_type', 'module', 'catalog'] as const;
@@ -117,6 +117,52 @@ export function dataSourcesFromMeta(answer: unknown): HugrDataSource[] | undefin
     if (typeof d['asModule'] === 'boolean') ds.asModule = d['asModule'];
     if (typeof d['isExtension'] === 'boolean') ds.isExtension = d['isExtension'];
     out.push(ds);
+  }
+  return out;
+}
+
+const META_OBJECT_SELECTION = 'name primaryKey properties { isM2M isCube isHypertable softDelete hasVectors } relations { name direction kind fieldName dataObject { name } through { name } sourceKeys destinationKeys }';
+/** Data objects asked for per `_dataObject` request (aliases o0, o1, …). */
+export const META_OBJECTS_PER_REQUEST = 100;
+
+/** One request for the `_dataObject` answers of these type names. */
+export function metaObjectsQuery(names: readonly string[]): string {
+  return `{ ${names.map((n, i) => `o${i}: _dataObject(name: ${JSON.stringify(n)}) { ${META_OBJECT_SELECTION} }`).join(' ')} }`;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** The data objects in an answer to `metaObjectsQuery`. */
+export function metaObjectsOf(answer: unknown): HugrMetaObject[] {
+  const data = (answer as { data?: Record<string, unknown> } | null)?.data ?? {};
+  const out: HugrMetaObject[] = [];
+  for (const v of Object.values(data)) {
+    if (!v || typeof v !== 'object' || typeof (v as { name?: unknown }).name !== 'string') continue;
+    const o = v as Record<string, unknown>;
+    const props = (o['properties'] ?? {}) as Record<string, unknown>;
+    const bool = (k: string) => (typeof props[k] === 'boolean' ? { [k]: props[k] as boolean } : {});
+    out.push({
+      name: o['name'] as string,
+      primaryKey: strings(o['primaryKey']),
+      properties: { ...bool('isM2M'), ...bool('isCube'), ...bool('isHypertable'), ...bool('softDelete'), ...bool('hasVectors') },
+      relations: (Array.isArray(o['relations']) ? (o['relations'] as Record<string, unknown>[]) : []).map((r) => {
+        const named = (x: unknown) => (x && typeof x === 'object' && typeof (x as { name?: unknown }).name === 'string' ? { v: (x as { name: string }).name } : undefined);
+        const target = named(r['dataObject']);
+        const through = named(r['through']);
+        return {
+          ...(typeof r['name'] === 'string' ? { name: r['name'] } : {}),
+          ...(typeof r['direction'] === 'string' ? { direction: r['direction'] } : {}),
+          ...(typeof r['kind'] === 'string' ? { kind: r['kind'] } : {}),
+          ...(typeof r['fieldName'] === 'string' ? { fieldName: r['fieldName'] } : {}),
+          ...(target ? { dataObject: target.v } : {}),
+          ...(through ? { through: through.v } : {}),
+          sourceKeys: strings(r['sourceKeys']),
+          destinationKeys: strings(r['destinationKeys']),
+        };
+      }),
+    });
   }
   return out;
 }

@@ -143,3 +143,17 @@ export interface HugrExtensions {
   types: Map<string, { hugr_type?: string; module?: string; catalog?: string }>;
   fields: Map<string, { hugr_type?: string; catalog?: string; mcp_exclude?: boolean; field_kind?: string }>;
 }
+
+/** A data object as Hugr's `_dataObject` meta query describes it (v0.3.42+): exact where names can only suggest. */
+export interface HugrMetaObject {
+  name: string;
+  primaryKey: string[];
+  properties: { isM2M?: boolean; isCube?: boolean; isHypertable?: boolean; softDelete?: boolean; hasVectors?: boolean };
+  relations: { name?: string; direction?: string; kind?: string; fieldName?: string; dataObject?: string; through?: string; sourceKeys?: string[]; destinationKeys?: string[] }[];
+}
+
+/** What a Hugr server says about itself beyond introspection. */
+export interface HugrServerFacts {
+  dataSources?: HugrDataSource[];
+  dataObjects?: ReadonlyMap<string, HugrMetaObject>;
+}

@@ -1,0 +1,96 @@
+/**
+ * Hugr's logical-model meta queries for the test server (`_catalog`, `_module`, `_dataObject`, `_dataSources`,
+ * `_dataSource`), answered from the generated directives of the role's schema in the shapes Hugr v0.3.44 answers
+ * them (e2e metadata fixtures). `_function`, `_types` and `_search` are not answered.
+ */
+import { getNamedType, isObjectType, valueFromASTUntyped, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+
+type Json = Record<string, unknown>;
+
+function directives(node: { astNode?: { directives?: readonly unknown[] } | null; extensionASTNodes?: readonly { directives?: readonly unknown[] }[] }): { name: string; args: Json }[] {
+  const out: { name: string; args: Json }[] = [];
+  for (const n of [node.astNode, ...(node.extensionASTNodes ?? [])]) {
+    for (const d of (n?.directives ?? []) as { name: { value: string }; arguments?: { name: { value: string }; value: Parameters<typeof valueFromASTUntyped>[0] }[] }[]) {
+      const args: Json = {};
+      for (const a of d.arguments ?? []) args[a.name.value] = valueFromASTUntyped(a.value);
+      out.push({ name: d.name.value, args });
+    }
+  }
+  return out;
+}
+
+export interface DataSourceInfo {
+  name: string;
+  engine: string;
+  description?: string;
+  readOnly: boolean;
+  asModule: boolean;
+  isExtension: boolean;
+}
+
+/** Root resolvers for the meta queries over `schema`. */
+export function metaResolvers(schema: GraphQLSchema, sources: readonly DataSourceInfo[]): Record<string, (args: Json) => unknown> {
+  const objects = Object.values(schema.getTypeMap()).filter((t): t is GraphQLObjectType => isObjectType(t) && directives(t).some((d) => d.name === 'table' || d.name === 'view'));
+  const byName = new Map(objects.map((o) => [o.name, o]));
+  const moduleOf = (o: GraphQLObjectType): string => (directives(o).find((d) => d.name === 'module')?.args['name'] as string | undefined) ?? '';
+
+  const dataObject = (o: GraphQLObjectType): Json => {
+    const dirs = directives(o);
+    const table = dirs.find((d) => d.name === 'table');
+    const fields = Object.values(o.getFields());
+    const relations: Json[] = [];
+    const ref = (name: string | undefined) => (name && byName.has(name) ? { name } : null);
+    for (const d of dirs.filter((x) => x.name === 'references')) {
+      const m2m = d.args['is_m2m'] === true;
+      relations.push({ name: d.args['name'], direction: 'FORWARD', kind: m2m ? 'M2M' : 'FK', fieldName: d.args['query'], dataObject: ref(d.args['references_name'] as string), through: m2m ? ref(d.args['m2m_name'] as string) : null, sourceKeys: d.args['source_fields'] ?? [], destinationKeys: d.args['references_fields'] ?? [] });
+    }
+    for (const other of objects) {
+      for (const d of directives(other).filter((x) => x.name === 'references' && x.args['references_name'] === o.name)) {
+        const m2m = d.args['is_m2m'] === true;
+        relations.push({ name: d.args['name'], direction: 'BACK', kind: m2m ? 'M2M' : 'FK', fieldName: d.args['references_query'], dataObject: ref(other.name), through: m2m ? ref(d.args['m2m_name'] as string) : null, sourceKeys: d.args['references_fields'] ?? [], destinationKeys: d.args['source_fields'] ?? [] });
+      }
+    }
+    for (const f of fields) {
+      const join = directives(f).find((d) => d.name === 'join');
+      if (join) relations.push({ name: f.name, direction: 'FORWARD', kind: 'JOIN', fieldName: f.name, dataObject: ref(getNamedType(f.type).name), through: null, sourceKeys: join.args['source_fields'] ?? [], destinationKeys: join.args['references_fields'] ?? [] });
+    }
+    return {
+      name: o.name,
+      type: table ? 'TABLE' : 'VIEW',
+      description: o.description ?? null,
+      moduleName: moduleOf(o),
+      primaryKey: fields.filter((f) => directives(f).some((d) => d.name === 'pk')).map((f) => f.name),
+      properties: { isCube: dirs.some((d) => d.name === 'cube'), isM2M: table?.args['is_m2m'] === true, isHypertable: dirs.some((d) => d.name === 'hypertable'), softDelete: table?.args['soft_delete'] === true, hasVectors: fields.some((f) => getNamedType(f.type).name === 'Vector') },
+      relations,
+      dataSourceName: (dirs.find((d) => d.name === 'catalog')?.args['name'] as string | undefined) ?? '',
+    };
+  };
+
+  const moduleNames = new Set<string>(['']);
+  for (const o of objects) {
+    const parts = moduleOf(o).split('.').filter(Boolean);
+    for (let i = 1; i <= parts.length; i++) moduleNames.add(parts.slice(0, i).join('.'));
+  }
+  const module = (name: string): Json | null => {
+    if (!moduleNames.has(name)) return null;
+    const children = [...moduleNames].filter((m) => m !== '' && (name === '' ? !m.includes('.') : m.startsWith(`${name}.`) && !m.slice(name.length + 1).includes('.'))).sort();
+    const own = objects.filter((o) => moduleOf(o) === name).sort((a, b) => (a.name < b.name ? -1 : 1));
+    return {
+      name,
+      dataSources: [...new Set(own.map((o) => dataObject(o)['dataSourceName'] as string).filter(Boolean))].sort(),
+      modules: () => children.map((c) => module(c)),
+      dataObjects: () => own.map(dataObject),
+    };
+  };
+
+  return {
+    _catalog: () => module(''),
+    _module: (args) => module(String(args['name'])),
+    _dataObject: (args) => {
+      const o = byName.get(String(args['name']));
+      return o ? dataObject(o) : null;
+    },
+    _dataSources: () => sources.map((s) => ({ ...s, modules: [] })),
+    _dataSource: (args) => sources.find((s) => s.name === args['name']) ?? null,
+  };
+}
