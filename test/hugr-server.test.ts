@@ -50,6 +50,13 @@ describe('Hugr test server', () => {
     assert.deepEqual(d['tags'], { name: 'order_tags', type: 'TABLE', primaryKey: ['order_id', 'tag_name'], properties: { isM2M: true } });
     assert.deepEqual(d['orders'].relations.find((r: { fieldName: string }) => r.fieldName === 'tags'), { direction: 'FORWARD', kind: 'M2M', fieldName: 'tags', dataObject: { name: 'tags' }, through: { name: 'order_tags' }, sourceKeys: ['id'], destinationKeys: ['order_id'] });
     assert.equal(d['none'], null);
+    const more = await post({ query: '{ fn: _function(module: "sales", name: "reprice_orders") { name type isTable moduleName dataSourceName returns { name } } s: _search(query: "order", kinds: [DATA_OBJECT, FUNCTION]) { items { kind name moduleName score } lexical hasMore } types: _types { name } }' }, admin);
+    assert.equal(more.json.errors, undefined, JSON.stringify(more.json.errors));
+    const m = more.json.data as Record<string, any>;
+    assert.deepEqual(m['fn'], { name: 'reprice_orders', type: 'MUTATION', isTable: true, moduleName: 'sales', dataSourceName: 'test', returns: { name: 'customers' } });
+    assert.deepEqual(m['s'].items.map((h: { kind: string; name: string }) => `${h.kind}:${h.name}`), ['DATA_OBJECT:order_tags', 'DATA_OBJECT:orders', 'FUNCTION:order_status', 'FUNCTION:reprice_orders']);
+    assert.equal(m['s'].lexical, true);
+    assert.ok(Array.isArray(m['types']));
     assert.deepEqual(d['ds'], [{ name: 'test', engine: 'duckdb', readOnly: false }]);
   });
 
