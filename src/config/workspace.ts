@@ -499,6 +499,11 @@ const DATA_KEYS = ['endpoint', 'token', 'role', 'role_header', 'allow_mutations'
 export const DEFAULT_MAX_BYTES = 20_000;
 export const DEFAULT_ROLE_HEADER = 'x-hugr-role';
 
+/** Data access of a GraphQL source that has no `data` block. */
+export function defaultDataConfig(): GraphqlDataConfig {
+  return { role_header: DEFAULT_ROLE_HEADER, allow_mutations: false, allow_anonymous: false, timeout_ms: DEFAULT_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES };
+}
+
 function readDataAccess(r: Reader, e: Entry | undefined, place: string): GraphqlDataConfig | null | undefined {
   if (e?.broken) return null;
   if (!e || isBlank(e.value)) return undefined;
@@ -530,12 +535,13 @@ function readDataAccess(r: Reader, e: Entry | undefined, place: string): Graphql
   const timeout = readTimeout(r, entries.get('timeout_ms'), what);
   const maxBytes = readTimeout(r, entries.get('max_bytes'), what, 'max_bytes', 'bytes', DEFAULT_MAX_BYTES);
   if ([endpoint, token, role, roleHeader, allowMutations, allowAnonymous, timeout, maxBytes].includes(null)) return null;
+  const defaults = defaultDataConfig();
   const out: GraphqlDataConfig = {
-    role_header: roleHeader ?? DEFAULT_ROLE_HEADER,
-    allow_mutations: allowMutations ?? false,
-    allow_anonymous: allowAnonymous ?? false,
-    timeout_ms: timeout ?? DEFAULT_TIMEOUT_MS,
-    max_bytes: maxBytes ?? DEFAULT_MAX_BYTES,
+    role_header: roleHeader ?? defaults.role_header,
+    allow_mutations: allowMutations ?? defaults.allow_mutations,
+    allow_anonymous: allowAnonymous ?? defaults.allow_anonymous,
+    timeout_ms: timeout ?? defaults.timeout_ms,
+    max_bytes: maxBytes ?? defaults.max_bytes,
   };
   if (endpoint) out.endpoint = endpoint;
   if (token) out.token = token;

@@ -1,6 +1,5 @@
 import { extendSchema, getNamedType, introspectionFromSchema, isInterfaceType, isListType, isNonNullType, isObjectType, parse, valueFromASTUntyped, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 
-
 const ROOT_OF: Record<string, { root: string; suffix: string; under?: string }> = {
   QUERY: { root: 'Query', suffix: 'query' },
   MUTATION: { root: 'Mutation', suffix: 'mutation' },
@@ -8,16 +7,31 @@ const ROOT_OF: Record<string, { root: string; suffix: string; under?: string }> 
   MUT_FUNCTION: { root: 'MutationFunction', suffix: 'mut_function', under: 'Mutation' },
 };
 
-function directiveArgs(type: GraphQLObjectType, name: string): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  for (const node of [type.astNode, ...type.extensionASTNodes]) {
-    for (const d of node?.directives ?? []) {
-      if (d.name.value !== name) continue;
+type DirectiveHolder = { astNode?: { directives?: readonly unknown[] } | null; extensionASTNodes?: readonly { directives?: readonly unknown[] }[] };
+
+/** Directives applied to a type or field (its definition and extensions), with their arguments as values. */
+export function directivesOf(node: DirectiveHolder): { name: string; args: Record<string, unknown> }[] {
+  const out: { name: string; args: Record<string, unknown> }[] = [];
+  for (const n of [node.astNode, ...(node.extensionASTNodes ?? [])]) {
+    for (const d of (n?.directives ?? []) as { name: { value: string }; arguments?: { name: { value: string }; value: Parameters<typeof valueFromASTUntyped>[0] }[] }[]) {
       const args: Record<string, unknown> = {};
       for (const a of d.arguments ?? []) args[a.name.value] = valueFromASTUntyped(a.value);
-      out.push(args);
+      out.push({ name: d.name.value, args });
     }
   }
+  return out;
+}
+
+function directiveArgs(node: DirectiveHolder, name: string): Record<string, unknown>[] {
+  return directivesOf(node)
+    .filter((d) => d.name === name)
+    .map((d) => d.args);
+}
+
+/** Each directive's arguments by name (the first application of each). */
+function directiveMap(node: DirectiveHolder): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (const d of directivesOf(node)) if (!out.has(d.name)) out.set(d.name, d.args);
   return out;
 }
 
@@ -26,15 +40,8 @@ function hasDirective(type: GraphQLObjectType, ...names: string[]): boolean {
 }
 
 function moduleRootOf(type: GraphQLObjectType): { name: string; kind: string } | undefined {
-  for (const node of [type.astNode, ...type.extensionASTNodes]) {
-    const d = node?.directives?.find((x) => x.name.value === 'module_root');
-    if (!d) continue;
-    const arg = (n: string) => d.arguments?.find((a) => a.name.value === n)?.value;
-    const name = arg('name');
-    const kind = arg('type');
-    if (name?.kind === 'StringValue' && kind?.kind === 'EnumValue') return { name: name.value, kind: kind.value };
-  }
-  return undefined;
+  const d = directiveArgs(type, 'module_root')[0];
+  return d && typeof d['name'] === 'string' && typeof d['type'] === 'string' ? { name: d['name'], kind: d['type'] } : undefined;
 }
 
 /**
@@ -117,16 +124,6 @@ export function completeModuleRoots(schema: GraphQLSchema): GraphQLSchema {
   return extendSchema(schema, parse(text), { assumeValidSDL: true });
 }
 
-function fieldDirectives(f: { astNode?: { directives?: readonly { name: { value: string }; arguments?: readonly { name: { value: string }; value: Parameters<typeof valueFromASTUntyped>[0] }[] }[] } | null | undefined }): Map<string, Record<string, unknown>> {
-  const out = new Map<string, Record<string, unknown>>();
-  for (const d of f.astNode?.directives ?? []) {
-    const args: Record<string, unknown> = {};
-    for (const a of d.arguments ?? []) args[a.name.value] = valueFromASTUntyped(a.value);
-    if (!out.has(d.name.value)) out.set(d.name.value, args);
-  }
-  return out;
-}
-
 const MUTATION_HUGR_TYPE: Record<string, string> = { INSERT: 'mutation_insert', UPDATE: 'mutation_update', DELETE: 'mutation_delete' };
 const QUERY_HUGR_TYPE: Record<string, string> = { SELECT: 'select', SELECT_ONE: 'select_one', AGGREGATE: 'aggregate', AGGREGATE_BUCKET: 'bucket_agg' };
 
@@ -151,8 +148,7 @@ export function hugrIntrospection(schema: GraphQLSchema): { __schema: Record<str
   for (const t of json.__schema.types) {
     const name = t['name'] as string;
     const type = schema.getType(name);
-    const dirs = type ? fieldDirectives(type as never) : new Map<string, Record<string, unknown>>();
-    for (const ext of (type?.extensionASTNodes ?? []) as unknown as { directives?: readonly { name: { value: string } }[] }[]) for (const d of ext.directives ?? []) if (!dirs.has(d.name.value)) dirs.set(d.name.value, {});
+    const dirs = type ? directiveMap(type as DirectiveHolder) : new Map<string, Record<string, unknown>>();
     const moduleRoot = isObjectType(type) ? moduleRootOf(type) : undefined;
     t['hugr_type'] = moduleRoot ? 'module' : dirs.has('table') ? 'table' : dirs.has('view') ? 'view' : dirs.has('filter_input') ? 'filter' : dirs.has('filter_list_input') ? 'filter_list' : dirs.has('data_input') ? 'data_input' : '';
     t['module'] = moduleRoot?.name ?? (typeof dirs.get('module')?.['name'] === 'string' ? (dirs.get('module')!['name'] as string) : '');
@@ -160,7 +156,7 @@ export function hugrIntrospection(schema: GraphQLSchema): { __schema: Record<str
     const fieldMap = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
     for (const f of (t['fields'] as Record<string, unknown>[] | null) ?? []) {
       const field = fieldMap[f['name'] as string];
-      const fd = field ? fieldDirectives(field) : new Map<string, Record<string, unknown>>();
+      const fd = field ? directiveMap(field as DirectiveHolder) : new Map<string, Record<string, unknown>>();
       const named = field ? getNamedType(field.type).name : '';
       let hugrType = '';
       let fieldKind: string | null = null;

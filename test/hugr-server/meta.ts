@@ -4,21 +4,10 @@
  * them (e2e metadata fixtures), plus `_function`, `_types` and a lexical `_search` (names, then descriptions; this
  * server has no vector index, and says so).
  */
-import { getNamedType, isObjectType, valueFromASTUntyped, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { getNamedType, isObjectType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { directivesOf as directives } from '../helpers/hugr.js';
 
 type Json = Record<string, unknown>;
-
-function directives(node: { astNode?: { directives?: readonly unknown[] } | null; extensionASTNodes?: readonly { directives?: readonly unknown[] }[] }): { name: string; args: Json }[] {
-  const out: { name: string; args: Json }[] = [];
-  for (const n of [node.astNode, ...(node.extensionASTNodes ?? [])]) {
-    for (const d of (n?.directives ?? []) as { name: { value: string }; arguments?: { name: { value: string }; value: Parameters<typeof valueFromASTUntyped>[0] }[] }[]) {
-      const args: Json = {};
-      for (const a of d.arguments ?? []) args[a.name.value] = valueFromASTUntyped(a.value);
-      out.push({ name: d.name.value, args });
-    }
-  }
-  return out;
-}
 
 export interface DataSourceInfo {
   name: string;

@@ -1,5 +1,5 @@
 import type { GraphqlDataConfig, WorkspaceConfig } from '../../config/types.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_ROLE_HEADER, DEFAULT_TIMEOUT_MS } from '../../config/workspace.js';
+import { defaultDataConfig } from '../../config/workspace.js';
 
 /** How a data tool reaches one GraphQL source. */
 export interface DataSourceAccess {
@@ -31,7 +31,7 @@ export function dataSourcesOf(config: WorkspaceConfig): Map<string, DataSourceAc
     if (s.kind !== 'graphql') continue;
     const endpoint = s.data?.endpoint ?? s.endpoint;
     if (!endpoint) continue;
-    const data: GraphqlDataConfig = s.data ?? { role_header: DEFAULT_ROLE_HEADER, allow_mutations: false, allow_anonymous: false, timeout_ms: DEFAULT_TIMEOUT_MS, max_bytes: DEFAULT_MAX_BYTES };
+    const data = s.data ?? defaultDataConfig();
     out.set(s.name, { source: s.name, endpoint: withoutCredentials(endpoint), flavor: s.flavor ?? 'auto', config: data });
   }
   return out;

@@ -18,17 +18,21 @@ export function dataSourceFor(ctx: ToolContext, tool: string, named: string | un
         'and start `sextant serve` where it finds that sextant.yaml (or pass `--config`).',
     });
   }
-  if (named === undefined) {
-    if (names.length === 1) return sources.get(names[0]!)!;
-    fail({ code: 'missing_argument', argument: 'source', message: `${tool} needs \`source\`: several GraphQL sources can be queried (${names.join(', ')}).`, allowed: names });
-  }
-  const access = sources.get(named);
-  if (access) return access;
-  if (implied) {
+  if (implied && named !== undefined && !sources.has(named)) {
     fail({ code: 'no_data_access', message: `${implied} comes from source "${named}", which has no endpoint this server can query: give it \`endpoint\` (or \`data.endpoint\`) in sextant.yaml. Sources that can be queried: ${names.join(', ')}.` });
   }
-  const near = closest(named, names);
-  fail({ code: 'invalid_argument', argument: 'source', message: `No GraphQL source named \`${named}\` can be queried.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?` : ''} Sources: ${names.join(', ')}.`, allowed: names, ...(near.length ? { did_you_mean: near } : {}) });
+  return sources.get(chooseSource(tool, names, named, { one: 'can be queried', many: 'can be queried' }))!;
+}
+
+/** The `source` argument's choice among `names`: the one named, or the only one; teaching errors otherwise. */
+export function chooseSource(tool: string, names: readonly string[], named: string | undefined, what: { one: string; many: string }): string {
+  if (named === undefined) {
+    if (names.length === 1) return names[0]!;
+    fail({ code: 'missing_argument', argument: 'source', message: `${tool} needs \`source\`: several GraphQL sources ${what.many} (${names.join(', ')}).`, allowed: [...names] });
+  }
+  if (names.includes(named)) return named;
+  const near = closest(named, [...names]);
+  fail({ code: 'invalid_argument', argument: 'source', message: `No GraphQL source named \`${named}\` ${what.one}.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?` : ''} Sources: ${names.join(', ')}.`, allowed: [...names], ...(near.length ? { did_you_mean: near } : {}) });
 }
 
 /** Whether the source was indexed as a Hugr platform (its root module says what its model was read from). */

@@ -26,8 +26,11 @@ function cuttableString(v: unknown): v is string {
   return typeof v === 'string' && v.length > MIN_STRING + 1;
 }
 
-/** Every list, long string and object with members below `root.value`, with its serialized size. */
-function places(root: Record<string, unknown>): { lists: Place[]; strings: Place[]; objects: Place[] } {
+/**
+ * Every list and long string below `root.value` (and, with `objects`, every object with members), with its
+ * serialized size. Objects are measured only when asked: each measure serializes the subtree again.
+ */
+function places(root: Record<string, unknown>, objects = false): { lists: Place[]; strings: Place[]; objects: Place[] } {
   const out = { lists: [] as Place[], strings: [] as Place[], objects: [] as Place[] };
   const visit = (v: unknown, holder: Holder, key: string | number, path: string): void => {
     if (Array.isArray(v)) {
@@ -37,7 +40,7 @@ function places(root: Record<string, unknown>): { lists: Place[]; strings: Place
       out.strings.push({ holder, key, path, bytes: Buffer.byteLength(v) });
     } else if (v && typeof v === 'object') {
       const entries = Object.entries(v);
-      if (entries.length > 0) out.objects.push({ holder, key, path, bytes: size(v) });
+      if (objects && entries.length > 0) out.objects.push({ holder, key, path, bytes: size(v) });
       for (const [k, x] of entries) visit(x, v as Record<string, unknown>, k, path ? `${path}.${k}` : k);
     }
   };
@@ -112,7 +115,7 @@ export function truncateJson(value: unknown, maxBytes: number): { value: unknown
     for (const s of places(root).strings) cutString(s, Number.MAX_SAFE_INTEGER);
   }
   for (let round = 0; round < SINGLE_CUTS && size(root['value']) > maxBytes; round++) {
-    const { lists, objects } = places(root);
+    const { lists, objects } = places(root, true);
     const target = lists[0] ?? objects[0];
     if (!target) break;
     if (lists[0]) cutList(target);

@@ -3,8 +3,8 @@ import { asString } from '../coerce.js';
 import { fail } from '../errors.js';
 import { validationProblems, type QueryProblem } from '../data/operation.js';
 import { indexedSchema } from '../data/schema.js';
+import { chooseSource } from '../data/source.js';
 import type { ToolDef } from '../tool.js';
-import { closest } from '../../search/similarity.js';
 
 export const graphqlValidateTool: ToolDef = {
   name: 'graphql_validate',
@@ -18,15 +18,8 @@ export const graphqlValidateTool: ToolDef = {
   run: async (ctx, args) => {
     const query = asString(args['query'], 'query')!;
     const sources = (await ctx.store.sources()).filter((s) => s.kind === 'graphql').map((s) => s.name).sort();
-    let source = asString(args['source'], 'source');
     if (sources.length === 0) fail({ code: 'not_found', message: 'The index has no GraphQL source to validate against. Index one (`sextant index <schema or endpoint>`).' });
-    if (source === undefined) {
-      if (sources.length > 1) fail({ code: 'missing_argument', argument: 'source', message: `graphql_validate needs \`source\`: the index has several GraphQL sources (${sources.join(', ')}).`, allowed: sources });
-      source = sources[0]!;
-    } else if (!sources.includes(source)) {
-      const near = closest(source, sources);
-      fail({ code: 'invalid_argument', argument: 'source', message: `No GraphQL source named \`${source}\`.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?` : ''} Sources: ${sources.join(', ')}.`, allowed: sources });
-    }
+    const source = chooseSource('graphql_validate', sources, asString(args['source'], 'source'), { one: 'is indexed', many: 'are indexed' });
     const schema = await indexedSchema(ctx.store, source);
     if (!schema) fail({ code: 'index_unavailable', message: `The index does not keep the schema of "${source}" (it was written by an older Sextant): re-index it.` });
     let problems: QueryProblem[];

@@ -6,7 +6,6 @@ import type { SourceBuild, SourceContext } from '../types.js';
 import { type CachedFile, loadFactsCache, saveFactsCache } from './cache.js';
 import { discover } from './discover.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
-import type { FileFacts, Language } from './ir.js';
 import { detectLayout } from './layout.js';
 import { emptyFacts } from './parse/common.js';
 import type { ParseJob } from './parse/job.js';

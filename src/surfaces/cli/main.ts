@@ -47,7 +47,13 @@ async function callTool(storeOpt: string | undefined, tool: string, args: unknow
 
 /** The data sources this process may query, from `--config` or the workspace the index was built from. */
 async function dataOptions(handle: StoreHandle, configTarget: string | undefined, io: Io): Promise<DataAccessOptions> {
-  const { sources, warning } = await loadDataSources(handle.ontology, handle.location, configTarget);
+  let store: Store | undefined;
+  try {
+    store = handle.current();
+  } catch {
+    store = undefined; // no index yet: data tools answer that themselves
+  }
+  const { sources, warning } = await loadDataSources(store, configTarget);
   if (warning) io.err(`warning: ${warning}`);
   return { sources, jq: localJq };
 }

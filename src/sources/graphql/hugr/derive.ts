@@ -7,16 +7,14 @@ import {
   isNonNullType,
   isObjectType,
   isScalarType,
-  print,
-  astFromValue,
   type GraphQLArgument,
   type GraphQLField,
-  type GraphQLInputType,
   type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLSchema,
   type GraphQLType,
 } from 'graphql';
+import { defaultText } from '../defaults.js';
 import { appliedDirectivesOf, type AppliedDirective } from '../directives.js';
 import { hugrGenerationOf } from './extensions.js';
 import type {
@@ -85,17 +83,6 @@ export function argumentOf(arg: GraphQLArgument): HugrArgument {
   if (dv !== undefined) out.default_value = dv;
   if (arg.description) out.description = arg.description;
   return out;
-}
-
-function defaultText(arg: GraphQLArgument): string | undefined {
-  if (arg.astNode?.defaultValue) return print(arg.astNode.defaultValue);
-  if (arg.defaultValue === undefined) return undefined;
-  try {
-    const ast = astFromValue(arg.defaultValue, arg.type as GraphQLInputType);
-    return ast ? print(ast) : undefined;
-  } catch {
-    return JSON.stringify(arg.defaultValue);
-  }
 }
 
 function isListOutput(type: GraphQLType): boolean {
@@ -307,8 +294,6 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
     const primaryKey = pkFromFields.length ? pkFromFields : (byPk?.field.args.filter((a) => a.name !== 'args').map((a) => a.name) ?? []);
     const agg = queries.find((q) => q.kind === 'aggregate');
     const bucket = queries.find((q) => q.kind === 'bucket_aggregate');
-    const table = directive(dirs, 'table');
-    const fields = Object.values(type.getFields());
     const obj: HugrDataObject = {
       typeName,
       kind: objectKind(type)!,
@@ -321,12 +306,7 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
       queries: queries.map((q) => operationOf(q, q.kind, 'query')).sort((a, b) => cmp(a.path.join('.'), b.path.join('.'))),
       mutations: [],
       references: [],
-      isM2m: table?.args['is_m2m'] === true,
-      isCube: !!directive(dirs, 'cube'),
-      isHypertable: !!directive(dirs, 'hypertable'),
-      softDelete: table?.args['soft_delete'] === true,
-      hasGeometry: fields.some((f) => getNamedType(f.type).name === 'Geometry'),
-      hasVectors: !!directive(dirs, 'embeddings') || fields.some((f) => getNamedType(f.type).name === 'Vector'),
+      ...objectFlags(type as GraphQLObjectType, dirs),
     };
     const catalog = catalogOf(type, typeExt(typeName)?.catalog) ?? catalogOf(main.field, fieldExt(main.root, main.field.name)?.catalog);
     if (catalog) obj.dataSource = catalog;
@@ -375,8 +355,6 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
       const argumentsOf: HugrArgument[] = qk === 'select_one' ? [...(argsType ? [listArgs[0]!] : []), ...pk.map((f) => ({ name: f.name, type: `${getNamedType(f.type).name}!` }))] : listArgs;
       return { name, kind: qk, operation: 'query', path: [...modulePath, name], arguments: argumentsOf, returns };
     });
-    const fields = Object.values(type.getFields());
-    const table = directive(dirs, 'table');
     const obj: HugrDataObject = {
       typeName: type.name,
       kind,
@@ -389,12 +367,7 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
       queries: queries.sort((a, b) => cmp(a.path.join('.'), b.path.join('.'))),
       mutations: [],
       references: [],
-      isM2m: table?.args['is_m2m'] === true,
-      isCube: !!directive(dirs, 'cube'),
-      isHypertable: !!directive(dirs, 'hypertable'),
-      softDelete: table?.args['soft_delete'] === true,
-      hasGeometry: fields.some((f) => getNamedType(f.type).name === 'Geometry'),
-      hasVectors: !!directive(dirs, 'embeddings') || fields.some((f) => getNamedType(f.type).name === 'Vector'),
+      ...objectFlags(type as GraphQLObjectType, dirs),
     };
     const catalog = catalogOf(type, typeExt(type.name)?.catalog);
     if (catalog) obj.dataSource = catalog;
@@ -618,6 +591,20 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
     fieldHugrType,
     fieldKind,
     warnings,
+  };
+}
+
+/** What a data object's directives and field types say about it (the server's `_dataObject` may say better). */
+function objectFlags(type: GraphQLObjectType, dirs: readonly AppliedDirective[]): Pick<HugrDataObject, 'isM2m' | 'isCube' | 'isHypertable' | 'softDelete' | 'hasGeometry' | 'hasVectors'> {
+  const table = directive(dirs, 'table');
+  const named = Object.values(type.getFields()).map((f) => getNamedType(f.type).name);
+  return {
+    isM2m: table?.args['is_m2m'] === true,
+    isCube: !!directive(dirs, 'cube'),
+    isHypertable: !!directive(dirs, 'hypertable'),
+    softDelete: table?.args['soft_delete'] === true,
+    hasGeometry: named.includes('Geometry'),
+    hasVectors: !!directive(dirs, 'embeddings') || named.includes('Vector'),
   };
 }
 

@@ -8,7 +8,7 @@ export const SKELETON_MAX_FIELDS = 40;
 export const SKELETON_PAGE = 10;
 
 /** The arguments a data object's select skeleton passes, besides the required ones. */
-const PAGE_ARGUMENTS = ['filter', 'order_by', 'limit', 'offset'];
+export const DATA_OBJECT_SKELETON_ARGUMENTS = ['filter', 'order_by', 'limit', 'offset'];
 
 export interface SkeletonInput {
   operation: 'query' | 'mutation';
@@ -73,5 +73,3 @@ function selectionOf(schema: GraphQLSchema, typeName: string, selectable: ((fiel
   if (leaves.length > shown.length) shown.push(`# … ${leaves.length - shown.length} more: ${leaves.slice(SKELETON_MAX_FIELDS).map((f) => f.name).join(', ')}`);
   return shown;
 }
-
-export const DATA_OBJECT_SKELETON_ARGUMENTS = PAGE_ARGUMENTS;
