@@ -4,9 +4,17 @@ import type { Ontology } from './ontology/index.js';
 import { DB_FILE, SqliteStore } from './sqlite/store.js';
 import type { Store } from './store.js';
 
-/** Opens the index at `location` (a directory holding the embedded store); `reset` starts a writer from empty. */
-export function openStore(ontology: Ontology, location: string, mode: 'read' | 'write', opts: { reset?: boolean } = {}): Store & { setRoot?: (root: string) => Promise<void> } {
-  return SqliteStore.open(ontology, location, { mode, ...opts });
+/**
+ * Opens the index at `location` (a directory holding the embedded store); `reset` starts a writer from empty. A
+ * writer waits while another process writes the same index, saying for whom on stderr unless `onLockWait` is given.
+ */
+export function openStore(
+  ontology: Ontology,
+  location: string,
+  mode: 'read' | 'write',
+  opts: { reset?: boolean; lockWaitMs?: number; onLockWait?: (message: string) => void } = {},
+): Store & { setRoot?: (root: string) => Promise<void> } {
+  return SqliteStore.open(ontology, location, { mode, onLockWait: (message) => process.stderr.write(`sextant: ${message}\n`), ...opts });
 }
 
 /**

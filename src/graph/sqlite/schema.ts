@@ -26,6 +26,11 @@ export function propertyIndexDdl(name: string): string {
  * index; its partial index is `propertyIndexDdl`), list properties as terms, edges indexed both ways by type,
  * FTS5 for search (identifiers and descriptions apart, so a long description does not dilute a name match) and
  * trigram names for did-you-mean.
+ *
+ * The search tables index the token texts their `_docs` tables keep, so a row is removed with FTS5's 'delete'
+ * command and the very tokens it was indexed with: BM25's statistics (documents, total tokens per column) stay
+ * those of a fresh index however often rows are patched. (A contentless_delete table cannot take the tokens
+ * back out of its totals: its scores drifted with every incremental write.)
  */
 export function schemaDdl(ontology: Ontology): string {
   const columns = propertyNames(ontology).map((p) => `  ${propertyColumn(p)}`);
@@ -75,8 +80,10 @@ CREATE TABLE edges (
 ) WITHOUT ROWID;
 CREATE INDEX edges_in ON edges(dst, type, src);
 CREATE INDEX edges_source ON edges(source);
-CREATE VIRTUAL TABLE search_id USING fts5(name_t, qn_t, content='', contentless_delete=1, tokenize='porter unicode61');
-CREATE VIRTUAL TABLE search_text USING fts5(text_t, content='', contentless_delete=1, tokenize='porter unicode61');
+CREATE TABLE search_id_docs (rid INTEGER PRIMARY KEY, name_t TEXT NOT NULL, qn_t TEXT NOT NULL);
+CREATE TABLE search_text_docs (rid INTEGER PRIMARY KEY, text_t TEXT NOT NULL);
+CREATE VIRTUAL TABLE search_id USING fts5(name_t, qn_t, content='search_id_docs', content_rowid='rid', tokenize='porter unicode61');
+CREATE VIRTUAL TABLE search_text USING fts5(text_t, content='search_text_docs', content_rowid='rid', tokenize='porter unicode61');
 CREATE VIRTUAL TABLE names USING fts5(name, tokenize='trigram', detail='none');
 CREATE VIRTUAL TABLE names_vocab USING fts5vocab(names, 'row');
 CREATE TABLE name_kinds (nid INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (nid, kind)) WITHOUT ROWID;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { createHash, type Hash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { indexTokens } from '../../search/tokenize.js';
 import { trigramScorer, trigrams } from '../../search/similarity.js';
@@ -23,8 +23,12 @@ import {
 } from '../store.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
 import { propertyColumn, propertyIndexDdl, propertyNames, schemaDdl } from './schema.js';
+import { describeHolder, isBusy, WriterLock } from './writer-lock.js';
 
 export const DB_FILE = 'index.db';
+/** Beside the index: the writer lock, and who holds it (see WriterLock). */
+const LOCK_FILE = 'index.lock';
+const WRITER_FILE = 'index.writer';
 
 type Row = Record<string, unknown>;
 type SqlValue = string | number | bigint | null;
@@ -34,6 +38,10 @@ export interface OpenOptions {
   mode: 'read' | 'write';
   /** `write` only: start from an empty index (applied atomically with the first write). */
   reset?: boolean;
+  /** `write` only: how long to wait while another process writes the index (default: `DEFAULT_LOCK_WAIT_MS`). */
+  lockWaitMs?: number;
+  /** `write` only: told who is being waited for, when the wait starts and periodically after. */
+  onLockWait?: (message: string) => void;
 }
 
 const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, (SELECT p.props FROM node_props p WHERE p.rid = n.rid) AS props';
@@ -79,6 +87,27 @@ function escapeLike(text: string): string {
 /** Quote a term for an FTS5 MATCH expression. */
 function ftsQuote(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
+}
+
+/** The full-text tables and the columns each indexes from its `_docs` table (see schemaDdl). */
+const SEARCH_TABLES = [
+  { table: 'search_id', columns: 'name_t, qn_t' },
+  { table: 'search_text', columns: 'text_t' },
+] as const;
+
+type SearchTable = (typeof SEARCH_TABLES)[number];
+
+/** Indexes the `_docs` rows whose rid satisfies the condition appended to the statement. */
+function indexSearchSql({ table, columns }: SearchTable): string {
+  return `INSERT INTO ${table}(rowid, ${columns}) SELECT rid, ${columns} FROM ${table}_docs WHERE rid`;
+}
+
+/**
+ * Un-indexes (with the tokens they were indexed with, so BM25's totals stay exact) and drops the `_docs` rows
+ * whose rid satisfies the condition appended to each statement.
+ */
+function unindexSearchSql({ table, columns }: SearchTable): string[] {
+  return [`INSERT INTO ${table}(${table}, rowid, ${columns}) SELECT 'delete', rid, ${columns} FROM ${table}_docs WHERE rid`, `DELETE FROM ${table}_docs WHERE rid`];
 }
 
 /** Where rows go: pushed one at a time, written in batches. */
@@ -210,14 +239,103 @@ function rowKey(node: NodeRecord | Row, propsJson?: string): string {
   return `${n.id}\0${n.kind}\0${n.name}\0${n.qualified_name}\0${n.service ?? ''}\0${n.module ?? ''}\0${n.file ?? ''}\0${n.line ?? ''}\0${props}`;
 }
 
+/** The writer lock's files, beside the index (see WriterLock). */
+function lockFiles(dir: string): { lockFile: string; recordFile: string } {
+  return { lockFile: join(dir, LOCK_FILE), recordFile: join(dir, WRITER_FILE) };
+}
+
+/** A meta value, or undefined when there is none (no meta table: not a Sextant index, or not yet). */
+function metaValueOf(db: Database.Database, key: string): string | undefined {
+  try {
+    const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    return row?.value;
+  } catch (err) {
+    if (err instanceof Error && /no such table/.test(err.message)) return undefined;
+    throw err;
+  }
+}
+
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/** Whether the file starts as a SQLite database does (an empty file is an empty database). */
+function looksLikeSqlite(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const header = Buffer.alloc(SQLITE_HEADER.length);
+    const read = readSync(fd, header, 0, header.length, 0);
+    return read === 0 || header.toString('latin1', 0, read) === SQLITE_HEADER;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isUnreadable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
+}
+
+function removeIndexFile(file: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+}
+
+/**
+ * Opens the index file for writing; called holding the writer lock. The file is replaced only when it holds no
+ * Sextant index: it is not a SQLite database (by its header or SQLite's own verdict), its pages cannot be read,
+ * or it has no complete Sextant meta (a first write killed half-way). A busy file is never one of these: its
+ * error goes to the caller. A file this process creates has no readers yet: its first write keeps the rollback
+ * journal in memory instead of writing every page twice (WAL, then checkpoint), and WAL is switched on after it.
+ */
+function openIndexFile(file: string): { db: Database.Database; created: boolean } {
+  if (existsSync(file) && !looksLikeSqlite(file)) removeIndexFile(file);
+  if (existsSync(file)) {
+    let db: Database.Database | undefined;
+    try {
+      db = connect(file, 'WAL');
+      if (metaValueOf(db, 'store_format') !== undefined) return { db, created: false };
+      db.close();
+    } catch (err) {
+      if (db?.open) db.close();
+      if (!isUnreadable(err)) throw err;
+    }
+    removeIndexFile(file);
+  }
+  return { db: connect(file, 'MEMORY'), created: true };
+}
+
+function connect(file: string, journal: 'WAL' | 'MEMORY'): Database.Database {
+  const db = new Database(file);
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma(`journal_mode = ${journal}`);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * SQLite's bare "database is locked" as an error that says what happened. Sextant's own writers wait for each
+ * other on the writer lock and its readers never block a write (WAL), so what held the file for the whole busy
+ * timeout is another program, or an older Sextant without the lock.
+ */
+function busyError(err: unknown, dir: string, doing: string): unknown {
+  if (!isBusy(err)) return err;
+  const writer = WriterLock.holder(lockFiles(dir));
+  const who = writer ? `${describeHolder(writer)}, which is writing it` : 'another program (or an older Sextant) that has the file open';
+  return new StoreError('store_busy', `The index at ${dir} stayed locked for 5 s while ${doing}, held by ${who}. Try again once it has finished, or stop it.`);
+}
+
 export class SqliteStore implements Store {
   readonly location: string;
   private readonly db: Database.Database;
   private readonly stmtCache = new Map<string, Database.Statement>();
   private pendingReset = false;
 
-  /** Set on a database file this process created: see `open`. */
+  /** Set on a database file this process created: see `openIndexFile`. */
   private walAfterFirstWrite = false;
+  /** A writer's lock on the index, held from open to close. */
+  private lock: WriterLock | undefined;
   /**
    * Columns a node row of each kind is inserted with: the core ones, then one per indexed property the kind
    * declares. (The table has a column per indexed property of every kind; binding the others' NULLs row by row
@@ -248,44 +366,46 @@ export class SqliteStore implements Store {
 
   static open(ontology: Ontology, dir: string, opts: OpenOptions): SqliteStore {
     const absDir = resolve(dir);
+    if (opts.mode === 'read') return SqliteStore.openReader(ontology, absDir);
+    mkdirSync(absDir, { recursive: true });
+    // Everything a writer does to the files, from choosing the journal to replacing a file that is no index, is
+    // done holding the writer lock: no other writer is ever in the middle of a write it could disturb.
+    const lock = WriterLock.acquire(absDir, lockFiles(absDir), { ...(opts.lockWaitMs !== undefined ? { waitMs: opts.lockWaitMs } : {}), ...(opts.onLockWait ? { onWait: opts.onLockWait } : {}) });
+    try {
+      const { db, created } = openIndexFile(join(absDir, DB_FILE));
+      db.pragma('synchronous = NORMAL');
+      db.pragma('cache_size = -32768');
+      const store = new SqliteStore(ontology, absDir, db);
+      store.lock = lock;
+      store.walAfterFirstWrite = created;
+      // An empty, stale or mismatched index is reset inside the first write transaction, so readers keep the old
+      // index until the new one is complete.
+      store.pendingReset = Boolean(opts.reset) || store.compatibility() !== 'ok';
+      return store;
+    } catch (err) {
+      lock.release();
+      throw busyError(err, absDir, 'opening it for writing');
+    }
+  }
+
+  private static openReader(ontology: Ontology, absDir: string): SqliteStore {
     const file = join(absDir, DB_FILE);
-    if (opts.mode === 'read') {
-      if (!existsSync(file)) {
-        throw new StoreError('store_missing', `No index at ${absDir}. Build one with \`sextant index <path>\` (or point --store / SEXTANT_STORE at an existing index).`);
-      }
-      const db = new Database(file, { fileMustExist: true });
+    if (!existsSync(file)) {
+      const writer = WriterLock.holder(lockFiles(absDir));
+      if (writer) throw new StoreError('store_busy', `The index at ${absDir} is being built by ${describeHolder(writer)} and has no first version yet; try again once that has finished.`);
+      throw new StoreError('store_missing', `No index at ${absDir}. Build one with \`sextant index <path>\` (or point --store / SEXTANT_STORE at an existing index).`);
+    }
+    const db = new Database(file, { fileMustExist: true });
+    try {
       db.pragma('busy_timeout = 5000');
       db.pragma('query_only = 1');
       const store = new SqliteStore(ontology, absDir, db);
       store.checkCompatible();
       return store;
+    } catch (err) {
+      if (db.open) db.close();
+      throw busyError(err, absDir, 'opening it for reading');
     }
-    mkdirSync(absDir, { recursive: true });
-    let db: Database.Database;
-    // A file this process creates has no readers yet: its first write keeps the rollback journal in memory
-    // instead of writing every page twice (WAL, then checkpoint), and WAL is switched on after it.
-    let created = !existsSync(file);
-    const journal = () => (created ? 'MEMORY' : 'WAL');
-    try {
-      db = new Database(file);
-      db.pragma('busy_timeout = 5000');
-      db.pragma(`journal_mode = ${journal()}`);
-    } catch {
-      // Not a database at all: nobody can be reading it, so start a new file.
-      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-      created = true;
-      db = new Database(file);
-      db.pragma('busy_timeout = 5000');
-      db.pragma(`journal_mode = ${journal()}`);
-    }
-    db.pragma('synchronous = NORMAL');
-    db.pragma('cache_size = -32768');
-    const store = new SqliteStore(ontology, absDir, db);
-    store.walAfterFirstWrite = created;
-    // An empty, stale or mismatched index is reset inside the first write transaction, so readers keep the old
-    // index until the new one is complete.
-    store.pendingReset = Boolean(opts.reset) || store.compatibility() !== 'ok';
-    return store;
   }
 
   /** Drops every table and creates the schema of this ontology (inside the caller's transaction). */
@@ -300,7 +420,7 @@ export class SqliteStore implements Store {
     const now = new Date().toISOString();
     const put = this.db.prepare('INSERT INTO meta(key, value) VALUES (?, ?)');
     put.run('ontology_version', this.ontology.version);
-    put.run('store_format', String(STORE_FORMAT));
+    // store_format is written last of all, by the write that completes the index (see writeSources).
     put.run('schema_hash', schemaHash(this.ontology));
     put.run('created_at', now);
     put.run('updated_at', now);
@@ -320,12 +440,7 @@ export class SqliteStore implements Store {
   }
 
   private metaValue(key: string): string | undefined {
-    try {
-      const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
-      return row?.value;
-    } catch {
-      return undefined;
-    }
+    return metaValueOf(this.db, key);
   }
 
   private compatibility(): 'ok' | 'format' | 'ontology' | 'corrupt' {
@@ -340,6 +455,11 @@ export class SqliteStore implements Store {
   private checkCompatible(): void {
     const state = this.compatibility();
     if (state === 'ok') return;
+    const writer = state === 'corrupt' ? WriterLock.holder(lockFiles(this.location)) : undefined;
+    if (writer) {
+      this.db.close();
+      throw new StoreError('store_busy', `The index at ${this.location} is being built by ${describeHolder(writer)} and has no first version yet; try again once that has finished.`);
+    }
     const root = this.metaValue('root');
     const how = `Rebuild it: \`sextant index ${root ?? '<path-or-config>'} --store ${this.location}\` (a full rebuild replaces the old index).`;
     const found = state === 'format' ? 'a different store layout' : `ontology version ${this.metaValue('ontology_version')}`;
@@ -402,7 +522,7 @@ export class SqliteStore implements Store {
 
   async writeSources(writes: readonly SourceWrite[], opts: { remove?: readonly string[]; onProgress?: (p: WriteProgress) => void } = {}): Promise<SourceInfo[]> {
     const infos: SourceInfo[] = [];
-    this.db.transaction(() => {
+    const write = this.db.transaction(() => {
       this.propertyCounts.clear();
       // A reset index has nothing to patch.
       const reset = this.pendingReset;
@@ -470,11 +590,16 @@ export class SqliteStore implements Store {
       put.run('updated_at', new Date().toISOString());
       this.stmt('DELETE FROM meta WHERE key = ?').run('pending_since');
       if (this.root) put.run('root', this.root);
-    })();
-    if (this.walAfterFirstWrite) {
-      this.db.pragma('journal_mode = WAL');
-      this.walAfterFirstWrite = false;
+      // Last: a first write killed half-way (its journal only in memory) leaves a file without it, which the next
+      // writer replaces rather than mistakes for an index.
+      put.run('store_format', String(STORE_FORMAT));
+    });
+    try {
+      write();
+    } catch (err) {
+      throw busyError(err, this.location, 'writing it');
     }
+    this.switchToWal();
     return infos;
   }
 
@@ -502,8 +627,7 @@ export class SqliteStore implements Store {
 
   private deleteSource(name: string): boolean {
     const had = this.stmt('DELETE FROM sources WHERE name = ?').run(name).changes > 0;
-    this.stmt('DELETE FROM search_id WHERE rowid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
-    this.stmt('DELETE FROM search_text WHERE rowid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
+    this.unindexSource(name);
     this.stmt('DELETE FROM node_terms WHERE rid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
     this.stmt('DELETE FROM node_props WHERE rid IN (SELECT rid FROM nodes WHERE source = ?)').run(name);
     this.stmt('DELETE FROM edges WHERE source = ?').run(name);
@@ -512,6 +636,15 @@ export class SqliteStore implements Store {
     this.stmt('DELETE FROM source_groups WHERE source = ?').run(name);
     this.stmt('DELETE FROM source_artifacts WHERE source = ?').run(name);
     return had;
+  }
+
+  /** Takes a source's rows out of the search tables: all of them at once when no other source has any. */
+  private unindexSource(name: string): void {
+    const others = this.stmt('SELECT EXISTS (SELECT 1 FROM nodes WHERE source < ?) OR EXISTS (SELECT 1 FROM nodes WHERE source > ?) AS others').get(name, name) as { others: number };
+    for (const t of SEARCH_TABLES) {
+      if (others.others) for (const sql of unindexSearchSql(t)) this.stmt(`${sql} IN (SELECT rid FROM nodes WHERE source = ?)`).run(name);
+      else this.db.exec(`INSERT INTO ${t.table}(${t.table}) VALUES ('delete-all'); DELETE FROM ${t.table}_docs;`);
+    }
   }
 
   private nodeCount(): number {
@@ -563,8 +696,8 @@ export class SqliteStore implements Store {
       return sink;
     };
     const termRows = this.batcher('node_terms', '(prop, value, rid)', 3);
-    const idRows = this.batcher('search_id', '(rowid, name_t, qn_t)', 3);
-    const textRows = this.batcher('search_text', '(rowid, text_t)', 2);
+    const idRows = this.batcher('search_id_docs', '(rid, name_t, qn_t)', 3);
+    const textRows = this.batcher('search_text_docs', '(rid, text_t)', 2);
     const propRows = this.batcher('node_props', '(rid, props)', 2);
     // Rids follow (kind, qualified name, id) within a source, so walking an edge index in rid order is already
     // the order answers are given in: a page of a hub's 20k callers needs no sort.
@@ -580,6 +713,7 @@ export class SqliteStore implements Store {
       rid += RID_GAP;
     }
     for (const b of [...byKind.values(), propRows, termRows, idRows, textRows]) b.flush();
+    for (const sql of SEARCH_TABLES.map(indexSearchSql)) this.stmt(`${sql} > ?`).run(maxRid);
     return { ridOf, groupOf };
   }
 
@@ -651,9 +785,9 @@ export class SqliteStore implements Store {
     const gone = oldRows.filter((r) => !freshIds.has(r.id));
     const changed = oldRows.filter((r) => freshIds.has(r.id) && rowKey(byId.get(r.id)!) !== r.row);
     const goneRids = gone.map((r) => r.rid);
-    this.deleteWhereIn(oldRows.map((r) => r.rid), ['DELETE FROM edges WHERE src IN']);
-    this.deleteWhereIn([...goneRids, ...changed.map((r) => r.rid)], ['DELETE FROM search_id WHERE rowid IN', 'DELETE FROM search_text WHERE rowid IN', 'DELETE FROM node_terms WHERE rid IN']);
-    this.deleteWhereIn(goneRids, ['DELETE FROM edges WHERE dst IN', 'DELETE FROM node_props WHERE rid IN', 'DELETE FROM nodes WHERE rid IN']);
+    this.runWhereIn(oldRows.map((r) => r.rid), ['DELETE FROM edges WHERE src IN']);
+    this.runWhereIn([...goneRids, ...changed.map((r) => r.rid)], [...SEARCH_TABLES.flatMap(unindexSearchSql).map((sql) => `${sql} IN`), 'DELETE FROM node_terms WHERE rid IN']);
+    this.runWhereIn(goneRids, ['DELETE FROM edges WHERE dst IN', 'DELETE FROM node_props WHERE rid IN', 'DELETE FROM nodes WHERE rid IN']);
     const listProps = [...this.ontology.listProperties.keys()];
     const rowsByKind = new Map<string, SqlValue[][]>();
     const nodeRows = (kind: string): SqlValue[][] => {
@@ -671,8 +805,9 @@ export class SqliteStore implements Store {
     }
     this.insertRows('node_props', '(rid, props)', 2, propRows, undefined, 'INSERT OR REPLACE');
     this.insertRows('node_terms', '(prop, value, rid)', 3, termRows);
-    this.insertRows('search_id', '(rowid, name_t, qn_t)', 3, idRows);
-    this.insertRows('search_text', '(rowid, text_t)', 2, textRows);
+    this.insertRows('search_id_docs', '(rid, name_t, qn_t)', 3, idRows);
+    this.insertRows('search_text_docs', '(rid, text_t)', 2, textRows);
+    this.runWhereIn([...changed.map((r) => r.rid), ...planned.values()], SEARCH_TABLES.map((t) => `${indexSearchSql(t)} IN`));
     const ridOf = new Map<string, number>([...oldRows.filter((r) => freshIds.has(r.id)).map((r) => [r.id, r.rid] as const), ...planned]);
     this.insertEdges(source, touched.flatMap((g) => groups.get(g)?.edges ?? []), ridOf);
     for (const r of oldRows) this.namesTouched.add(r.name);
@@ -680,8 +815,8 @@ export class SqliteStore implements Store {
     return true;
   }
 
-  /** Runs each `DELETE … IN` statement prefix over the rids, a batch at a time. */
-  private deleteWhereIn(rids: readonly number[], statements: readonly string[]): void {
+  /** Runs each statement prefix ending in `IN` (a delete, or an insert from a select) over the rids, a batch at a time. */
+  private runWhereIn(rids: readonly number[], statements: readonly string[]): void {
     for (let i = 0; i < rids.length; i += BATCH) {
       const chunk = rids.slice(i, i + BATCH);
       const marks = chunk.map(() => '?').join(',');
@@ -1107,7 +1242,21 @@ export class SqliteStore implements Store {
     return out;
   }
 
+  /** After the first write of a file this process created: WAL from now on, so readers and the writer never wait on each other. */
+  private switchToWal(): void {
+    if (!this.walAfterFirstWrite) return;
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.walAfterFirstWrite = false;
+    } catch (err) {
+      // A reader opened the new index within the moment since its commit: the next write, or the next writer, switches.
+      if (!isBusy(err)) throw err;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+    this.lock?.release();
+    this.lock = undefined;
   }
 }
