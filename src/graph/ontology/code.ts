@@ -11,9 +11,25 @@ const PROFILE_PROPERTY: PropertyDef = { name: 'profile', type: 'string', descrip
 /** HTTP methods a route or client names; ANY when a mapping names none. */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'] as const;
 
-/** What `path_pattern` holds: the path with every variable written `{}` (`/orders/{id}` → `/orders/{}`). */
+/**
+ * What `path_pattern` holds: the path with every variable written `{}` (`/orders/{id}` → `/orders/{}`, and
+ * `/{id:[0-9]{3}}` → `/{}`: braces nest). An unclosed `{` stays as written. One pass, so any input is linear.
+ */
 export function pathPattern(path: string): string {
-  return path.replace(/\{[^}]*\}/g, '{}');
+  let out = '';
+  let depth = 0;
+  let open = 0;
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i];
+    if (c === '{') {
+      if (depth++ === 0) open = i;
+    } else if (c === '}' && depth > 0) {
+      if (--depth === 0) out += '{}';
+    } else if (depth === 0) {
+      out += c;
+    }
+  }
+  return depth > 0 ? out + path.slice(open) : out;
 }
 
 /** What routes and clients both say of an HTTP call: protocol, method and path (as composed, and as matched). */
@@ -98,7 +114,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
       searchPrior: 1.1,
       properties: [
         ...httpProperties('The path as composed from the type-level and method-level mappings, variables named as written.'),
-        { name: 'path_regex', type: 'string', description: 'A regular expression a concrete request path matches.' },
+        { name: 'path_regex', type: 'string', description: 'A regular expression (RE2/J syntax, matched whole) a concrete request path matches, with the path variables\' own regexes.' },
         { name: 'destination', type: 'string', description: 'Messaging: the topic, queue or destination consumed.', filter: ['eq', 'prefix'], searchable: true },
         { name: 'destination_regex', type: 'string', description: 'Messaging: the topic pattern consumed (Kafka topicPattern), when given instead of names.' },
         { name: 'framework', type: 'enum', values: ['spring_mvc', 'spring_functional', 'jax_rs', 'spring_kafka', 'spring_rabbit', 'spring_jms', 'spring_cloud_stream'], description: 'Where the mapping or listener comes from (spring_functional: a RouterFunction bean; spring_cloud_stream: a functional Consumer/Function bean or @StreamListener, bound to its destination by configuration).', filter: ['eq'] },

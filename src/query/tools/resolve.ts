@@ -6,6 +6,7 @@ import { limitHints, type Hint } from '../hints.js';
 import { listEntry } from '../present.js';
 import type { ToolContext, ToolDef } from '../tool.js';
 import { nameSuggestions } from './absence.js';
+import { patternAccepts } from '../../search/patterns.js';
 
 const MAX_CANDIDATES = 20;
 
@@ -28,6 +29,9 @@ const TIERS: Tier[] = [
   { reason: 'end of qualified name', score: 0.6, lookup: (ctx, s, kinds) => ctx.store.nodesByQualifiedNameSuffix(s, { ...(kinds ? { kinds } : {}), limit: MAX_CANDIDATES + 1 }) },
 ];
 
+/** Longer than any URL a server accepts: such an identifier is not a route, and matching it would only cost time. */
+const MAX_ROUTE_IDENTIFIER = 8192;
+
 /** `[service] [METHOD] /path`: a route as people write it, with any variable names or a concrete path. */
 const ROUTE_IDENTIFIER = /^(?:(\S+)\s+)??(?:([A-Za-z]+)\s+)?(\/\S*)$/;
 
@@ -37,7 +41,7 @@ const ROUTE_IDENTIFIER = /^(?:(\S+)\s+)??(?:([A-Za-z]+)\s+)?(\/\S*)$/;
  * regex accepts it as a concrete request path.
  */
 async function routesByPath(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<NodeRecord[]> {
-  if ((kinds && !kinds.includes('route')) || !hasRouteProperty(ctx, 'path_pattern')) return [];
+  if ((kinds && !kinds.includes('route')) || identifier.length > MAX_ROUTE_IDENTIFIER || !hasRouteProperty(ctx, 'path_pattern')) return [];
   const m = ROUTE_IDENTIFIER.exec(identifier.trim());
   if (!m) return [];
   const [, service, rawMethod, path] = m;
@@ -53,7 +57,7 @@ async function routesByPath(ctx: ToolContext, identifier: string, kinds: string[
   const { nodes } = await ctx.store.findNodes({ kinds: ['route'], predicates, limit: 2000, offset: 0 });
   const exact = nodes.filter((n) => n.props.path_pattern === pattern);
   if (exact.length) return exact;
-  return nodes.filter((n) => typeof n.props.path_regex === 'string' && safeTest(n.props.path_regex, path!));
+  return nodes.filter((n) => typeof n.props.path_regex === 'string' && patternAccepts(n.props.path_regex, path!));
 }
 
 /** Listener routes of a topic, queue or destination, written bare (`orders.events`). */
@@ -66,14 +70,6 @@ async function routesByDestination(ctx: ToolContext, identifier: string, kinds: 
 /** Whether this index's ontology has routes with that property (an ontology without the code kinds has none). */
 export function hasRouteProperty(ctx: ToolContext, property: string): boolean {
   return ctx.ontology.kind('route')?.properties.some((p) => p.name === property) ?? false;
-}
-
-function safeTest(pattern: string, text: string): boolean {
-  try {
-    return new RegExp(pattern).test(text);
-  } catch {
-    return false;
-  }
 }
 
 /** The first tier with any match, and its matches. */

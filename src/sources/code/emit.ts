@@ -13,7 +13,8 @@ import { feignClientsOf, httpExchangeClientsOf } from './clients.js';
 import { type HttpCallSite, type HttpTarget, httpCallOf, httpTargetOf, urlValue } from './http-calls.js';
 import { listenersOf, partsOfText, senderOf, streamBinding, streamFunctionsOf } from './messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
-import { Constants, functionalRoutesOf, type Part, pathRegex, routesOf } from './routes.js';
+import { Constants, functionalRoutesOf, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './routes.js';
+import { compilePattern } from '../../search/patterns.js';
 
 export interface CodeGraphInput {
   source: string;
@@ -228,7 +229,7 @@ export class CodeGraphAssembler {
     const warnings = pinLinks(nodes, input.links);
     const topology = new Topology();
     matchClients(this.ontology, input.source, nodes, edges, topology);
-    matchProducers(this.ontology, input.source, nodes, edges, topology);
+    warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology), ...routePatternWarnings(nodes));
     topology.emit(nodes, edges);
     return { nodes, edges, stats, warnings };
   }
@@ -870,12 +871,14 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
  * messaging, not an ambiguity); a topic pattern listener matches the topics its regex accepts. None: an
  * undeclared route stands for the destination. Sets each producer's `match`.
  */
-function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology): void {
+function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology): string[] {
   const listeners = nodes.filter((n) => n.kind === 'route' && n.props.protocol !== 'http' && n.props.declared !== false);
+  const warnings: string[] = [];
+  const topicPatterns = topicPatternsOf(listeners, warnings);
   const undeclared = new Map<string, string>();
   for (const p of nodes.filter((n) => n.kind === 'producer')) {
     const destination = String(p.props.destination);
-    const found = listeners.filter((l) => l.props.protocol === p.props.protocol && (l.props.destination === destination || (typeof l.props.destination_regex === 'string' && regexAccepts(l.props.destination_regex, destination))));
+    const found = listeners.filter((l) => l.props.protocol === p.props.protocol && (l.props.destination === destination || topicPatterns.get(l)?.accepts(destination) === true));
     const matches = found.map((l) => (l.service === p.service ? 'intra_service' : 'cross_service'));
     p.props.match = matches.includes('cross_service') ? 'cross_service' : matches.length ? 'intra_service' : 'unmatched';
     // Through a Rabbit exchange, a queue named as the routing key is the usual binding, not a certain one.
@@ -896,14 +899,38 @@ function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[],
     }
     edges.push({ type: 'ASYNC_CALLS', from: p.id, to, attrs: { match: 'unmatched', confidence: 0, strategy: 'destination' } });
   }
+  return warnings;
 }
 
-function regexAccepts(pattern: string, text: string): boolean {
-  try {
-    return new RegExp(`^(?:${pattern})$`).test(text);
-  } catch {
-    return false;
+/**
+ * The topic pattern of each listener that has one, compiled for linear-time matching (a pattern from source can
+ * make a backtracking engine run for hours). One RE2/J cannot evaluate matches nothing, with a warning naming its
+ * file; an unresolved one (a placeholder without a value) is not a pattern at all.
+ */
+function topicPatternsOf(listeners: readonly NodeRecord[], warnings: string[]): Map<NodeRecord, { accepts: (topic: string) => boolean }> {
+  const out = new Map<NodeRecord, { accepts: (topic: string) => boolean }>();
+  for (const l of listeners) {
+    const pattern = l.props.destination_regex;
+    if (typeof pattern !== 'string' || l.props.resolved === false) continue;
+    const compiled = compilePattern(pattern);
+    if ('accepts' in compiled) out.set(l, compiled);
+    else warnings.push(`${fileAndLine(l)}: ${l.props.protocol} topic pattern ${JSON.stringify(pattern)} of ${l.props.handler} cannot be evaluated (${compiled.error}); no producer is matched to it`);
   }
+  return out;
+}
+
+/** Declared HTTP routes whose path variable regex cannot be evaluated: they match any text in that segment instead. */
+function routePatternWarnings(nodes: readonly NodeRecord[]): string[] {
+  const out: string[] = [];
+  for (const r of nodes) {
+    if (r.kind !== 'route' || r.props.protocol !== 'http' || r.props.declared !== true) continue;
+    for (const u of unsupportedPathRegexes(String(r.props.path))) out.push(`${fileAndLine(r)}: route ${r.name}: path variable regex ${JSON.stringify(u.regex)} cannot be evaluated (${u.error}); it matches any text in its segment`);
+  }
+  return out;
+}
+
+function fileAndLine(n: NodeRecord): string {
+  return n.line ? `${n.file ?? ''}:${n.line}` : (n.file ?? '');
 }
 
 /** Calls between services, summed per pair and protocol (the strongest match's confidence). */

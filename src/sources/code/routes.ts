@@ -1,4 +1,5 @@
-import { HTTP_METHODS, pathPattern } from '../../graph/ontology/code.js';
+import { HTTP_METHODS } from '../../graph/ontology/code.js';
+import { compilePattern, quotePattern } from '../../search/patterns.js';
 import type { AnnotationFacts, AnnotationValue, ConstPart } from './ir.js';
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
 import { partsOfText } from './messaging.js';
@@ -314,8 +315,85 @@ export function joinPath(prefix: string, path: string): string {
 }
 
 
-/** A regular expression a concrete request path of this route matches. */
+/** RE2's largest repetition count. */
+const MAX_REPEAT = 1000;
+
+/**
+ * The regular expression (RE2/J syntax, matched whole) a concrete request path of this route matches: literal text
+ * quoted, a variable any text within its segment, a variable with its own regex (`{id:[0-9]+}`, JAX-RS
+ * `{id: \\d+}`) that regex. Adjacent variables collapse into one bounded class (`{a}{b}` → `[^/]{2,}`), so the
+ * pattern offers a matcher no ambiguous splits. A variable regex RE2/J cannot evaluate counts as a plain variable.
+ */
 export function pathRegex(path: string): string {
-  const parts = pathPattern(path).split('{}').map((p) => p.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
-  return `^${parts.join('[^/]+')}$`;
+  let out = '';
+  let run = 0;
+  const flushRun = () => {
+    if (run) out += run === 1 ? '[^/]+' : `[^/]{${Math.min(run, MAX_REPEAT)},}`;
+    run = 0;
+  };
+  for (const token of pathTokens(path)) {
+    if (typeof token === 'string') {
+      flushRun();
+      out += quotePattern(token);
+    } else if (token.regex !== undefined && 'accepts' in compilePattern(token.regex)) {
+      flushRun();
+      out += `(?:${token.regex})`;
+    } else run++;
+  }
+  flushRun();
+  return `^${out}$`;
+}
+
+/** The variable regexes of a route path that RE2/J cannot evaluate, each with why. */
+export function unsupportedPathRegexes(path: string): { regex: string; error: string }[] {
+  const out: { regex: string; error: string }[] = [];
+  for (const token of pathTokens(path)) {
+    if (typeof token === 'string' || token.regex === undefined) continue;
+    const compiled = compilePattern(token.regex);
+    if ('error' in compiled) out.push({ regex: token.regex, error: compiled.error });
+  }
+  return out;
+}
+
+/** A path variable; `regex` when it states its own (`{id:[0-9]+}`, `{id: \\d+}`). */
+interface PathVariable {
+  regex?: string;
+}
+
+/** A path as literal text and variables; a variable's regex may hold braces of its own (`{id:\\d{3}}`). */
+function pathTokens(path: string): (string | PathVariable)[] {
+  const out: (string | PathVariable)[] = [];
+  let literal = '';
+  let i = 0;
+  while (i < path.length) {
+    const end = path[i] === '{' ? closingBrace(path, i) : -1;
+    if (end < 0) {
+      literal += path[i++];
+      continue;
+    }
+    if (literal) out.push(literal);
+    literal = '';
+    out.push(variableOf(path.slice(i + 1, end)));
+    i = end + 1;
+  }
+  if (literal) out.push(literal);
+  return out;
+}
+
+/** The index of the `}` closing the `{` at `open` (escaped braces skipped), or -1. */
+function closingBrace(path: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < path.length; i++) {
+    const c = path[i];
+    if (c === '\\') i++;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function variableOf(inner: string): PathVariable {
+  const colon = inner.indexOf(':');
+  const regex = colon < 0 ? '' : inner.slice(colon + 1).trim();
+  return regex ? { regex } : {};
 }
