@@ -322,6 +322,8 @@ class FileEmitter {
     stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0, producers: 0 },
   };
   private readonly edgeKeys = new Set<string>();
+  /** Per repeated edge key, the next `#n` suffix to try: a line calling the same method thousands of times stays linear. */
+  private readonly edgeSuffixes = new Map<string, number>();
   private readonly unresolved = new Map<string, string>();
   private readonly ids: FileIds | undefined;
 
@@ -635,7 +637,7 @@ class FileEmitter {
           const sup = s.target.entry;
           if (!sup || seen.has(sup)) continue;
           seen.add(sup);
-          const match = sup.members.find((o) => o.facts.kind === 'method' && o.facts.name === m.name && !o.facts.modifiers.includes('static') && !o.facts.modifiers.includes('private') && paramsMatch(m, o.facts));
+          const match = this.ctx.model.methodsNamed(sup, m.name).find((o) => o.facts.kind === 'method' && !o.facts.modifiers.includes('static') && !o.facts.modifiers.includes('private') && paramsMatch(m, o.facts));
           if (match) found.add(match);
           else visit(sup, seen);
         }
@@ -657,9 +659,9 @@ class FileEmitter {
       if (s.relation !== 'implements' || !iface) continue;
       for (const abstract of iface.members) {
         if (abstract.facts.kind !== 'method' || abstract.facts.modifiers.includes('static')) continue;
-        if (entry.members.some((m) => m.facts.name === abstract.facts.name && paramsMatch(m.facts, abstract.facts))) continue;
+        if (this.ctx.model.methodsNamed(entry, abstract.facts.name).some((m) => paramsMatch(m.facts, abstract.facts))) continue;
         for (const sup of superclasses) {
-          const impl = sup.members.find((m) => m.facts.kind === 'method' && m.facts.name === abstract.facts.name && !m.facts.modifiers.includes('static') && paramsMatch(m.facts, abstract.facts));
+          const impl = this.ctx.model.methodsNamed(sup, abstract.facts.name).find((m) => m.facts.kind === 'method' && !m.facts.modifiers.includes('static') && paramsMatch(m.facts, abstract.facts));
           if (impl) {
             this.out.foreign.push({ group: impl.owner.file.path, edge: { type: 'OVERRIDES', from: memberId(this.ctx, impl), to: memberId(this.ctx, abstract) } });
             break;
@@ -753,8 +755,10 @@ class FileEmitter {
     const base = `${from}\0${type}\0${to}\0`;
     if (this.edgeKeys.has(base + (k ?? ''))) {
       if (k === undefined) return;
-      let n = 2;
-      while (this.edgeKeys.has(`${base}${key}#${n}`)) n++;
+      const repeated = base + key;
+      let n = this.edgeSuffixes.get(repeated) ?? 2;
+      while (this.edgeKeys.has(`${repeated}#${n}`)) n++;
+      this.edgeSuffixes.set(repeated, n + 1);
       k = `${key}#${n}`;
     }
     this.edgeKeys.add(base + (k ?? ''));

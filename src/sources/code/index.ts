@@ -7,7 +7,7 @@ import { type CachedFile, loadFactsCache, saveFactsCache } from './cache.js';
 import { discover } from './discover.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
 import { detectLayout } from './layout.js';
-import { emptyFacts } from './parse/common.js';
+import { emptyFacts, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH } from './parse/common.js';
 import type { ParseJob } from './parse/job.js';
 import { parseWorkerCount, runParseJobs } from './parse/pool.js';
 
@@ -112,6 +112,8 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   if (unreadable.length) warnings.push(`${unreadable.length} file(s) could not be read and are indexed as empty: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}`);
   const broken = facts.filter((f) => f.parseErrors > 0);
   if (broken.length) warnings.push(`${broken.length} file(s) have syntax errors; indexed as far as they parse: ${broken.slice(0, 5).map((f) => `${f.path} (${f.parseErrors})`).join(', ')}${broken.length > 5 ? ', …' : ''}`);
+  const deep = facts.filter((f) => f.deepNesting !== undefined);
+  if (deep.length) warnings.push(`${deep.length} file(s) nest code deeper than is read (expressions ${MAX_EXPR_DEPTH} levels, types ${MAX_TYPE_DEPTH}); indexed except what lies deeper, from: ${deep.slice(0, 5).map((f) => `${f.path}:${f.deepNesting}`).join(', ')}${deep.length > 5 ? ', …' : ''}`);
   const hash = createHash('sha256').update(JSON.stringify({ cfg: { ...cfg, path: undefined } }));
   for (const [path, c] of next) hash.update(`${path}\0${c.hash}\n`);
   for (const [path, text] of [...auxiliary].sort(([a], [b]) => a.localeCompare(b))) hash.update(`${path}\0${text}\n`);

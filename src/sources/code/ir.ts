@@ -182,6 +182,9 @@ export interface FileFacts {
   types: TypeFacts[];
   /** Syntax errors and missing tokens tree-sitter recovered from (the rest of the file is still indexed). */
   parseErrors: number;
+  /** The first line where the extractor stopped descending: code nested deeper than it reads (an expression or type
+   * nested hundreds of levels deep, classes nested in classes hundreds deep). The rest of the file is indexed. */
+  deepNesting?: number;
   /** Generator named by a banner comment at the top (`openapi`, `protobuf`, …) when there is one. */
   generatedBanner?: string;
   lines: number;

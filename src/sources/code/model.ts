@@ -27,6 +27,13 @@ export interface MemberEntry {
   qn: string;
 }
 
+/** A type's members and fields by name (see `CodeModel.methodsNamed`). */
+interface MemberIndex {
+  methods: Map<string, MemberEntry[]>;
+  constructors: MemberEntry[];
+  fields: Map<string, import('./ir.js').FieldFacts>;
+}
+
 /** A type the code names: one of the project's, or an external (library) one by its best-guess qualified name. */
 export type TypeTarget = { entry: TypeEntry; external?: undefined } | { external: string; entry?: undefined };
 
@@ -115,6 +122,7 @@ export class CodeModel {
   /** Supertypes never change once the model is built, so each type's are walked once (calls ask for them per call site). */
   private readonly ancestorCache = new Map<TypeEntry, { project: TypeEntry[]; external: string[] }>();
   private readonly companions = new Map<TypeEntry, TypeEntry>();
+  private readonly memberIndexes = new Map<TypeEntry, MemberIndex>();
 
   constructor(
     readonly files: readonly FileFacts[],
@@ -312,26 +320,49 @@ export class CodeModel {
     const { project } = this.ancestors(entry);
     let loose: MemberEntry[] = [];
     for (const t of project) {
-      const named = t.members.filter((m) => m.facts.name === name && m.facts.kind === 'method');
+      const named = this.methodsNamed(t, name);
       if (!named.length) continue;
-      const exact = argCount < 0 ? named : named.filter((m) => arityAccepts(m.facts, argCount));
+      const exact = argCount < 0 ? [...named] : named.filter((m) => arityAccepts(m.facts, argCount));
       if (exact.length) return { members: exact, exact: argCount >= 0 };
-      if (!loose.length) loose = named;
+      if (!loose.length) loose = [...named];
     }
     return { members: loose, exact: false };
   }
 
+  /**
+   * The methods a type declares named `name`, in declaration order. Indexed per type on first use: call sites ask
+   * per call, and scanning every member each time is quadratic in a type with thousands of methods.
+   */
+  methodsNamed(entry: TypeEntry, name: string): readonly MemberEntry[] {
+    return this.memberIndex(entry).methods.get(name) ?? [];
+  }
+
+  private memberIndex(entry: TypeEntry): MemberIndex {
+    let index = this.memberIndexes.get(entry);
+    if (!index) {
+      index = { methods: new Map(), constructors: [], fields: new Map() };
+      for (const m of entry.members) {
+        if (m.facts.kind === 'constructor') index.constructors.push(m);
+        else push(index.methods, m.facts.name, m);
+      }
+      // The first field of a name, as `fields.find` would give.
+      for (const f of entry.facts.fields) if (!index.fields.has(f.name)) index.fields.set(f.name, f);
+      this.memberIndexes.set(entry, index);
+    }
+    return index;
+  }
+
   constructors(entry: TypeEntry, argCount: number): MemberEntry[] {
-    const all = entry.members.filter((m) => m.facts.kind === 'constructor');
-    if (argCount < 0) return all;
+    const all = this.memberIndex(entry).constructors;
+    if (argCount < 0) return [...all];
     const exact = all.filter((m) => arityAccepts(m.facts, argCount));
-    return exact.length ? exact : all;
+    return exact.length ? exact : [...all];
   }
 
   /** A field visible in `entry`: its own, then inherited ones (breadth-first). */
   findField(entry: TypeEntry, name: string): { owner: TypeEntry; type?: TypeRef; init?: import('./ir.js').Expr } | undefined {
     for (const t of this.ancestors(entry).project) {
-      const f = t.facts.fields.find((x) => x.name === name);
+      const f = this.memberIndex(t).fields.get(name);
       if (f) return { owner: t, ...(f.type ? { type: f.type } : {}), ...(f.init ? { init: f.init } : {}) };
     }
     return undefined;

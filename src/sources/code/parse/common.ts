@@ -1,6 +1,34 @@
 import type { Node } from 'web-tree-sitter';
 import type { FileFacts, Language } from '../ir.js';
 
+/**
+ * How deep the helpers that must recurse (receiver expressions, written types, a member class inside a member
+ * class…) descend. Bodies and expressions are walked with explicit stacks and have no limit; these bound what is
+ * left, so a pathological file (a 10,000-deep expression, 3,000 nested classes) is indexed up to that depth instead
+ * of failing on the call stack — the same way on every thread, whatever its stack size.
+ */
+export const MAX_EXPR_DEPTH = 64;
+export const MAX_TYPE_DEPTH = 200;
+
+/** The facts of the file being extracted (one at a time on a thread): where a limit above cut it off. */
+let extracting: FileFacts | undefined;
+
+/** Runs one file's extraction, recording in its facts the first line where a nesting limit stopped it. */
+export function withNestingLimits<T>(facts: FileFacts, run: () => T): T {
+  const outer = extracting;
+  extracting = facts;
+  try {
+    return run();
+  } finally {
+    extracting = outer;
+  }
+}
+
+/** Says that extraction did not descend into `node` (nested deeper than the limits). */
+export function tooDeep(node: Node): void {
+  if (extracting && extracting.deepNesting === undefined) extracting.deepNesting = lineOf(node);
+}
+
 export function lineOf(node: Node): number {
   return node.startPosition.row + 1;
 }

@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
-import { countParseErrors, emptyFacts, lineOf, stripGenerics } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, stripGenerics, tooDeep, withNestingLimits } from './common.js';
 
 /** Node types inside a body that never hold a call, a local or a type: the walker does not descend into them. */
 const BODY_LEAVES = new Set([
@@ -45,13 +45,15 @@ export function extractJava(path: string, text: string, parser: Parser): FileFac
     const root = tree.rootNode;
     facts.parseErrors = countParseErrors(root);
     const extractor = new JavaExtractor(facts);
-    for (const child of root.namedChildren) {
-      if (!child) continue;
-      if (child.type === 'package_declaration') facts.package = packageName(child);
-      else if (child.type === 'import_declaration') addImport(facts.imports, child.text);
-      else if (child.type in TYPE_DECLARATIONS) extractor.topLevel(child);
-      else if (child.type === 'ERROR') extractor.recover(child);
-    }
+    withNestingLimits(facts, () => {
+      for (const child of root.namedChildren) {
+        if (!child) continue;
+        if (child.type === 'package_declaration') facts.package = packageName(child);
+        else if (child.type === 'import_declaration') addImport(facts.imports, child.text);
+        else if (child.type in TYPE_DECLARATIONS) extractor.topLevel(child);
+        else if (child.type === 'ERROR') extractor.recover(child);
+      }
+    });
     return facts;
   } finally {
     tree.delete();
@@ -92,7 +94,13 @@ interface BodyScope {
   inLambda: boolean;
 }
 
+/** Work left in a body walk: a node to visit (in a scope), or a step to take once the nodes before it are visited. */
+type BodyTask = { node: Node; scope: BodyScope; type: string } | (() => void);
+
 class JavaExtractor {
+  /** Types being declared, one inside the other (member, local and anonymous classes). */
+  private typeDepth = 0;
+
   constructor(private readonly file: FileFacts) {}
 
   topLevel(node: Node): void {
@@ -109,7 +117,18 @@ class JavaExtractor {
     }
   }
 
-  private declareType(node: Node, name: string, qualifiedName: string, top: TypeScope['top'], outer: string | undefined, local: boolean): TypeFacts {
+  private declareType(node: Node, name: string, qualifiedName: string, top: TypeScope['top'], outer: string | undefined, local: boolean): void {
+    // Declaring a type recurses (its body's members, their local and anonymous classes): bounded, deterministically.
+    if (this.typeDepth >= MAX_TYPE_DEPTH) return tooDeep(node);
+    this.typeDepth++;
+    try {
+      this.declareTypeWithin(node, name, qualifiedName, top, outer, local);
+    } finally {
+      this.typeDepth--;
+    }
+  }
+
+  private declareTypeWithin(node: Node, name: string, qualifiedName: string, top: TypeScope['top'], outer: string | undefined, local: boolean): void {
     const kind = TYPE_DECLARATIONS[node.type]!;
     const { modifiers, annotations } = readModifiers(node);
     const facts: TypeFacts = {
@@ -132,18 +151,23 @@ class JavaExtractor {
     const body = node.childForFieldName('body');
     if (body) this.typeBody(body, scope);
     this.synthesizeConstructor(node, scope);
-    return facts;
   }
 
   private typeBody(body: Node, scope: TypeScope): void {
-    for (const child of body.namedChildren) {
-      if (!child) continue;
+    // `enum_body_declarations` and ERROR nodes hold more of the same body: read in place, in order, without recursion.
+    const pending: Node[] = [];
+    const later = (node: Node): void => {
+      const children = node.namedChildren;
+      for (let i = children.length - 1; i >= 0; i--) if (children[i]) pending.push(children[i]!);
+    };
+    later(body);
+    for (let child = pending.pop(); child; child = pending.pop()) {
       switch (child.type) {
         case 'enum_constant':
           this.enumConstant(child, scope);
           break;
         case 'enum_body_declarations':
-          this.typeBody(child, scope);
+          later(child);
           break;
         case 'field_declaration':
         case 'constant_declaration':
@@ -166,7 +190,7 @@ class JavaExtractor {
             const name = child.childForFieldName('name')?.text;
             if (name) this.declareType(child, name, `${scope.facts.qualifiedName}.${name}`, scope.top, scope.facts.qualifiedName, false);
           } else if (child.type === 'ERROR') {
-            this.typeBody(child, scope);
+            later(child);
           }
       }
     }
@@ -285,7 +309,8 @@ class JavaExtractor {
   private synthesizeConstructor(node: Node, scope: TypeScope): void {
     const t = scope.facts;
     if (t.kind === 'record') {
-      t.members = t.members.filter((m) => m.synthetic !== 'record_accessor' || !t.members.some((o) => !o.synthetic && o.name === m.name && o.params.length === 0));
+      const declared = new Set(t.members.filter((o) => !o.synthetic && o.params.length === 0).map((o) => o.name));
+      t.members = t.members.filter((m) => m.synthetic !== 'record_accessor' || !declared.has(m.name));
       return;
     }
     if (t.kind !== 'class' && t.kind !== 'enum') return;
@@ -298,6 +323,16 @@ class JavaExtractor {
   }
 
   private anonymous(body: Node, superType: TypeRef, outer: TypeScope, creation: CallFacts | undefined): void {
+    if (this.typeDepth >= MAX_TYPE_DEPTH) return tooDeep(body);
+    this.typeDepth++;
+    try {
+      this.anonymousWithin(body, superType, outer, creation);
+    } finally {
+      this.typeDepth--;
+    }
+  }
+
+  private anonymousWithin(body: Node, superType: TypeRef, outer: TypeScope, creation: CallFacts | undefined): void {
     const top = outer.top;
     top.anonymous++;
     const name = `${top.name}$${top.anonymous}`;
@@ -321,14 +356,33 @@ class JavaExtractor {
     this.typeBody(body, { facts, top });
   }
 
-  /** Walks a member body: locals, calls, lambdas; nested type declarations become types of their own. */
-  private walk(node: Node, scope: BodyScope, type: string = node.type): void {
+  /**
+   * Walks a member body: locals, calls, lambdas; nested type declarations become types of their own. Iterative (an
+   * expression can nest thousands deep): each node's children, and any step to take after them, go on a stack in
+   * reverse, so nodes are visited, and facts recorded, in the order of a depth-first recursive walk.
+   */
+  private walk(root: Node, rootScope: BodyScope): void {
+    const stack: BodyTask[] = [{ node: root, scope: rootScope, type: root.type }];
+    const next: BodyTask[] = [];
+    for (let task = stack.pop(); task; task = stack.pop()) {
+      if (typeof task === 'function') task();
+      else this.visit(task.node, task.scope, task.type, next);
+      for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
+      next.length = 0;
+    }
+  }
+
+  /** One node of a body: records what it says, and adds what to walk next (its children, in order) to `next`. */
+  private visit(node: Node, scope: BodyScope, type: string, next: BodyTask[]): void {
+    const walk = (child: Node, in_: BodyScope = scope): void => {
+      next.push({ node: child, scope: in_, type: child.type });
+    };
     switch (type) {
       case 'lambda_expression': {
         const params = node.childForFieldName('parameters');
         if (params?.type === 'formal_parameters') for (const p of paramsOf(params)) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(params) });
         const body = node.childForFieldName('body');
-        if (body) this.walk(body, { ...scope, inLambda: true });
+        if (body) walk(body, { ...scope, inLambda: true });
         return;
       }
       case 'local_variable_declaration': {
@@ -341,8 +395,9 @@ class JavaExtractor {
           const local: VariableFacts = { name, line: lineOf(d) };
           if (!inferred) local.type = type;
           if (value && inferred) local.init = toExpr(value);
-          scope.member.locals.push(local);
-          if (value) this.walk(value, scope);
+          // After the locals of the declarators before it (and theirs), as the recursive walk had it.
+          next.push(() => scope.member.locals.push(local));
+          if (value) walk(value);
         }
         return;
       }
@@ -394,8 +449,9 @@ class JavaExtractor {
         this.addCall(scope, call);
         for (const child of node.namedChildren) {
           if (!child) continue;
-          if (child.type === 'class_body') this.anonymous(child, type, scope.type, call);
-          else this.walk(child, scope);
+          // The anonymous class is numbered after those in the arguments before it.
+          if (child.type === 'class_body') next.push(() => this.anonymous(child, type, scope.type, call));
+          else walk(child);
         }
         return;
       }
@@ -428,7 +484,7 @@ class JavaExtractor {
     for (const child of node.namedChildren) {
       if (!child) continue;
       const childType = child.type;
-      if (!BODY_LEAVES.has(childType)) this.walk(child, scope, childType);
+      if (!BODY_LEAVES.has(childType)) next.push({ node: child, scope, type: childType });
     }
   }
 
@@ -473,9 +529,22 @@ export function readAnnotation(node: Node): AnnotationFacts {
   return annotation;
 }
 
+/** The values of an annotation argument, arrays (nested ones too) flattened in order. */
 function annotationValues(node: Node): AnnotationValue[] {
-  if (node.type === 'element_value_array_initializer') return node.namedChildren.flatMap((c) => (c && c.type !== 'line_comment' && c.type !== 'block_comment' ? annotationValues(c) : []));
-  return [annotationValue(node)];
+  const out: AnnotationValue[] = [];
+  const pending: Node[] = [node];
+  for (let n = pending.pop(); n; n = pending.pop()) {
+    if (n.type !== 'element_value_array_initializer') {
+      out.push(annotationValue(n));
+      continue;
+    }
+    const children = n.namedChildren;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const c = children[i];
+      if (c && c.type !== 'line_comment' && c.type !== 'block_comment') pending.push(c);
+    }
+  }
+  return out;
 }
 
 function annotationValue(node: Node): AnnotationValue {
@@ -506,32 +575,45 @@ function annotationValue(node: Node): AnnotationValue {
   }
 }
 
-/** `"/a" + Paths.B + ("/" + C)` → its parts; undefined for anything else (a call, a ternary, arithmetic). */
+/**
+ * `"/a" + Paths.B + ("/" + C)` → its parts; undefined for anything else (a call, a ternary, arithmetic). Iterative:
+ * a generated constant can concatenate thousands of pieces (a left-deep tree as deep).
+ */
 function constantParts(node: Node): ConstPart[] | undefined {
-  switch (node.type) {
-    case 'string_literal': {
-      const value = stringLiteralValue(node);
-      return value === undefined ? undefined : [{ s: value }];
+  const parts: ConstPart[] = [];
+  const pending: Node[] = [node];
+  for (let n = pending.pop(); n; n = pending.pop()) {
+    switch (n.type) {
+      case 'string_literal': {
+        const value = stringLiteralValue(n);
+        if (value === undefined) return undefined;
+        parts.push({ s: value });
+        break;
+      }
+      case 'identifier':
+      case 'field_access':
+      case 'scoped_identifier':
+        parts.push({ ref: n.text.replace(/\s+/g, '') });
+        break;
+      case 'parenthesized_expression': {
+        const inner = n.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
+        if (!inner) return undefined;
+        pending.push(inner);
+        break;
+      }
+      case 'binary_expression': {
+        if (n.childForFieldName('operator')?.type !== '+') return undefined;
+        const left = n.childForFieldName('left');
+        const right = n.childForFieldName('right');
+        if (!left || !right) return undefined;
+        pending.push(right, left);
+        break;
+      }
+      default:
+        return undefined;
     }
-    case 'identifier':
-    case 'field_access':
-    case 'scoped_identifier':
-      return [{ ref: node.text.replace(/\s+/g, '') }];
-    case 'parenthesized_expression': {
-      const inner = node.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
-      return inner ? constantParts(inner) : undefined;
-    }
-    case 'binary_expression': {
-      if (node.childForFieldName('operator')?.type !== '+') return undefined;
-      const left = node.childForFieldName('left');
-      const right = node.childForFieldName('right');
-      const a = left && constantParts(left);
-      const b = right && constantParts(right);
-      return a && b ? [...a, ...b] : undefined;
-    }
-    default:
-      return undefined;
   }
+  return parts;
 }
 
 function stringLiteralValue(node: Node): string | undefined {
@@ -594,37 +676,42 @@ function countDims(node: Node): number {
   return (node.text.match(/\[/g) ?? []).length;
 }
 
-export function typeRef(node: Node | null | undefined): TypeRef {
+/** A type as written; type arguments nested deeper than MAX_EXPR_DEPTH are left out. */
+export function typeRef(node: Node | null | undefined, depth = 0): TypeRef {
   if (!node) return { name: '?' };
+  if (depth > MAX_EXPR_DEPTH) {
+    tooDeep(node);
+    return { name: stripGenerics(node.text) };
+  }
   switch (node.type) {
     case 'generic_type': {
       const head = node.namedChildren.find((c) => c && c.type !== 'type_arguments');
       const args = node.namedChildren.find((c) => c?.type === 'type_arguments');
       const ref: TypeRef = { name: head ? stripGenerics(head.text) : '?' };
-      const list = args?.namedChildren.filter((c): c is Node => !!c && c.type !== 'annotation' && c.type !== 'marker_annotation').map(typeArg) ?? [];
+      const list = args?.namedChildren.filter((c): c is Node => !!c && c.type !== 'annotation' && c.type !== 'marker_annotation').map((c) => typeArg(c, depth + 1)) ?? [];
       if (list.length) ref.args = list;
       return ref;
     }
     case 'array_type': {
-      const element = typeRef(node.childForFieldName('element'));
+      const element = typeRef(node.childForFieldName('element'), depth + 1);
       const dims = node.childForFieldName('dimensions');
       return { ...element, array: (element.array ?? 0) + (dims ? countDims(dims) : 1) };
     }
     case 'annotated_type': {
       const inner = node.namedChildren.find((c) => c && c.type !== 'annotation' && c.type !== 'marker_annotation');
-      return typeRef(inner);
+      return typeRef(inner, depth + 1);
     }
     default:
       return { name: stripGenerics(node.text) };
   }
 }
 
-function typeArg(node: Node): TypeRef {
+function typeArg(node: Node, depth: number): TypeRef {
   if (node.type === 'wildcard') {
     const bound = node.namedChildren.find((c) => c && c.type !== 'super' && c.type !== 'extends' && c.type !== 'annotation' && c.type !== 'marker_annotation');
-    return bound && /extends/.test(node.text) ? typeRef(bound) : { name: '?' };
+    return bound && /extends/.test(node.text) ? typeRef(bound, depth) : { name: '?' };
   }
-  return typeRef(node);
+  return typeRef(node, depth);
 }
 
 function argumentTexts(node: Node | null): string[] {
@@ -653,7 +740,14 @@ const LITERAL_TYPES: Record<string, Extract<Expr, { k: 'literal' }>['type']> = {
   null_literal: 'null',
 };
 
-export function toExpr(node: Node): Expr {
+/** A receiver or value expression; what is nested deeper than MAX_EXPR_DEPTH is `other` (its text). */
+export function toExpr(node: Node, depth = 0): Expr {
+  if (depth > MAX_EXPR_DEPTH) {
+    tooDeep(node);
+    const text = node.text;
+    return { k: 'other', text: text.length > ARG_TEXT_LIMIT ? text.slice(0, ARG_TEXT_LIMIT) : text };
+  }
+  const sub = (n: Node): Expr => toExpr(n, depth + 1);
   switch (node.type) {
     case 'this':
       return { k: 'this' };
@@ -664,28 +758,28 @@ export function toExpr(node: Node): Expr {
     case 'field_access': {
       const object = node.childForFieldName('object');
       const field = node.childForFieldName('field')?.text ?? '';
-      if (object && (object.type === 'this' || object.type === 'super') && field === '') return toExpr(object);
+      if (object && (object.type === 'this' || object.type === 'super') && field === '') return sub(object);
       if (node.namedChildren.some((c) => c?.type === 'super') && object && object.type !== 'super') return { k: 'super', qualifier: object.text };
-      return object ? { k: 'field', of: toExpr(object), name: field } : { k: 'name', name: field };
+      return object ? { k: 'field', of: sub(object), name: field } : { k: 'name', name: field };
     }
     case 'scoped_identifier': {
       const scope = node.childForFieldName('scope');
       const name = node.childForFieldName('name')?.text ?? '';
-      return scope ? { k: 'field', of: toExpr(scope), name } : { k: 'name', name };
+      return scope ? { k: 'field', of: sub(scope), name } : { k: 'name', name };
     }
     case 'method_invocation': {
       const object = node.childForFieldName('object');
       const args = node.childForFieldName('arguments');
       const argCount = args ? args.namedChildren.filter((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment').length : 0;
       const call: Expr = { k: 'call', name: node.childForFieldName('name')?.text ?? '', argCount };
-      if (object) call.of = toExpr(object);
+      if (object) call.of = sub(object);
       return call;
     }
     case 'object_creation_expression':
       return { k: 'new', type: typeRef(node.childForFieldName('type')) };
     case 'parenthesized_expression': {
       const inner = node.namedChildren[0];
-      return inner ? toExpr(inner) : { k: 'other', text: node.text };
+      return inner ? sub(inner) : { k: 'other', text: node.text };
     }
     case 'cast_expression':
       return { k: 'cast', type: typeRef(node.childForFieldName('type')) };

@@ -1,6 +1,6 @@
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
-import { countParseErrors, emptyFacts, lineOf, stripGenerics } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, stripGenerics, tooDeep, withNestingLimits } from './common.js';
 
 /**
  * Kotlin extraction, in the JVM view Java code has of it: a file's top-level functions and properties sit on a
@@ -31,6 +31,10 @@ const ARRAY_OF = /^(array|intArray|longArray|shortArray|byteArray|charArray|bool
 /** Extracts the facts of one Kotlin file. Never throws on bad input: what parses is kept, errors are counted. */
 export function extractKotlin(path: string, text: string, parser: Parser): FileFacts {
   const facts = emptyFacts(path, 'kotlin', text);
+  return withNestingLimits(facts, () => extractKotlinFacts(facts, path, text, parser));
+}
+
+function extractKotlinFacts(facts: FileFacts, path: string, text: string, parser: Parser): FileFacts {
   const extractor = new KotlinExtractor(facts, path);
   const whole = parse(parser, text);
   if (whole) extractTree(parser, text, whole, extractor);
@@ -338,6 +342,11 @@ interface BodyScope {
   inLambda: boolean;
 }
 
+/** Work left in a body walk: a node to visit (in a scope), or a step to take once the nodes before it are visited. */
+type BodyTask = { node: Node; scope: BodyScope } | (() => void);
+/** Adds a node to walk after what the current node has added before it. */
+type Later = (node: Node, scope: BodyScope) => void;
+
 interface Modifiers {
   visibility?: string;
   /** Every other modifier keyword, as written. */
@@ -359,6 +368,8 @@ class KotlinExtractor {
 
   /** Annotations the grammar misread, by the offset of the top-level declaration they belong to (in this tree). */
   misread = new Map<number, AnnotationFacts[]>();
+  /** Types (and ERROR nodes pieced back into types) being read, one inside the other. */
+  private typeDepth = 0;
 
   constructor(
     readonly file: FileFacts,
@@ -414,6 +425,16 @@ class KotlinExtractor {
    * back together as far as it goes: the type, its supertypes, its functions and the code following each.
    */
   recover(node: Node, outer: TypeScope | undefined, host?: TypeScope): void {
+    if (this.typeDepth >= MAX_TYPE_DEPTH) return tooDeep(node);
+    this.typeDepth++;
+    try {
+      this.recoverWithin(node, outer, host);
+    } finally {
+      this.typeDepth--;
+    }
+  }
+
+  private recoverWithin(node: Node, outer: TypeScope | undefined, host?: TypeScope): void {
     const children = node.children;
     let mods: Node | undefined;
     // Braces say where a flattened type or function ends.
@@ -570,7 +591,21 @@ class KotlinExtractor {
 
   // ---- types ----
 
-  private declareType(node: Node, name: string, qualifiedName: string, top: Top, outer: TypeScope | undefined, local: boolean, misread?: AnnotationFacts[]): TypeScope {
+  /** Declares a type and reads its body; recursive (member, local, anonymous classes), so bounded: undefined beyond. */
+  private declareType(node: Node, name: string, qualifiedName: string, top: Top, outer: TypeScope | undefined, local: boolean, misread?: AnnotationFacts[]): TypeScope | undefined {
+    if (this.typeDepth >= MAX_TYPE_DEPTH) {
+      tooDeep(node);
+      return undefined;
+    }
+    this.typeDepth++;
+    try {
+      return this.declareTypeWithin(node, name, qualifiedName, top, outer, local, misread);
+    } finally {
+      this.typeDepth--;
+    }
+  }
+
+  private declareTypeWithin(node: Node, name: string, qualifiedName: string, top: Top, outer: TypeScope | undefined, local: boolean, misread?: AnnotationFacts[]): TypeScope {
     const children = node.children;
     const body = children.find((c) => ty(c) === 'class_body' || ty(c) === 'enum_class_body');
     return this.declareShape(
@@ -787,6 +822,16 @@ class KotlinExtractor {
 
   /** An object expression or an enum constant's body: an anonymous class numbered under the top-level type. */
   private anonymous(body: Node | undefined, supertypes: SupertypeFacts[], outer: TypeScope, creation: CallFacts | undefined, at?: Node): void {
+    if (this.typeDepth >= MAX_TYPE_DEPTH) return tooDeep((at ?? body)!);
+    this.typeDepth++;
+    try {
+      this.anonymousWithin(body, supertypes, outer, creation, at);
+    } finally {
+      this.typeDepth--;
+    }
+  }
+
+  private anonymousWithin(body: Node | undefined, supertypes: SupertypeFacts[], outer: TypeScope, creation: CallFacts | undefined, at?: Node): void {
     const top = outer.top;
     top.anonymous++;
     const name = `${top.name}$${top.anonymous}`;
@@ -1031,11 +1076,30 @@ class KotlinExtractor {
 
   // ---- bodies ----
 
-  /** Walks code: locals, calls, lambdas; object expressions and local classes become types of their own. */
-  private walk(node: Node, scope: BodyScope): void {
+  /**
+   * Walks code: locals, calls, lambdas; object expressions and local classes become types of their own. Iterative
+   * (an expression can nest thousands deep): each node's children, and any step to take after them, go on a stack
+   * in reverse, so nodes are visited, and facts recorded, in the order of a depth-first recursive walk.
+   */
+  private walk(root: Node, rootScope: BodyScope): void {
+    const stack: BodyTask[] = [{ node: root, scope: rootScope }];
+    const next: BodyTask[] = [];
+    const later: Later = (node, scope) => {
+      next.push({ node, scope });
+    };
+    for (let task = stack.pop(); task; task = stack.pop()) {
+      if (typeof task === 'function') task();
+      else this.visit(task.node, task.scope, later, next);
+      for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
+      next.length = 0;
+    }
+  }
+
+  /** One node of code: records what it says, and adds what to walk next (its children, in order) with `walk`. */
+  private visit(node: Node, scope: BodyScope, walk: Later, next: BodyTask[]): void {
     switch (ty(node)) {
       case 'call_expression':
-        this.call(node, scope);
+        this.call(node, scope, walk);
         return;
       case 'navigation_expression': {
         const children = node.children;
@@ -1045,7 +1109,7 @@ class KotlinExtractor {
           if (target && target.text !== 'class' && left) {
             this.addCall(scope, { kind: 'method_ref', name: ident(target), receiver: toExpr(left), argCount: -1, args: [], line: lineOf(node) });
           }
-          if (left) this.walk(left, scope);
+          if (left) walk(left, scope);
           return;
         }
         break;
@@ -1064,18 +1128,22 @@ class KotlinExtractor {
         const inner: BodyScope = { ...scope, inLambda: true };
         for (const c of node.namedChildren) {
           if (ty(c) === 'lambda_parameters') {
-            for (const v of c.namedChildren) if (ty(v) === 'variable_declaration') this.typedLocal(v, scope.member);
+            next.push(() => {
+              for (const v of c.namedChildren) if (ty(v) === 'variable_declaration') this.typedLocal(v, scope.member);
+            });
           } else if (ty(c) === 'function_value_parameters') {
-            for (const p of readParams(c).params) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(c) });
-          } else this.walk(c, inner);
+            next.push(() => {
+              for (const p of readParams(c).params) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(c) });
+            });
+          } else walk(c, inner);
         }
         return;
       }
       case 'object_literal':
-        this.objectLiteral(node, scope);
+        this.objectLiteral(node, scope, walk);
         return;
       case 'property_declaration':
-        this.localProperty(node, scope);
+        this.localProperty(node, scope, walk, next);
         return;
       case 'function_declaration': {
         // A local function: its code runs later, like a lambda's.
@@ -1083,9 +1151,11 @@ class KotlinExtractor {
         for (const c of node.namedChildren) {
           if (ty(c) === 'function_value_parameters') {
             const { params, defaults } = readParams(c);
-            for (const p of params) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(c) });
-            for (const d of defaults) this.walk(d, inner);
-          } else if (ty(c) === 'function_body') this.walk(c, inner);
+            next.push(() => {
+              for (const p of params) scope.member.locals.push({ name: p.name, type: p.type, line: lineOf(c) });
+            });
+            for (const d of defaults) walk(d, inner);
+          } else if (ty(c) === 'function_body') walk(c, inner);
         }
         return;
       }
@@ -1123,8 +1193,8 @@ class KotlinExtractor {
           const call: CallFacts = { kind: 'call', name: generic.name, argCount: 1, args: [cut(generic.arg.text)], line: lineOf(node) };
           if (generic.receiver) call.receiver = toExpr(generic.receiver);
           this.addCall(scope, call);
-          if (generic.receiver) this.walk(generic.receiver, scope);
-          this.walk(generic.arg, scope);
+          if (generic.receiver) walk(generic.receiver, scope);
+          walk(generic.arg, scope);
           return;
         }
         break;
@@ -1133,10 +1203,10 @@ class KotlinExtractor {
         // Leaves and types hold no code.
         if (LEAVES.has(ty(node))) return;
     }
-    for (const child of node.namedChildren) this.walk(child, scope);
+    for (const child of node.namedChildren) next.push({ node: child, scope });
   }
 
-  private call(node: Node, scope: BodyScope): void {
+  private call(node: Node, scope: BodyScope, walk: Later): void {
     const { callee, valueArgs, lambdas } = callParts(node);
     if (!callee) return;
     const args = [...argumentTexts(valueArgs), ...lambdas.map((l) => cut(l.text))];
@@ -1144,12 +1214,12 @@ class KotlinExtractor {
     const call: CallFacts = { kind: 'call', name: target.name, argCount: args.length, args, line: lineOf(node) };
     if (target.receiver) call.receiver = toExpr(target.receiver);
     this.addCall(scope, call);
-    if (target.receiver) this.walk(target.receiver, scope);
-    if (valueArgs) this.walk(valueArgs, scope);
-    for (const l of lambdas) this.walk(l, scope);
+    if (target.receiver) walk(target.receiver, scope);
+    if (valueArgs) walk(valueArgs, scope);
+    for (const l of lambdas) walk(l, scope);
   }
 
-  private objectLiteral(node: Node, scope: BodyScope): void {
+  private objectLiteral(node: Node, scope: BodyScope, walk: Later): void {
     const specifiers = node.namedChildren.find((c) => ty(c) === 'delegation_specifiers');
     const supers = readSupertypes(specifiers, 'class');
     const first = supers.supertypes[0];
@@ -1164,19 +1234,25 @@ class KotlinExtractor {
     this.addCall(scope, creation);
     const body = node.namedChildren.find((c) => ty(c) === 'class_body');
     this.anonymous(body, supers.supertypes, scope.type, creation, node);
-    if (specifiers) this.walk(specifiers, scope);
+    if (specifiers) walk(specifiers, scope);
   }
 
-  private localProperty(node: Node, scope: BodyScope): void {
+  private localProperty(node: Node, scope: BodyScope, walk: Later, next: BodyTask[]): void {
     let declaration: Node | undefined;
     let init: Node | undefined;
     let afterEq = false;
     for (const c of node.children) {
       if (ty(c) === 'variable_declaration' || ty(c) === 'multi_variable_declaration') declaration = c;
       else if (ty(c) === '=') afterEq = true;
-      else if (ty(c) === 'property_delegate') this.walk(c, scope);
+      else if (ty(c) === 'property_delegate') walk(c, scope);
       else if (afterEq && !init && c.isNamed && !COMMENTS.has(ty(c))) init = c;
     }
+    // The locals are declared after the delegate's code is walked, and before the initializer's.
+    next.push(() => this.declareLocals(declaration, init, scope));
+    if (init) walk(init, scope);
+  }
+
+  private declareLocals(declaration: Node | undefined, init: Node | undefined, scope: BodyScope): void {
     if (declaration !== undefined && ty(declaration) === 'variable_declaration') {
       const name = ident(declaration.namedChildren.find((c) => ty(c) === 'identifier'));
       const type = declaration.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
@@ -1195,7 +1271,6 @@ class KotlinExtractor {
         if (name) scope.member.locals.push(local);
       }
     }
-    if (init) this.walk(init, scope);
   }
 
   /** A lambda or loop variable, kept when its type is written. */
@@ -1281,15 +1356,19 @@ function splitArgument(arg: Node): { name?: string; value?: Node } {
   return name ? { name: ident(name), value } : { value };
 }
 
-function annotationValues(node: Node): AnnotationValue[] {
-  if (ty(node) === 'collection_literal') return node.namedChildren.filter((c) => !COMMENTS.has(ty(c))).flatMap(annotationValues);
+function annotationValues(node: Node, depth = 0): AnnotationValue[] {
+  if (depth > MAX_EXPR_DEPTH) {
+    tooDeep(node);
+    return [{ kind: 'expr', text: cut(node.text) }];
+  }
+  if (ty(node) === 'collection_literal') return node.namedChildren.filter((c) => !COMMENTS.has(ty(c))).flatMap((c) => annotationValues(c, depth + 1));
   if (ty(node) === 'call_expression') {
     const callee = node.namedChildren[0];
     if (callee !== undefined && ty(callee) === 'identifier' && ARRAY_OF.test(callee.text)) {
       const args = node.namedChildren.find((c) => ty(c) === 'value_arguments');
       return (args?.namedChildren ?? []).flatMap((a) => {
         const value = ty(a) === 'value_argument' ? splitArgument(a).value : undefined;
-        return value ? annotationValues(value) : [];
+        return value ? annotationValues(value, depth + 1) : [];
       });
     }
   }
@@ -1410,8 +1489,14 @@ function readParams(node: Node | undefined): { params: ParamFacts[]; defaults: N
   return { params, defaults };
 }
 
-export function typeRef(node: Node | null | undefined): TypeRef {
+/** A type as written; type arguments nested deeper than MAX_EXPR_DEPTH are left out. */
+export function typeRef(node: Node | null | undefined, depth = 0): TypeRef {
   if (!node) return { name: '?' };
+  if (depth > MAX_EXPR_DEPTH) {
+    tooDeep(node);
+    return { name: stripGenerics(node.text).replace(/`/g, '') || '?' };
+  }
+  const sub = (n: Node | null | undefined): TypeRef => typeRef(n, depth + 1);
   switch (ty(node)) {
     case 'user_type': {
       const parts: string[] = [];
@@ -1421,15 +1506,15 @@ export function typeRef(node: Node | null | undefined): TypeRef {
         else if (ty(c) === 'type_arguments') args = c;
       }
       const ref: TypeRef = { name: parts.join('.') };
-      const list = args?.namedChildren.filter((c) => ty(c) === 'type_projection').map(typeProjection) ?? [];
+      const list = args?.namedChildren.filter((c) => ty(c) === 'type_projection').map((c) => typeProjection(c, depth + 1)) ?? [];
       if (list.length) ref.args = list;
       return ref;
     }
     case 'nullable_type':
-      return { ...typeRef(node.namedChildren.find((c) => TYPE_NODES.has(ty(c)))), nullable: true };
+      return { ...sub(node.namedChildren.find((c) => TYPE_NODES.has(ty(c)))), nullable: true };
     case 'non_nullable_type':
     case 'parenthesized_type':
-      return typeRef(node.namedChildren.find((c) => TYPE_NODES.has(ty(c))));
+      return sub(node.namedChildren.find((c) => TYPE_NODES.has(ty(c))));
     case 'function_type': {
       // `A.(B) -> C` is `Function2<A, B, C>`.
       const parts = node.namedChildren.filter((c) => ty(c) !== 'type_modifiers' && !COMMENTS.has(ty(c)));
@@ -1437,13 +1522,13 @@ export function typeRef(node: Node | null | undefined): TypeRef {
       const receiver = parts[0] !== params ? parts[0] : undefined;
       const result = parts[parts.length - 1];
       const args: TypeRef[] = [];
-      if (receiver) args.push(typeRef(receiver));
+      if (receiver) args.push(sub(receiver));
       for (const p of params?.namedChildren ?? []) {
-        if (p.type === 'parameter') args.push(typeRef(p.namedChildren.find((x) => TYPE_NODES.has(ty(x)))));
-        else if (TYPE_NODES.has(p.type)) args.push(typeRef(p));
+        if (p.type === 'parameter') args.push(sub(p.namedChildren.find((x) => TYPE_NODES.has(ty(x)))));
+        else if (TYPE_NODES.has(p.type)) args.push(sub(p));
       }
       const arity = args.length;
-      args.push(result && result !== params ? typeRef(result) : { name: 'Unit' });
+      args.push(result && result !== params ? sub(result) : { name: 'Unit' });
       return { name: `Function${arity}`, args };
     }
     default:
@@ -1452,11 +1537,11 @@ export function typeRef(node: Node | null | undefined): TypeRef {
 }
 
 /** `out T` → T; `in T` and `*` → `?` (as Java's `? super T` and `?`). */
-function typeProjection(node: Node): TypeRef {
+function typeProjection(node: Node, depth: number): TypeRef {
   const type = node.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
   if (!type) return { name: '?' };
   if (node.namedChildren.some((c) => ty(c) === 'variance_modifier' && c.text === 'in')) return { name: '?' };
-  return typeRef(type);
+  return typeRef(type, depth);
 }
 
 function argumentTexts(node: Node | null | undefined): string[] {
@@ -1473,7 +1558,7 @@ function argumentTexts(node: Node | null | undefined): string[] {
  * A call's callee, value arguments and trailing lambdas. The grammar nests `f(x) { … }` as a call of `f(x)` with
  * the lambda; that is one call of `f` with both.
  */
-function callParts(node: Node): { callee?: Node; valueArgs?: Node; lambdas: Node[] } {
+function callParts(node: Node, depth = 0): { callee?: Node; valueArgs?: Node; lambdas: Node[] } {
   let callee: Node | undefined;
   let valueArgs: Node | undefined;
   const lambdas: Node[] = [];
@@ -1483,8 +1568,8 @@ function callParts(node: Node): { callee?: Node; valueArgs?: Node; lambdas: Node
     else if (ty(c) === 'type_arguments' || COMMENTS.has(ty(c))) continue;
     else callee ??= c;
   }
-  if (callee !== undefined && ty(callee) === 'call_expression' && !valueArgs && lambdas.length > 0) {
-    const inner = callParts(callee);
+  if (callee !== undefined && ty(callee) === 'call_expression' && !valueArgs && lambdas.length > 0 && depth < MAX_EXPR_DEPTH) {
+    const inner = callParts(callee, depth + 1);
     if (inner.callee && inner.valueArgs && inner.lambdas.length === 0) return { callee: inner.callee, valueArgs: inner.valueArgs, lambdas };
   }
   return valueArgs ? { callee, valueArgs, lambdas } : { callee, lambdas };
@@ -1533,7 +1618,13 @@ function inferredType(node: Node | undefined): TypeRef | undefined {
   return name ? { name } : undefined;
 }
 
-export function toExpr(node: Node): Expr {
+/** A receiver or value expression; what is nested deeper than MAX_EXPR_DEPTH is `other` (its text). */
+export function toExpr(node: Node, depth = 0): Expr {
+  if (depth > MAX_EXPR_DEPTH) {
+    tooDeep(node);
+    return other(node);
+  }
+  const sub = (n: Node): Expr => toExpr(n, depth + 1);
   switch (ty(node)) {
     case 'identifier': {
       const text = node.text;
@@ -1555,17 +1646,17 @@ export function toExpr(node: Node): Expr {
       const last = children[children.length - 1];
       if (op && left && last !== undefined && ty(last) === 'identifier' && left !== last) {
         if (ty(op) === '::') return last.text === 'class' ? { k: 'class_literal', type: { name: stripGenerics(left.text) || '?' } } : other(node);
-        return { k: 'field', of: toExpr(left), name: ident(last) };
+        return { k: 'field', of: sub(left), name: ident(last) };
       }
       return other(node);
     }
     case 'call_expression': {
-      const { callee, valueArgs, lambdas } = callParts(node);
+      const { callee, valueArgs, lambdas } = callParts(node, depth);
       if (!callee) return other(node);
       const argCount = (valueArgs?.namedChildren.filter((a) => ty(a) === 'value_argument').length ?? 0) + lambdas.length;
       const target = calleeOf(callee);
       const e: Expr = { k: 'call', name: target.name, argCount };
-      if (target.receiver) e.of = toExpr(target.receiver);
+      if (target.receiver) e.of = sub(target.receiver);
       return e;
     }
     case 'string_literal':
@@ -1579,18 +1670,18 @@ export function toExpr(node: Node): Expr {
       return { k: 'literal', type: 'char' };
     case 'as_expression': {
       const type = node.namedChildren.find((c, i) => i > 0 && TYPE_NODES.has(ty(c)));
-      const ref = typeRef(type);
+      const ref = typeRef(type, depth + 1);
       return { k: 'cast', type: node.children.some((c) => ty(c) === 'as?') ? { ...ref, nullable: true } : ref };
     }
     case 'parenthesized_expression':
     case 'annotated_expression': {
       const inner = node.namedChildren.filter((c) => ty(c) !== 'annotation' && !COMMENTS.has(ty(c)));
-      return inner.length === 1 ? toExpr(inner[0]!) : other(node);
+      return inner.length === 1 ? sub(inner[0]!) : other(node);
     }
     case 'unary_expression': {
       // `x!!` has x's type.
       const operand = node.namedChildren[0];
-      if (operand && node.children.some((c) => ty(c) === '!!')) return toExpr(operand);
+      if (operand && node.children.some((c) => ty(c) === '!!')) return sub(operand);
       return other(node);
     }
     case 'object_literal': {
@@ -1602,7 +1693,7 @@ export function toExpr(node: Node): Expr {
       const generic = genericCall(node);
       if (generic) {
         const e: Expr = { k: 'call', name: generic.name, argCount: 1 };
-        if (generic.receiver) e.of = toExpr(generic.receiver);
+        if (generic.receiver) e.of = sub(generic.receiver);
         return e;
       }
       return other(node);
