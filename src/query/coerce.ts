@@ -1,5 +1,5 @@
 import { closest } from '../search/similarity.js';
-import { fail } from './errors.js';
+import { excerpt, fail } from './errors.js';
 
 /**
  * Lossless-permissive input (DESIGN.md §1.2): every form that decodes to exactly one value is accepted, and
@@ -13,7 +13,7 @@ export function isBlank(value: unknown): boolean {
 function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+  return typeof value === 'object' ? 'an object' : typeof value === 'string' ? `string ${excerpt(value)}` : `${typeof value} ${JSON.stringify(value)}`;
 }
 
 /** JSON text (`'{"a":1}'`, `'["x"]'`) decoded when the text is a JSON object or array. */
@@ -96,7 +96,7 @@ export function asStringList(value: unknown, argument: string): string[] | undef
     if (trimmed.startsWith('[')) {
       const decoded = decodeJsonText(trimmed);
       v = Array.isArray(decoded) ? decoded : parsePythonStringList(trimmed);
-      if (v === undefined) fail({ code: 'invalid_argument', argument, message: `${argument}: ${JSON.stringify(trimmed)} looks like a list but is neither JSON nor a list literal of quoted strings. Send a list, e.g. ["a", "b"].` });
+      if (v === undefined) fail({ code: 'invalid_argument', argument, message: `${argument}: ${excerpt(trimmed)} looks like a list but is neither JSON nor a list literal of quoted strings. Send a list, e.g. ["a", "b"].` });
     } else {
       v = [trimmed];
     }
@@ -152,7 +152,7 @@ export function asEnum<T extends string>(value: unknown, argument: string, value
   return fail({
     code: what === 'kind' ? 'unknown_kind' : what === 'edge type' ? 'unknown_edge_type' : 'bad_enum_value',
     argument,
-    message: `${argument}: unknown ${what} ${JSON.stringify(s)}.${suggestions.length ? ` Did you mean ${suggestions.map((x) => JSON.stringify(x)).join(' or ')}?` : ''} Allowed: ${values.join(', ')}.`,
+    message: `${argument}: unknown ${what} ${excerpt(s)}.${suggestions.length ? ` Did you mean ${suggestions.map((x) => JSON.stringify(x)).join(' or ')}?` : ''} Allowed: ${values.join(', ')}.`,
     allowed: [...values],
     ...(suggestions.length ? { did_you_mean: suggestions } : {}),
   });

@@ -2,7 +2,7 @@ import type { FilterField, Ontology } from '../graph/ontology/index.js';
 import type { Predicate } from '../graph/store.js';
 import { closest } from '../search/similarity.js';
 import { asBoolean, asEnum, asNumber, asObject, isBlank } from './coerce.js';
-import { fail } from './errors.js';
+import { excerpt, fail } from './errors.js';
 
 /** Filter fields that apply to every one of `kinds`. */
 export function commonFilterFields(ontology: Ontology, kinds: readonly string[]): Map<string, FilterField> {
@@ -33,7 +33,7 @@ function scalarList(raw: unknown, argument: string): unknown[] {
 }
 
 function stringValue(raw: unknown, argument: string, f: FilterField, fields: Map<string, FilterField>): string {
-  if (typeof raw !== 'string' || raw.trim() === '') fail({ code: 'invalid_argument', argument, message: `${argument} takes a non-empty string${f.op === 'eq' || f.op === 'prefix' ? ' or a list of them' : ''}; got ${JSON.stringify(raw)}.` });
+  if (typeof raw !== 'string' || raw.trim() === '') fail({ code: 'invalid_argument', argument, message: `${argument} takes a non-empty string${f.op === 'eq' || f.op === 'prefix' ? ' or a list of them' : ''}; got ${typeof raw === 'string' ? excerpt(raw) : Array.isArray(raw) ? 'a list' : raw !== null && typeof raw === 'object' ? 'an object' : String(raw)}.` });
   if (/[*?]/.test(raw)) {
     const prefixField = fields.has(`${f.property}_prefix`) ? `${f.property}_prefix` : undefined;
     const containsField = fields.has(`${f.property}_contains`) ? `${f.property}_contains` : undefined;
@@ -41,7 +41,7 @@ function stringValue(raw: unknown, argument: string, f: FilterField, fields: Map
     fail({
       code: 'wildcard_in_filter',
       argument,
-      message: `${argument}: filters match exact values, so ${JSON.stringify(raw)} would look for a literal * or ?. Use ${alternatives.join(', or ')}.`,
+      message: `${argument}: filters match exact values, so ${excerpt(raw)} would look for a literal * or ?. Use ${alternatives.join(', or ')}.`,
       allowed: [prefixField, containsField].filter((x): x is string => !!x),
     });
   }

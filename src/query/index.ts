@@ -1,5 +1,5 @@
-import { ToolError, type ToolErrorBody } from './errors.js';
-import { checkArguments, inputSchema, type JsonSchema, type ToolContext, type ToolDef } from './tool.js';
+import { capErrorBody, excerpt, ToolError, type ToolErrorBody } from './errors.js';
+import { checkArguments, inputSchema, MAX_ARGUMENT_NAME, type JsonSchema, type ToolContext, type ToolDef } from './tool.js';
 import { closest } from '../search/similarity.js';
 import { describeTool } from './tools/describe.js';
 import { findTool } from './tools/find.js';
@@ -47,12 +47,19 @@ export function toolByName(name: string): ToolDef | undefined {
  * `{ok: false, error}` with a teaching message; an unexpected failure becomes an `internal` error.
  */
 export async function runTool(ctx: ToolContext, name: string, rawArgs: unknown): Promise<ToolResult> {
+  const result = await runUnchecked(ctx, name, rawArgs);
+  // Whatever a tool put in an error, no huge value leaves here (an answer is bounded by its limit instead).
+  return result.ok ? result : { ok: false, error: capErrorBody(result.error) };
+}
+
+/** The one path every surface takes (MCP stdio, MCP HTTP, CLI): decode, check sizes and names, run. */
+async function runUnchecked(ctx: ToolContext, name: string, rawArgs: unknown): Promise<ToolResult> {
   try {
     const tool = toolByName(name);
     if (!tool) {
       const names = TOOLS.map((t) => t.name);
-      const suggestions = closest(name, names);
-      return { ok: false, error: { code: 'unknown_tool', message: `No tool named ${JSON.stringify(name)}.${suggestions.length ? ` Did you mean ${suggestions.join(' or ')}?` : ''} Tools: ${names.join(', ')}.`, allowed: names } };
+      const suggestions = name.length <= MAX_ARGUMENT_NAME ? closest(name, names) : [];
+      return { ok: false, error: { code: 'unknown_tool', message: `No tool named ${excerpt(name)}.${suggestions.length ? ` Did you mean ${suggestions.join(' or ')}?` : ''} Tools: ${names.join(', ')}.`, allowed: names } };
     }
     const args = asObject(rawArgs, 'arguments') ?? {};
     checkArguments(tool, ctx.ontology, args);
@@ -61,7 +68,7 @@ export async function runTool(ctx: ToolContext, name: string, rawArgs: unknown):
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, error: err.body };
     const message = err instanceof Error ? err.message : String(err);
-    return { ok: false, error: { code: 'internal', message: `Internal error in ${name}: ${message}. This is a Sextant bug; the index is unchanged.` } };
+    return { ok: false, error: { code: 'internal', message: `Internal error in ${name.length <= 40 ? name : excerpt(name, 40)}: ${message}. This is a Sextant bug; the index is unchanged.` } };
   }
 }
 

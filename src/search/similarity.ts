@@ -51,18 +51,35 @@ export function editDistance(a: string, b: string): number {
   return prev[m]!;
 }
 
+/** Did-you-mean compares inputs up to this long; a longer input has no suggestions (it is refused by size first). */
+export const MAX_SUGGEST_INPUT = 256;
+/** At most this many candidates are compared per call (the first ones, in the order given). */
+export const MAX_SUGGEST_CANDIDATES = 5000;
+/** Edit-distance cells one call may spend in all: a bound on the work, whatever the inputs. */
+const MAX_SUGGEST_CELLS = 4_000_000;
+
 /**
  * The candidates closest to `input`, best first: case-insensitive edit distance within a third of the
- * length (at least 2), or a high trigram similarity, or one being a prefix of the other.
+ * length (at least 2), or a high trigram similarity, or one being a prefix of the other. The work is bounded:
+ * an input over MAX_SUGGEST_INPUT characters gets none; candidates over it are skipped; at most
+ * MAX_SUGGEST_CANDIDATES are compared, and comparing stops when the edit-distance budget is spent.
  */
 export function closest(input: string, candidates: Iterable<string>, max = 3): string[] {
+  if (input.length > MAX_SUGGEST_INPUT) return [];
   const needle = input.toLowerCase();
+  const similarityTo = trigramScorer(needle);
   const scored: { c: string; score: number }[] = [];
+  let compared = 0;
+  let cells = 0;
   for (const c of candidates) {
+    if (c.length > MAX_SUGGEST_INPUT) continue;
+    if (++compared > MAX_SUGGEST_CANDIDATES) break;
+    cells += (needle.length + 1) * (c.length + 1);
+    if (cells > MAX_SUGGEST_CELLS) break;
     const lower = c.toLowerCase();
     const dist = editDistance(needle, lower);
     const budget = Math.max(2, Math.floor(Math.max(needle.length, lower.length) / 3));
-    const sim = trigramSimilarity(needle, lower);
+    const sim = similarityTo(lower);
     const prefix = needle.length >= 3 && (lower.startsWith(needle) || needle.startsWith(lower));
     if (dist <= budget || sim >= 0.45 || prefix) scored.push({ c, score: dist - sim * 2 - (prefix ? 1 : 0) });
   }

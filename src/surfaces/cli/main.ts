@@ -12,7 +12,7 @@ import { sextantOntology } from '../../graph/ontology/index.js';
 import { locateStore, openStore } from '../../graph/open.js';
 import { StoreError, type Store } from '../../graph/store.js';
 import { DATA_TOOLS, toolByName, TOOLS } from '../../query/index.js';
-import { serveHttp, serveStdio, StoreHandle, type DataAccessOptions } from '../mcp/server.js';
+import { exposureWarning, serveHttp, serveStdio, StoreHandle, type DataAccessOptions } from '../mcp/server.js';
 import { loadDataSources } from '../data.js';
 import { localJq } from '../../query/data/jq.js';
 import { VERSION } from '../../version.js';
@@ -213,17 +213,24 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(storeOption())
     .option('--http <port>', 'serve Streamable HTTP on this port instead of stdio')
     .option('--host <host>', 'interface to bind with --http', '127.0.0.1')
+    .option('--allowed-hosts <names>', 'with --http: Host header names accepted besides loopback (comma-separated or repeated; name or name:port)', collect)
+    .option('--allowed-origins <origins>', 'with --http: browser origins accepted besides loopback ones, e.g. https://app.example.com (comma-separated or repeated)', collect)
     .addOption(configOption())
-    .action(async (opts: { store?: string; http?: string; host: string; config?: string }) => {
+    .action(async (opts: { store?: string; http?: string; host: string; config?: string; allowedHosts?: string[]; allowedOrigins?: string[] }) => {
       const handle = new StoreHandle(sextantOntology(), locateStore(opts.store));
       const data = await dataOptions(handle, opts.config, io);
       if (opts.http === undefined) {
+        if (opts.allowedHosts || opts.allowedOrigins) throw new UsageError('--allowed-hosts and --allowed-origins apply to --http only');
         await serveStdio(handle, data);
         return;
       }
       const port = Number(opts.http);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http takes a port number (0-65535); got ${JSON.stringify(opts.http)}`);
-      const server = await serveHttp(handle, { port, host: opts.host, data });
+      for (const o of opts.allowedOrigins ?? []) if (!/^https?:\/\/[^/]+\/?$/i.test(o)) throw new UsageError(`--allowed-origins takes origins like https://app.example.com (scheme, host, optional port); got ${JSON.stringify(o)}`);
+      const access = { ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}), ...(opts.allowedOrigins ? { allowedOrigins: opts.allowedOrigins } : {}) };
+      const server = await serveHttp(handle, { port, host: opts.host, data, ...access });
+      const warning = exposureWarning({ host: opts.host, ...access });
+      if (warning) io.err(warning);
       const address = server.address();
       const actual = typeof address === 'object' && address ? address.port : port;
       io.err(`sextant MCP (Streamable HTTP) on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${actual}/mcp — index ${handle.location}`);
