@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
+import { shownUrl } from '../config/endpoint.js';
 import type { WorkspaceConfig } from '../config/types.js';
 import { findConfigFile, loadWorkspaceConfig, type ReadOptions } from '../config/workspace.js';
 
@@ -19,8 +20,14 @@ function sourceNameFrom(text: string): string {
  * directory of schema files, or an http(s) GraphQL endpoint. Returns the workspace and the default store.
  */
 export async function resolveTarget(target: string, env: Record<string, string | undefined> = process.env, read: ReadOptions = {}): Promise<{ config: WorkspaceConfig; root: string }> {
-  if (/^https?:\/\//i.test(target)) {
-    const url = new URL(target);
+  if (isEndpoint(target)) {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      // The text is not echoed: it may carry credentials.
+      throw new TargetError(`${shownUrl(target, { mark: true })}: the endpoint is not a valid URL. Write it like https://api.example.com/graphql.`);
+    }
     const root = process.cwd();
     return { root, config: { dir: root, sources: [{ kind: 'graphql', name: sourceNameFrom(url.hostname), endpoint: target, headers: {}, timeout_ms: 30000 }] } };
   }
@@ -53,6 +60,19 @@ export async function resolveTarget(target: string, env: Record<string, string |
     return { root: abs, config: { dir: abs, sources: [{ kind: 'code', name: sourceNameFrom(basename(abs)), path: abs, include_tests: false, exclude: [], roles: { annotations: {}, types: {} }, capabilities: { annotations: {}, types: {} }, links: { clients: {}, destinations: {} } }] } };
   }
   throw new TargetError(`${abs} has no sextant.yaml, no Java or Kotlin sources and no GraphQL schema files (.graphql, .graphqls, .gql). Add a sextant.yaml listing sources (see README), or point at a source tree or a schema file.`);
+}
+
+function isEndpoint(target: string): boolean {
+  return /^https?:\/\//i.test(target);
+}
+
+/**
+ * What an index records as built from `target` (so a stale index can say how to rebuild it, and `status` shows
+ * it): an endpoint without its user info and query string, each marked `<redacted>` where it was
+ * (`https://<redacted>@host/graphql?<redacted>`) so the user knows to supply it; a path, absolute.
+ */
+export function indexRoot(target: string): string {
+  return isEndpoint(target) ? shownUrl(target, { mark: true }) : resolve(target);
 }
 
 const BUILD_FILES = new Set(['pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts']);

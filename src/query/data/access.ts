@@ -1,3 +1,4 @@
+import { Secrets } from '../../config/endpoint.js';
 import type { GraphqlDataConfig, WorkspaceConfig } from '../../config/types.js';
 import { defaultDataConfig } from '../../config/workspace.js';
 
@@ -9,6 +10,11 @@ export interface DataSourceAccess {
   /** `auto`: Hugr when the index says the schema is a Hugr schema. */
   flavor: 'auto' | 'hugr' | 'generic';
   config: GraphqlDataConfig;
+  /**
+   * Credentials of the source that are never sent with data requests but must never come back either if a server
+   * echoes them: the discovery header values and the credentials in the schema endpoint's URL.
+   */
+  secrets?: readonly string[];
 }
 
 /**
@@ -32,7 +38,9 @@ export function dataSourcesOf(config: WorkspaceConfig): Map<string, DataSourceAc
     const endpoint = s.data?.endpoint ?? s.endpoint;
     if (!endpoint) continue;
     const data = s.data ?? defaultDataConfig();
-    out.set(s.name, { source: s.name, endpoint: withoutCredentials(endpoint), flavor: s.flavor ?? 'auto', config: data });
+    const secrets = new Secrets(Object.values(s.headers ?? {}));
+    if (s.endpoint) secrets.addUrl(s.endpoint);
+    out.set(s.name, { source: s.name, endpoint: withoutCredentials(endpoint), flavor: s.flavor ?? 'auto', config: data, secrets: secrets.list() });
   }
   return out;
 }

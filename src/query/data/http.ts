@@ -1,4 +1,5 @@
-import { fail } from '../errors.js';
+import { AnswerTooLarge, MAX_ANSWER_BYTES, Secrets, megabytes, readCapped, shownUrl } from '../../config/endpoint.js';
+import { fail, type ErrorCode } from '../errors.js';
 import { identityHeaders, type DataCaller, type DataSourceAccess } from './access.js';
 
 export interface GraphqlRequest {
@@ -15,33 +16,18 @@ export interface GraphqlAnswer {
   as: 'caller' | 'configured' | 'anonymous';
 }
 
-/** Largest answer read from a server; a larger one is refused before it fills memory. */
-export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+export { MAX_ANSWER_BYTES } from '../../config/endpoint.js';
 
-class TooLarge extends Error {}
-
-async function readCapped(res: Response, cap: number): Promise<string> {
-  if (!res.body) return '';
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
-      await reader.cancel();
-      throw new TooLarge();
-    }
-    chunks.push(Buffer.from(value));
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The endpoint as messages show it: no query string (it may hold a key). */
-function shown(endpoint: string): string {
-  const url = new URL(endpoint);
-  return `${url.protocol}//${url.host}${url.pathname}`;
+/**
+ * Everything this request sent that must not come back in a tool answer: the identity's header values (the
+ * token, the whole Authorization value and its bearer part, a forwarded caller's token), the source's configured
+ * header values and the credentials its endpoint URL carries.
+ */
+export function secretsOf(access: DataSourceAccess, sent: Readonly<Record<string, string>>): Secrets {
+  const secrets = new Secrets(access.secrets ?? []).addUrl(access.endpoint);
+  if (access.config.token) secrets.add(access.config.token);
+  for (const [name, value] of Object.entries(sent)) if (name.toLowerCase() !== access.config.role_header.toLowerCase()) secrets.add(value);
+  return secrets;
 }
 
 /**
@@ -51,8 +37,12 @@ function shown(endpoint: string): string {
 export async function sendGraphql(access: DataSourceAccess, caller: DataCaller, request: GraphqlRequest): Promise<GraphqlAnswer> {
   const identity = identityHeaders(access, caller);
   if ('refused' in identity) fail({ code: 'no_identity', message: identity.refused });
+  // The one boundary where upstream content enters a tool answer: every message and the answer itself are
+  // redacted of what was sent (a server may echo request headers in an error, or in data).
+  const secrets = secretsOf(access, identity.headers);
+  const refuse: (code: ErrorCode, message: string) => never = (code, message) => fail({ code, message: secrets.redact(message) });
   const signal = AbortSignal.timeout(access.config.timeout_ms);
-  const where = shown(access.endpoint);
+  const where = shownUrl(access.endpoint);
   let res: Response;
   let text: string;
   try {
@@ -65,30 +55,34 @@ export async function sendGraphql(access: DataSourceAccess, caller: DataCaller, 
     });
     text = await readCapped(res, MAX_ANSWER_BYTES);
   } catch (err) {
-    if (err instanceof TooLarge) {
-      fail({ code: 'upstream_error', message: `${access.source} answered with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; Sextant stopped reading. Ask for less: a filter, a smaller limit, fewer fields, or an aggregation.` });
+    if (err instanceof AnswerTooLarge) {
+      refuse('upstream_error', `${access.source} answered with more than ${megabytes(MAX_ANSWER_BYTES)}; Sextant stopped reading. Ask for less: a filter, a smaller limit, fewer fields, or an aggregation.`);
     }
     if (signal.aborted) {
-      fail({ code: 'upstream_error', message: `${access.source} (${where}) did not answer within ${access.config.timeout_ms} ms. Narrow the query (filter, limit), or raise \`data.timeout_ms\` for this source in sextant.yaml.` });
+      refuse('upstream_error', `${access.source} (${where}) did not answer within ${access.config.timeout_ms} ms. Narrow the query (filter, limit), or raise \`data.timeout_ms\` for this source in sextant.yaml.`);
     }
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    fail({ code: 'upstream_error', message: `Cannot reach ${access.source} at ${where}: ${cause?.message ?? (err as Error).message}. Check that the server is running and reachable.` });
+    refuse('upstream_error', `Cannot reach ${access.source} at ${where}: ${cause?.message ?? (err as Error).message}. Check that the server is running and reachable.`);
   }
-  const snippet = text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  // Redacted before it is cut short: a cut must not leave half a token behind.
+  const snippet = (): string => {
+    const t = secrets.redact(text);
+    return t.length > 300 ? `${t.slice(0, 300)}…` : t;
+  };
   if (res.status === 401 || res.status === 403) {
-    fail({
-      code: 'unauthorized',
-      message: `${access.source} refused the ${identity.who === 'caller' ? "caller's token" : identity.who === 'configured' ? 'configured data.token' : 'anonymous request'} (HTTP ${res.status}): ${snippet}. Queries run with the caller's own identity; ask for access, or use a token that has it.`,
-    });
+    refuse(
+      'unauthorized',
+      `${access.source} refused the ${identity.who === 'caller' ? "caller's token" : identity.who === 'configured' ? 'configured data.token' : 'anonymous request'} (HTTP ${res.status}): ${snippet()}. Queries run with the caller's own identity; ask for access, or use a token that has it.`,
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    fail({ code: 'upstream_error', message: `${access.source} answered HTTP ${res.status} with a body that is not JSON: ${snippet}` });
+    refuse('upstream_error', `${access.source} answered HTTP ${res.status} with a body that is not JSON: ${snippet()}`);
   }
   if (!res.ok && !(typeof json === 'object' && json !== null && 'errors' in json)) {
-    fail({ code: 'upstream_error', message: `${access.source} answered HTTP ${res.status}: ${snippet}` });
+    refuse('upstream_error', `${access.source} answered HTTP ${res.status}: ${snippet()}`);
   }
-  return { json, bytes: Buffer.byteLength(text), as: identity.who };
+  return { json: secrets.redactJson(json), bytes: Buffer.byteLength(text), as: identity.who };
 }

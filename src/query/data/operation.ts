@@ -13,6 +13,7 @@ export function parseQuery(text: string, argument = 'query'): DocumentNode {
   try {
     return parse(text);
   } catch (err) {
+    if (err instanceof RangeError) fail({ code: 'invalid_query', argument, message: `\`${argument}\` nests too deeply to parse (thousands of levels of selections, lists or objects): flatten it.` });
     const e = err as GraphQLError;
     const at = e.locations?.[0];
     fail({ code: 'invalid_query', argument, message: `\`${argument}\` is not valid GraphQL${at ? ` (line ${at.line}, column ${at.column})` : ''}: ${e.message.replace(/^Syntax Error: /, '')}` });

@@ -14,7 +14,9 @@ export type GraphqlSourceErrorCode =
   | 'TIMEOUT'
   | 'NETWORK_ERROR'
   | 'BAD_RESPONSE'
-  | 'GRAPHQL_ERRORS';
+  | 'GRAPHQL_ERRORS'
+  | 'ANSWER_TOO_LARGE'
+  | 'TOO_DEEP';
 
 export class GraphqlSourceError extends Error {
   readonly code: GraphqlSourceErrorCode;

@@ -2,6 +2,8 @@ import type { GraphqlSourceConfig } from '../../config/types.js';
 import type { SourceBuild, SourceContext } from '../types.js';
 import { createHash } from 'node:crypto';
 import { VERSION } from '../../version.js';
+import { shownUrl } from '../../config/endpoint.js';
+import { GraphqlSourceError } from './errors.js';
 import { extractGraphql } from './extract.js';
 import { deriveHugrModel, looksLikeHugr } from './hugr/derive.js';
 import { loadGraphqlSchema } from './load.js';
@@ -18,6 +20,20 @@ const GRAPHQL_EXTRACTOR_VERSION = `graphql-${VERSION}-hugr-1`;
 
 /** Indexes one GraphQL source (SDL files, introspection JSON or a live endpoint) into nodes and edges. */
 export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<SourceBuild> {
+  try {
+    return await buildSource(cfg, ctx);
+  } catch (err) {
+    // What the depth checks did not foresee (a value nested deep in an introspection's default value, say):
+    // never a bare stack overflow, always which source.
+    if (err instanceof RangeError) {
+      const where = cfg.schema?.length ? cfg.schema.join(', ') : cfg.endpoint ? shownUrl(cfg.endpoint) : '(no input)';
+      throw new GraphqlSourceError('TOO_DEEP', `GraphQL source "${cfg.name}" (${where}) nests too deeply to be read (${err.message}); remove the deeply nested type or value from its schema.`);
+    }
+    throw err;
+  }
+}
+
+async function buildSource(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<SourceBuild> {
   ctx.onProgress?.('loading schema');
   const loaded = await loadGraphqlSchema(cfg, ctx);
   ctx.onProgress?.('extracting');

@@ -1,4 +1,5 @@
 import { buildClientSchema, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { checkIntrospectionDepth } from './depth.js';
 import { GraphqlSourceError } from './errors.js';
 
 /** Structural view of introspection JSON as it arrives (nothing is trusted until checked). */
@@ -74,6 +75,7 @@ const BUILTIN_NAMES = new Set(['String', 'Int', 'Float', 'Boolean', 'ID']);
  * introspection types that a server left out are restored silently.
  */
 export function buildFromIntrospection(rawSchema: Record<string, unknown>, what: string): { schema: GraphQLSchema; warnings: string[]; placeholders: string[]; completed: Record<string, unknown> } {
+  checkIntrospectionDepth(rawSchema, what);
   const raw = rawSchema as unknown as RawSchema;
   const warnings: string[] = [];
   const defined = new Set<string>();

@@ -18,8 +18,10 @@ import {
   type DefinitionNode,
   type GraphQLSchema,
 } from 'graphql';
+import { AnswerTooLarge, MAX_ANSWER_BYTES, Secrets, megabytes, readCapped, shownUrl } from '../../config/endpoint.js';
 import type { GraphqlSourceConfig } from '../../config/types.js';
 import type { SourceContext } from '../types.js';
+import { checkSdlDepth } from './depth.js';
 import { GraphqlSourceError } from './errors.js';
 import { buildFromIntrospection, canonicalJson, introspectionSchemaOf } from './introspection.js';
 import { normalizeSdl } from './sdl.js';
@@ -189,9 +191,17 @@ function hasTokens(source: Source): boolean {
 function parseSdl(text: string, file: SchemaFile): DefinitionNode[] | undefined {
   const source = new Source(text, file.rel);
   if (!hasTokens(source)) return undefined;
+  let definitions: DefinitionNode[];
   try {
-    return [...parse(source).definitions];
+    definitions = [...parse(source).definitions];
   } catch (err) {
+    if (err instanceof RangeError) {
+      // graphql-js parses by recursion: nesting thousands deep ends its stack.
+      throw new GraphqlSourceError(
+        'TOO_DEEP',
+        `Schema file ${file.rel} nests too deeply to parse (a type like [[[…String…]]] or a value thousands of levels deep): ${err.message}. Flatten it, or remove it from the schema files of this source.`,
+      );
+    }
     if (err instanceof GraphQLError) {
       const loc = err.locations?.[0];
       const where = loc ? `${file.rel}:${loc.line}:${loc.column}` : file.rel;
@@ -200,6 +210,8 @@ function parseSdl(text: string, file: SchemaFile): DefinitionNode[] | undefined 
     }
     throw err;
   }
+  checkSdlDepth(definitions, file.rel);
+  return definitions;
 }
 
 async function loadFromFiles(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<LoadedGraphqlSchema> {
@@ -307,7 +319,7 @@ const PLAIN_QUERY = getIntrospectionQuery();
 
 /** The URL as it may be shown: scheme, host, port and path; no user info, query string or fragment. */
 export function displayUrl(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname}`;
+  return shownUrl(url);
 }
 
 type Attempt = { kind: 'schema'; schema: Record<string, unknown>; errors: string[] } | { kind: 'errors'; errors: string[] };
@@ -325,38 +337,39 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     throw new GraphqlSourceError('INVALID_ENDPOINT', `Endpoint ${origin} of GraphQL source "${cfg.name}" must use http: or https:.`);
   }
 
-  const secrets = new Set<string>();
+  // Everything sent that must never come back in a message: header values, the URL's user info and query values.
+  const secrets = new Secrets(Object.values(cfg.headers ?? {})).addUrl(url);
   const headers = new Headers();
-  for (const [name, value] of Object.entries(cfg.headers ?? {})) {
-    headers.set(name, value);
-    addSecret(secrets, value);
+  for (const [name, value] of Object.entries(cfg.headers ?? {})) headers.set(name, value);
+  if ((url.username || url.password) && !headers.has('authorization')) {
+    const user = safeDecode(url.username);
+    const pass = safeDecode(url.password);
+    headers.set('authorization', `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`);
   }
-  if (url.username || url.password) {
-    const user = decodeURIComponent(url.username);
-    const pass = decodeURIComponent(url.password);
-    addSecret(secrets, user);
-    addSecret(secrets, pass);
-    addSecret(secrets, url.password);
-    const basic = Buffer.from(`${user}:${pass}`).toString('base64');
-    addSecret(secrets, basic);
-    if (!headers.has('authorization')) headers.set('authorization', `Basic ${basic}`);
-  }
-  for (const [, value] of url.searchParams) addSecret(secrets, value);
   headers.set('content-type', 'application/json');
   if (!headers.has('accept')) headers.set('accept', 'application/graphql-response+json, application/json');
   const requestUrl = new URL(url.href);
   requestUrl.username = '';
   requestUrl.password = '';
   requestUrl.hash = '';
-  const redact = (text: string): string => redactSecrets(text, secrets);
+  const redact = (text: string): string => secrets.redact(text);
+  const tooLarge = (): GraphqlSourceError =>
+    new GraphqlSourceError(
+      'ANSWER_TOO_LARGE',
+      `GraphQL endpoint ${origin} sent more than ${megabytes(MAX_ANSWER_BYTES)} for the introspection query; Sextant stopped reading. ` +
+        'A schema that large is not expected: check that this URL is the GraphQL endpoint, or export the schema as SDL and set `schema` instead of `endpoint` in sextant.yaml.',
+    );
 
   /** A side query (probe, meta query): its JSON answer when it has `data`, else undefined; never throws. */
   const ask = async (query: string): Promise<unknown> => {
     try {
       const signal = cfg.timeout_ms > 0 && Number.isFinite(cfg.timeout_ms) ? AbortSignal.timeout(cfg.timeout_ms) : undefined;
       const res = await fetch(requestUrl, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
-      if (!res.ok) return undefined;
-      const json = (await res.json()) as { data?: unknown };
+      if (!res.ok) {
+        await res.body?.cancel().catch(() => undefined);
+        return undefined;
+      }
+      const json = JSON.parse(await readCapped(res, MAX_ANSWER_BYTES)) as { data?: unknown };
       return json && typeof json === 'object' && json.data ? json : undefined;
     } catch {
       return undefined;
@@ -382,8 +395,9 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     let text: string;
     try {
       res = await fetch(requestUrl, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
-      text = await res.text();
+      text = await readCapped(res, MAX_ANSWER_BYTES);
     } catch (err) {
+      if (err instanceof AnswerTooLarge) throw tooLarge();
       throw fail(err);
     }
     if (res.status >= 300 && res.status < 400) {
@@ -409,7 +423,8 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     } catch {
       parsed = false;
     }
-    const errors = graphqlErrorsOf(json);
+    // Redacted before they are cut short for a message: a cut must not leave half a token behind.
+    const errors = graphqlErrorsOf(json).map(redact);
     const data = typeof json === 'object' && json !== null ? (json as { data?: unknown }).data : undefined;
     const rawSchema = typeof data === 'object' && data !== null ? (data as { __schema?: unknown }).__schema : undefined;
     const errorsOnly = errors.length > 0 && rawSchema == null;
@@ -420,10 +435,10 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
           : res.status === 404
             ? ' Check the endpoint path (often /graphql or /query).'
             : '';
-      throw new GraphqlSourceError('HTTP_ERROR', redact(`GraphQL endpoint ${origin} answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${snippet(text)}.${hint}`));
+      throw new GraphqlSourceError('HTTP_ERROR', redact(`GraphQL endpoint ${origin} answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${snippet(redact(text))}.${hint}`));
     }
     if (!parsed) {
-      throw new GraphqlSourceError('BAD_RESPONSE', redact(`GraphQL endpoint ${origin} answered HTTP ${res.status} with a body that is not JSON: ${snippet(text)}. Is this URL a GraphQL endpoint?`));
+      throw new GraphqlSourceError('BAD_RESPONSE', redact(`GraphQL endpoint ${origin} answered HTTP ${res.status} with a body that is not JSON: ${snippet(redact(text))}. Is this URL a GraphQL endpoint?`));
     }
     if (rawSchema != null) {
       return { kind: 'schema', schema: introspectionSchemaOf({ __schema: rawSchema }, `The answer of ${origin}`), errors };
@@ -495,18 +510,12 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
   };
 }
 
-function addSecret(secrets: Set<string>, value: string): void {
-  const v = value.trim();
-  if (v.length >= 4) secrets.add(v);
-  // `Bearer abc…`: the credential is the last word.
-  const last = v.split(/\s+/).pop();
-  if (last && last.length >= 4 && last !== v) secrets.add(last);
-}
-
-export function redactSecrets(text: string, secrets: Iterable<string>): string {
-  let out = text;
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join('[redacted]');
-  return out;
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function snippet(text: string): string {

@@ -1,10 +1,10 @@
 import { rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../../config/workspace.js';
 import { BuildError, type BuildOptions, buildWorkspace } from '../../indexer/build.js';
-import { defaultStoreDir, resolveTarget, TargetError } from '../../indexer/target.js';
+import { defaultStoreDir, indexRoot, resolveTarget, TargetError } from '../../indexer/target.js';
 import { watchWorkspace } from '../../indexer/watch.js';
 import { scheduleRefresh } from '../../indexer/refresh.js';
 import type { WorkspaceConfig } from '../../config/types.js';
@@ -74,8 +74,9 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   const store = openStore(ontology, storeDir, 'write', { reset: Boolean(opts.rebuild) });
   const cacheDir = join(storeDir, 'cache');
   if (opts.rebuild) await rm(cacheDir, { recursive: true, force: true });
-  // Stored so a stale index can say how to rebuild it; absolute, since that message is read from anywhere.
-  await store.setRoot?.(/^https?:\/\//i.test(target) ? target : resolve(target));
+  // Stored so a stale index can say how to rebuild it; absolute, since that message is read from anywhere, and
+  // without the credentials an endpoint URL may carry.
+  await store.setRoot?.(indexRoot(target));
   const tty = Boolean(process.stderr.isTTY) && !opts.json;
   const bar = tty ? new cliProgress.SingleBar({ format: ' {source} {phase} [{bar}] {value}/{total}', hideCursor: true, clearOnComplete: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
   let barStarted = false;
