@@ -220,6 +220,24 @@ describe('data tools against a Hugr platform', () => {
   });
 });
 
+describe('field_values under a small data.max_bytes', () => {
+  test('the values are cut to fit, say so, and keep their order', { timeout: 120000 }, async () => {
+    const hugr = await startHarnessServer();
+    try {
+      process.env['HUGR_SECRET'] = SECRET;
+      const small = await workspace(hugr.url, ['token: ${HUGR_USER_TOKEN}', 'max_bytes: 60']).finally(() => delete process.env['HUGR_SECRET']);
+      const cli = await runCli(['call', 'field_values', JSON.stringify({ data_object: 'sales.orders', field: 'customer_id' }), '--store', small.store], { env: { HUGR_USER_TOKEN: ADMIN_TOKEN } });
+      assert.equal(cli.code, 0, cli.stdout + cli.stderr);
+      const body = jsonOf(cli);
+      assert.deepEqual(body['values'], [{ value: 1, count: 3 }, { value: 2, count: 1 }]);
+      assert.deepEqual([body['truncated'], body['cuts']], [true, [{ path: '.', kept: 2, total: 3 }]]);
+      assert.equal(body['distinct'], 3);
+    } finally {
+      await hugr.close();
+    }
+  });
+});
+
 describe('graphql_mutate where mutations are allowed', () => {
   test('listed as destructive; runs as the caller; queries still cannot mutate', { timeout: 120000 }, async () => {
     const hugr = await startHarnessServer();

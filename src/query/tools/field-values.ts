@@ -6,6 +6,7 @@ import { closest } from '../../search/similarity.js';
 import { asInteger, asObject, asString } from '../coerce.js';
 import { fail } from '../errors.js';
 import { sendGraphql } from '../data/http.js';
+import { truncateJson } from '../data/truncate.js';
 import { validationProblems } from '../data/operation.js';
 import { indexedSchema } from '../data/schema.js';
 import { dataSourceFor } from '../data/source.js';
@@ -70,7 +71,7 @@ export const fieldValuesTool: ToolDef = {
   description: () =>
     [
       'The distinct values of a column of a Hugr data object with how many rows have each (most frequent first), and statistics the field\'s type allows (rows, non-null count, min, max, avg, sum), through its bucket aggregation and aggregation queries, run as the caller.',
-      'Use it to pick filter values. `filter` narrows the rows (the data object\'s filter type); `args` are the arguments of a parameterised view.',
+      'Use it to pick filter values. `filter` narrows the rows (the data object\'s filter type); `args` are the arguments of a parameterised view. A list of values over the source\'s `data.max_bytes` is cut to fit (`truncated: true`, `cuts`).',
     ].join('\n'),
   params: () => [
     { name: 'data_object', description: 'The data object: its id, path (sales.orders), type name (shop_items) or query name.', schema: { type: 'string', minLength: 1 }, required: true },
@@ -162,13 +163,16 @@ export const fieldValuesTool: ToolDef = {
       .map((b) => ({ value: b.key?.[fieldName] ?? null, count: Number(b.aggregations?._rows_count ?? 0) }))
       .sort((a, b) => b.count - a.count || (JSON.stringify(a.value) < JSON.stringify(b.value) ? -1 : 1));
     const hasMore = values.length >= limit;
+    // Values are whatever the column holds (long texts too): the list is cut to the source's max_bytes like any answer.
+    const shown = truncateJson(values, access.config.max_bytes);
     const fieldStats = (result.stats?.[fieldName] ?? {}) as Record<string, unknown>;
     return {
       ok: true,
       data_object: toRef(object),
       field: { name: fieldName, type: field.props['type_signature'] },
       identity: answer.as,
-      values,
+      values: shown.value,
+      ...(shown.cuts.length ? { truncated: true, cuts: shown.cuts } : {}),
       ...(hasMore ? { has_more: true, distinct_at_least: values.length } : { has_more: false, distinct: values.length }),
       ...(values.length === 0
         ? { absence: { reason: filter || viewArgs ? 'no rows match the filter and arguments (or the caller may see none)' : 'the data object has no rows the caller may see' } }
