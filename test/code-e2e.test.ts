@@ -164,6 +164,10 @@ describe('index --watch', () => {
       assert.match(stderr, /index updated in \d+ ms/);
       const impls = jsonOf(await runCli(['call', 'neighbors', JSON.stringify({ ids: [(await idOfIn(store, `${O}api.PaymentHandler`))], direction: 'in', edge_types: ['IMPLEMENTS'] }), '--store', store]));
       assert.equal(impls.edges.length, 5);
+      // A second writer does not wait for a watcher (it would wait until it timed out): it is told at once.
+      const second = await runCli(['index', root, '--store', store]);
+      assert.equal(second.code, 1, second.stdout + second.stderr);
+      assert.match(second.stderr, /kept up to date by pid \d+ \(`sextant index .* --watch`.*Stop it/);
     } finally {
       child.kill('SIGINT');
       await new Promise((r) => child.once('close', r));

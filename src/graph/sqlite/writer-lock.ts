@@ -97,7 +97,12 @@ function waitForLock(db: Database.Database, dir: string, recordFile: string, wai
   let noticeAt = started + FIRST_NOTICE_MS;
   while (!tryLock(db)) {
     const waited = Date.now() - started;
-    const holder = describeHolder(readHolder(recordFile));
+    const record = readHolder(recordFile);
+    const holder = describeHolder(record);
+    if (record && /\s--watch(\s|$)/.test(record.command)) {
+      // A watcher holds the index for as long as it runs: waiting would only time out.
+      throw new StoreError('store_busy', `The index at ${dir} is kept up to date by ${holder}: it indexes changes by itself. Stop it (Ctrl+C) to index by hand, or use another --store.`);
+    }
     if (waited >= waitMs) {
       throw new StoreError(
         'store_busy',
