@@ -12,12 +12,13 @@ import {
   BIN,
   callTool,
   childEnv,
+  closeSession,
   connectHttp,
-  connectStdio,
   githubStore,
   hintChecker,
   indexInto,
   killAll,
+  openSession,
   REPO_ROOT,
   startHttpServer,
   tempDir,
@@ -25,6 +26,7 @@ import {
   type Connection,
   type HintChecker,
   type HttpServerProcess,
+  type Session,
   type ToolAnswer,
   type Transport,
 } from './helpers/e2e.js';
@@ -41,23 +43,6 @@ before(async () => {
 after(async () => {
   await killAll();
 });
-
-interface Session {
-  conn: Connection;
-  server?: HttpServerProcess;
-}
-
-async function open(transport: Transport, storeDir: string): Promise<Session> {
-  if (transport === 'stdio') return { conn: await connectStdio(storeDir) };
-  const server = await startHttpServer(storeDir);
-  return { conn: await connectHttp(server.url), server };
-}
-
-async function shut(session: Session | undefined): Promise<void> {
-  if (!session) return;
-  await session.conn.close().catch(() => undefined);
-  await session.server?.stop();
-}
 
 function ok(answer: ToolAnswer, what: string): Record<string, any> {
   assert.equal(answer.isError, false, `${what} failed: ${JSON.stringify(answer.body.error ?? answer.body)}`);
@@ -91,12 +76,12 @@ for (const transport of TRANSPORTS) {
     }
 
     before(async () => {
-      session = await open(transport, githubDir);
+      session = await openSession(transport, githubDir);
       client = session.conn.client;
     }, T);
 
     after(async () => {
-      await shut(session);
+      await closeSession(session);
     });
 
     test('lists exactly the five tools, each with an object input schema and a description', T, async () => {
@@ -342,11 +327,11 @@ for (const transport of TRANSPORTS) {
       const schemaDir = await tempDir('sextant-sdl-');
       schemaFile = join(schemaDir, 'widgets.graphql');
       await writeFile(schemaFile, SMALL_SDL);
-      session = await open(transport, storeDir);
+      session = await openSession(transport, storeDir);
     }, T);
 
     after(async () => {
-      await shut(session);
+      await closeSession(session);
     });
 
     test('starts and lists its tools without an index', T, async () => {
@@ -389,7 +374,7 @@ describe('MCP: the advertised input schemas and the tools agree', () => {
   let validate: (tool: string, args: Record<string, unknown>) => boolean;
 
   before(async () => {
-    session = await open('stdio', githubDir);
+    session = await openSession('stdio', githubDir);
     client = session.conn.client;
     const { tools } = await client.listTools();
     const checker = hintChecker(tools);
@@ -405,7 +390,7 @@ describe('MCP: the advertised input schemas and the tools agree', () => {
   }, T);
 
   after(async () => {
-    await shut(session);
+    await closeSession(session);
   });
 
   test('describe {ids: []} is an invalid argument, not "No node has id ."', T, async () => {

@@ -17,7 +17,7 @@ import { capErrorBody, MAX_ERROR_STRING } from '../src/query/errors.js';
 import { DEFAULT_LIMITS, inputSchema } from '../src/query/tool.js';
 import { closest } from '../src/search/similarity.js';
 import { peekRequestId } from '../src/surfaces/mcp/server.js';
-import { BIN, childEnv, connectHttp, connectStdio, githubStore, killAll, REPO_ROOT, runCli, startHttpServer, type Connection, type HttpServerProcess, type Transport } from './helpers/e2e.js';
+import { BIN, childEnv, closeSession, connectHttp, githubStore, killAll, openSession, REPO_ROOT, runCli, startHttpServer, type Connection, type HttpServerProcess, type Session, type Transport } from './helpers/e2e.js';
 
 const T = { timeout: 60000 };
 const ontology = sextantOntology();
@@ -135,17 +135,6 @@ after(async () => {
   await killAll();
 });
 
-interface Session {
-  conn: Connection;
-  server?: HttpServerProcess;
-}
-
-async function open(transport: Transport): Promise<Session> {
-  if (transport === 'stdio') return { conn: await connectStdio(githubDir) };
-  const server = await startHttpServer(githubDir);
-  return { conn: await connectHttp(server.url), server };
-}
-
 /** A tool call returning the raw reply and its size as JSON text. */
 async function call(conn: Connection, name: string, args: unknown): Promise<{ body: Record<string, any>; isError: boolean; bytes: number }> {
   const result = await conn.client.callTool({ name, arguments: args as Record<string, unknown> });
@@ -175,11 +164,10 @@ for (const transport of ['stdio', 'http'] as Transport[]) {
   describe(`MCP over ${transport}: size guards and one validation path`, () => {
     let session: Session;
     before(async () => {
-      session = await open(transport);
+      session = await openSession(transport, githubDir);
     }, T);
     after(async () => {
-      await session.conn.close().catch(() => undefined);
-      await session.server?.stop();
+      await closeSession(session);
     });
 
     test('a 5 MB argument gets a small tool error, and the session goes on', T, async () => {

@@ -216,6 +216,24 @@ export async function connectHttp(url: URL, headers: Record<string, string> = {}
   return { client, stderr: () => '', close: () => client.close() };
 }
 
+/** A connection to a server over either transport; `server` is the HTTP server process, when there is one. */
+export interface Session {
+  conn: Connection;
+  server?: HttpServerProcess;
+}
+
+export async function openSession(transport: Transport, storeDir: string): Promise<Session> {
+  if (transport === 'stdio') return { conn: await connectStdio(storeDir) };
+  const server = await startHttpServer(storeDir);
+  return { conn: await connectHttp(server.url), server };
+}
+
+export async function closeSession(session: Session | undefined): Promise<void> {
+  if (!session) return;
+  await session.conn.close().catch(() => undefined);
+  await session.server?.stop();
+}
+
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
