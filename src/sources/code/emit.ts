@@ -650,9 +650,11 @@ class FileEmitter {
 
   /** `class C extends B implements I`: a method of I that C does not declare is implemented by the nearest one in B's chain. */
   private emitInheritedImplementations(entry: TypeEntry): void {
-    if (entry.facts.kind === 'interface') return;
-    const superclasses: TypeEntry[] = [];
-    for (let t = entry.supers.find((s) => s.relation === 'extends')?.target.entry; t && !superclasses.includes(t); t = t.supers.find((s) => s.relation === 'extends')?.target.entry) superclasses.push(t);
+    if (entry.facts.kind === 'interface' || !entry.supers.some((s) => s.relation === 'implements' && s.target.entry)) return;
+    // A Set, not the list, guards against cycles: a chain thousands of classes deep stays linear per class.
+    const seen = new Set<TypeEntry>();
+    for (let t = entry.supers.find((s) => s.relation === 'extends')?.target.entry; t && !seen.has(t); t = t.supers.find((s) => s.relation === 'extends')?.target.entry) seen.add(t);
+    const superclasses = [...seen];
     if (!superclasses.length) return;
     for (const s of entry.supers) {
       const iface = s.target.entry;
