@@ -221,5 +221,6 @@ describe('the linear-time matcher', () => {
     // Was a regex scan that restarted at every `{`: quadratic, minutes for this input.
     const unclosed = `/x/${'{'.repeat(1_000_000)}`;
     assert.equal(pathPattern(unclosed), unclosed);
+    assert.equal(pathRegex(unclosed), `^/x/${'\\{'.repeat(1_000_000)}$`);
   });
 });

@@ -52,9 +52,9 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** Did-you-mean compares inputs up to this long; a longer input has no suggestions (it is refused by size first). */
-export const MAX_SUGGEST_INPUT = 256;
+const MAX_SUGGEST_INPUT = 256;
 /** At most this many candidates are compared per call (the first ones, in the order given). */
-export const MAX_SUGGEST_CANDIDATES = 5000;
+const MAX_SUGGEST_CANDIDATES = 5000;
 /** Edit-distance cells one call may spend in all: a bound on the work, whatever the inputs. */
 const MAX_SUGGEST_CELLS = 4_000_000;
 

@@ -11,25 +11,48 @@ const PROFILE_PROPERTY: PropertyDef = { name: 'profile', type: 'string', descrip
 /** HTTP methods a route or client names; ANY when a mapping names none. */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'] as const;
 
+/** A path variable: the text between its braces (`id`, `id:[0-9]+`, JAX-RS `id: \\d+`). */
+export interface PathVariable {
+  inner: string;
+}
+
 /**
- * What `path_pattern` holds: the path with every variable written `{}` (`/orders/{id}` → `/orders/{}`, and
- * `/{id:[0-9]{3}}` → `/{}`: braces nest). An unclosed `{` stays as written. One pass, so any input is linear.
+ * A route or client path as literal text and variables, in one linear pass. Braces nest (`{id:[0-9]{3}}` is one
+ * variable) and a backslash inside a variable escapes the next character; a `{` that is never closed is text.
  */
-export function pathPattern(path: string): string {
-  let out = '';
-  let depth = 0;
-  let open = 0;
+export function pathTokens(path: string): (string | PathVariable)[] {
+  // Each `{` paired with its `}` by a stack, then the outermost pairs are the variables.
+  const closing = new Map<number, number>();
+  const open: number[] = [];
   for (let i = 0; i < path.length; i++) {
     const c = path[i];
-    if (c === '{') {
-      if (depth++ === 0) open = i;
-    } else if (c === '}' && depth > 0) {
-      if (--depth === 0) out += '{}';
-    } else if (depth === 0) {
-      out += c;
-    }
+    if (c === '\\' && open.length) i++;
+    else if (c === '{') open.push(i);
+    else if (c === '}' && open.length) closing.set(open.pop()!, i);
   }
-  return depth > 0 ? out + path.slice(open) : out;
+  const out: (string | PathVariable)[] = [];
+  let literal = '';
+  for (let i = 0; i < path.length; i++) {
+    const end = path[i] === '{' ? closing.get(i) : undefined;
+    if (end === undefined) {
+      literal += path[i];
+      continue;
+    }
+    if (literal) out.push(literal);
+    literal = '';
+    out.push({ inner: path.slice(i + 1, end) });
+    i = end;
+  }
+  if (literal) out.push(literal);
+  return out;
+}
+
+/**
+ * What `path_pattern` holds: the path with every variable written `{}` (`/orders/{id}` → `/orders/{}`, and
+ * `/{id:[0-9]{3}}` → `/{}`). An unclosed `{` stays as written.
+ */
+export function pathPattern(path: string): string {
+  return pathTokens(path).map((t) => (typeof t === 'string' ? t : '{}')).join('');
 }
 
 /** What routes and clients both say of an HTTP call: protocol, method and path (as composed, and as matched). */

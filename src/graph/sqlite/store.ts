@@ -302,10 +302,19 @@ function openIndexFile(file: string): { db: Database.Database; created: boolean 
   return { db: connect(file, 'MEMORY'), created: true };
 }
 
+/** How long a connection waits for SQLite's own locks (another program on the file) before it says so. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/** The error for an index whose first version another process is still building; undefined when none is. */
+function notBuiltYet(dir: string): StoreError | undefined {
+  const writer = WriterLock.holder(lockFiles(dir));
+  return writer ? new StoreError('store_busy', `The index at ${dir} is being built by ${describeHolder(writer)} and has no first version yet; try again once that has finished.`) : undefined;
+}
+
 function connect(file: string, journal: 'WAL' | 'MEMORY'): Database.Database {
   const db = new Database(file);
   try {
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma(`journal_mode = ${journal}`);
     return db;
   } catch (err) {
@@ -323,7 +332,7 @@ function busyError(err: unknown, dir: string, doing: string): unknown {
   if (!isBusy(err)) return err;
   const writer = WriterLock.holder(lockFiles(dir));
   const who = writer ? `${describeHolder(writer)}, which is writing it` : 'another program (or an older Sextant) that has the file open';
-  return new StoreError('store_busy', `The index at ${dir} stayed locked for 5 s while ${doing}, held by ${who}. Try again once it has finished, or stop it.`);
+  return new StoreError('store_busy', `The index at ${dir} stayed locked for ${BUSY_TIMEOUT_MS / 1000} s while ${doing}, held by ${who}. Try again once it has finished, or stop it.`);
 }
 
 export class SqliteStore implements Store {
@@ -391,13 +400,13 @@ export class SqliteStore implements Store {
   private static openReader(ontology: Ontology, absDir: string): SqliteStore {
     const file = join(absDir, DB_FILE);
     if (!existsSync(file)) {
-      const writer = WriterLock.holder(lockFiles(absDir));
-      if (writer) throw new StoreError('store_busy', `The index at ${absDir} is being built by ${describeHolder(writer)} and has no first version yet; try again once that has finished.`);
+      const building = notBuiltYet(absDir);
+      if (building) throw building;
       throw new StoreError('store_missing', `No index at ${absDir}. Build one with \`sextant index <path>\` (or point --store / SEXTANT_STORE at an existing index).`);
     }
     const db = new Database(file, { fileMustExist: true });
     try {
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.pragma('query_only = 1');
       const store = new SqliteStore(ontology, absDir, db);
       store.checkCompatible();
@@ -455,10 +464,10 @@ export class SqliteStore implements Store {
   private checkCompatible(): void {
     const state = this.compatibility();
     if (state === 'ok') return;
-    const writer = state === 'corrupt' ? WriterLock.holder(lockFiles(this.location)) : undefined;
-    if (writer) {
+    const building = state === 'corrupt' ? notBuiltYet(this.location) : undefined;
+    if (building) {
       this.db.close();
-      throw new StoreError('store_busy', `The index at ${this.location} is being built by ${describeHolder(writer)} and has no first version yet; try again once that has finished.`);
+      throw building;
     }
     const root = this.metaValue('root');
     const how = `Rebuild it: \`sextant index ${root ?? '<path-or-config>'} --store ${this.location}\` (a full rebuild replaces the old index).`;

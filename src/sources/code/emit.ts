@@ -637,7 +637,7 @@ class FileEmitter {
           const sup = s.target.entry;
           if (!sup || seen.has(sup)) continue;
           seen.add(sup);
-          const match = this.ctx.model.methodsNamed(sup, m.name).find((o) => o.facts.kind === 'method' && !o.facts.modifiers.includes('static') && !o.facts.modifiers.includes('private') && paramsMatch(m, o.facts));
+          const match = this.ctx.model.methodsNamed(sup, m.name).find((o) => !o.facts.modifiers.includes('static') && !o.facts.modifiers.includes('private') && paramsMatch(m, o.facts));
           if (match) found.add(match);
           else visit(sup, seen);
         }
@@ -663,7 +663,7 @@ class FileEmitter {
         if (abstract.facts.kind !== 'method' || abstract.facts.modifiers.includes('static')) continue;
         if (this.ctx.model.methodsNamed(entry, abstract.facts.name).some((m) => paramsMatch(m.facts, abstract.facts))) continue;
         for (const sup of superclasses) {
-          const impl = this.ctx.model.methodsNamed(sup, abstract.facts.name).find((m) => m.facts.kind === 'method' && !m.facts.modifiers.includes('static') && paramsMatch(m.facts, abstract.facts));
+          const impl = this.ctx.model.methodsNamed(sup, abstract.facts.name).find((m) => !m.facts.modifiers.includes('static') && paramsMatch(m.facts, abstract.facts));
           if (impl) {
             this.out.foreign.push({ group: impl.owner.file.path, edge: { type: 'OVERRIDES', from: memberId(this.ctx, impl), to: memberId(this.ctx, abstract) } });
             break;

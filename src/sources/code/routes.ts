@@ -1,4 +1,4 @@
-import { HTTP_METHODS } from '../../graph/ontology/code.js';
+import { HTTP_METHODS, pathTokens, type PathVariable } from '../../graph/ontology/code.js';
 import { compilePattern, quotePattern } from '../../search/patterns.js';
 import type { AnnotationFacts, AnnotationValue, ConstPart } from './ir.js';
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
@@ -335,9 +335,12 @@ export function pathRegex(path: string): string {
     if (typeof token === 'string') {
       flushRun();
       out += quotePattern(token);
-    } else if (token.regex !== undefined && 'accepts' in compilePattern(token.regex)) {
+      continue;
+    }
+    const regex = regexOf(token);
+    if (regex !== undefined && 'accepts' in compilePattern(regex)) {
       flushRun();
-      out += `(?:${token.regex})`;
+      out += `(?:${regex})`;
     } else run++;
   }
   flushRun();
@@ -348,52 +351,17 @@ export function pathRegex(path: string): string {
 export function unsupportedPathRegexes(path: string): { regex: string; error: string }[] {
   const out: { regex: string; error: string }[] = [];
   for (const token of pathTokens(path)) {
-    if (typeof token === 'string' || token.regex === undefined) continue;
-    const compiled = compilePattern(token.regex);
-    if ('error' in compiled) out.push({ regex: token.regex, error: compiled.error });
+    const regex = typeof token === 'string' ? undefined : regexOf(token);
+    if (regex === undefined) continue;
+    const compiled = compilePattern(regex);
+    if ('error' in compiled) out.push({ regex, error: compiled.error });
   }
   return out;
 }
 
-/** A path variable; `regex` when it states its own (`{id:[0-9]+}`, `{id: \\d+}`). */
-interface PathVariable {
-  regex?: string;
-}
-
-/** A path as literal text and variables; a variable's regex may hold braces of its own (`{id:\\d{3}}`). */
-function pathTokens(path: string): (string | PathVariable)[] {
-  const out: (string | PathVariable)[] = [];
-  let literal = '';
-  let i = 0;
-  while (i < path.length) {
-    const end = path[i] === '{' ? closingBrace(path, i) : -1;
-    if (end < 0) {
-      literal += path[i++];
-      continue;
-    }
-    if (literal) out.push(literal);
-    literal = '';
-    out.push(variableOf(path.slice(i + 1, end)));
-    i = end + 1;
-  }
-  if (literal) out.push(literal);
-  return out;
-}
-
-/** The index of the `}` closing the `{` at `open` (escaped braces skipped), or -1. */
-function closingBrace(path: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < path.length; i++) {
-    const c = path[i];
-    if (c === '\\') i++;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return i;
-  }
-  return -1;
-}
-
-function variableOf(inner: string): PathVariable {
-  const colon = inner.indexOf(':');
-  const regex = colon < 0 ? '' : inner.slice(colon + 1).trim();
-  return regex ? { regex } : {};
+/** A variable's own regex, when it states one (`{id:[0-9]+}`, `{id: \\d+}`). */
+function regexOf(variable: PathVariable): string | undefined {
+  const colon = variable.inner.indexOf(':');
+  const regex = colon < 0 ? '' : variable.inner.slice(colon + 1).trim();
+  return regex || undefined;
 }
