@@ -17,7 +17,7 @@ function describeType(value: unknown): string {
 }
 
 /** JSON text (`'{"a":1}'`, `'["x"]'`) decoded when the text is a JSON object or array. */
-function decodeJsonText(text: string): unknown {
+export function decodeJsonText(text: string): unknown {
   const trimmed = text.trim();
   if (!/^[[{]/.test(trimmed)) return undefined;
   try {

@@ -54,7 +54,7 @@ export function fail(body: ToolErrorBody): never {
 }
 
 /** How much of a value an error message may quote. */
-export const EXCERPT_CHARS = 80;
+const EXCERPT_CHARS = 80;
 
 /**
  * A value as an error message may quote it: a string as JSON text, cut to its first `max` characters with "…"

@@ -2,7 +2,7 @@ import type { Ontology } from '../graph/ontology/index.js';
 import type { Store } from '../graph/store.js';
 import type { DataContext } from './data/access.js';
 import { closest } from '../search/similarity.js';
-import { isBlank, parsePythonStringList } from './coerce.js';
+import { decodeJsonText, isBlank, parsePythonStringList } from './coerce.js';
 import { excerpt, fail } from './errors.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -19,8 +19,6 @@ export interface ParamDef {
   description: string;
   schema: JsonSchema;
   required?: boolean;
-  /** Size limits of this argument; absent: PARAM_LIMITS for `tool.param`, else DEFAULT_LIMITS. */
-  limits?: Partial<InputLimits>;
 }
 
 /**
@@ -44,7 +42,7 @@ export const DEFAULT_LIMITS: InputLimits = { maxLength: 4096, maxItems: 500, max
 const DOCUMENT_LIMITS: InputLimits = { maxLength: 256 * 1024, maxItems: 1000, maxTotal: 256 * 1024 };
 
 /** Where a tool's parameter takes more (or less) than DEFAULT_LIMITS, keyed `tool.param`. */
-export const PARAM_LIMITS: Readonly<Record<string, Partial<InputLimits>>> = {
+const PARAM_LIMITS: Readonly<Record<string, Partial<InputLimits>>> = {
   'graphql_query.query': DOCUMENT_LIMITS,
   'graphql_query.variables': DOCUMENT_LIMITS,
   'graphql_query.jq': { maxLength: 16 * 1024, maxTotal: 16 * 1024 },
@@ -59,10 +57,10 @@ export const PARAM_LIMITS: Readonly<Record<string, Partial<InputLimits>>> = {
 /** Argument names are short; a longer key is refused without a did-you-mean. */
 export const MAX_ARGUMENT_NAME = 128;
 /** How deep lists and objects may nest inside one argument. */
-export const MAX_DEPTH = 32;
+const MAX_DEPTH = 32;
 
-export function paramLimits(tool: ToolDef, param: ParamDef): InputLimits {
-  return { ...DEFAULT_LIMITS, ...PARAM_LIMITS[`${tool.name}.${param.name}`], ...param.limits };
+function paramLimits(tool: ToolDef, param: ParamDef): InputLimits {
+  return { ...DEFAULT_LIMITS, ...PARAM_LIMITS[`${tool.name}.${param.name}`] };
 }
 
 /** The parameter's schema with its limits written in: every string, list and free-form object inside it. */
@@ -70,7 +68,7 @@ function limitedSchema(schema: JsonSchema, limits: InputLimits, top: boolean): J
   const out: JsonSchema = { ...schema };
   const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as JsonSchema[]) : undefined;
   // A string beside an object or list branch is that value's JSON text: it may be as long as the whole argument.
-  const textForm = top && !!branches?.some((b) => b.type === 'object' || b.type === 'array');
+  const textForm = top && takesStructure(schema);
   if (branches) out.anyOf = branches.map((b) => (b.type === 'string' && textForm ? { ...limitedSchema(b, limits, false), maxLength: limits.maxTotal } : limitedSchema(b, limits, false)));
   if (schema.type === 'string') out.maxLength = Math.min(limits.maxLength, typeof schema.maxLength === 'number' ? schema.maxLength : Infinity);
   if (schema.type === 'array') out.maxItems = Math.min(limits.maxItems, typeof schema.maxItems === 'number' ? schema.maxItems : Infinity);
@@ -221,12 +219,7 @@ function checkSize(value: unknown, argument: string, limits: InputLimits, param:
     if (tooLong(value, limits.maxTotal)) tooBig(argument, 'text', codePoints(value), limits.maxTotal, 'characters', excerpt(value, undefined, false), advice(limits));
     const trimmed = value.trim();
     if (/^[[{]/.test(trimmed)) {
-      let decoded: unknown;
-      try {
-        decoded = JSON.parse(trimmed) as unknown;
-      } catch {
-        decoded = parsePythonStringList(trimmed);
-      }
+      const decoded = decodeJsonText(trimmed) ?? parsePythonStringList(trimmed);
       if (decoded !== undefined && typeof decoded === 'object') walkSize(decoded, argument, limits, 0);
       return;
     }

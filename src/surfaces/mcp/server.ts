@@ -69,12 +69,12 @@ export interface DataAccessOptions {
 }
 
 /** The largest request (one JSON-RPC message) either transport reads; tool arguments have smaller limits of their own. */
-export const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 /**
  * The largest reply a tool call may send, as the client receives it (structuredContent plus its JSON text in
  * `content`). The SDK client drops the whole session past 10 MiB, so stay well under.
  */
-export const MAX_REPLY_BYTES = 6 * 1024 * 1024;
+const MAX_REPLY_BYTES = 6 * 1024 * 1024;
 /** Past this, an HTTP body is not even read to the end for its request id. */
 const HTTP_DISCARD_LIMIT = 64 * 1024 * 1024;
 
@@ -148,7 +148,7 @@ class Edges {
  * (only its first and last bytes kept, to find its id) and answered with a JSON-RPC error, and the session goes
  * on; a line that is not JSON, or not a JSON-RPC message, is answered with the JSON-RPC error for that.
  */
-export class GuardedStdioTransport implements Transport {
+class GuardedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -281,7 +281,9 @@ function toolReply(result: ToolResult): { content: { type: 'text'; text: string 
   let text = JSON.stringify(result);
   let body = result as Record<string, unknown>;
   // The reply carries the answer twice (structured, and as JSON text); both must fit the client's buffer.
-  const size = Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify(text));
+  // Escaping at most multiplies a text by 6 (\uXXXX), so a small answer is never serialized a second time.
+  const bytes = Buffer.byteLength(text);
+  const size = bytes * 7 + 2 <= MAX_REPLY_BYTES ? 0 : bytes + Buffer.byteLength(JSON.stringify(text));
   if (size > MAX_REPLY_BYTES) {
     body = {
       ok: false,
@@ -308,7 +310,8 @@ export interface McpServer {
 export function createMcpServer(handle: StoreHandle, data?: DataAccessOptions, caller: DataCaller = { transport: 'local' }): McpServer {
   const server = new Server({ name: 'sextant', version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
   const mutations = [...(data?.sources.values() ?? [])].some((s) => s.config.allow_mutations);
-  const tools = listTools(handle.ontology, { mutations }).map((t) => ({
+  // Built when listed: over HTTP there is one server per request, and most requests are tool calls.
+  const tools = () => listTools(handle.ontology, { mutations }).map((t) => ({
     name: t.name,
     title: t.title,
     description: t.description,
@@ -317,7 +320,7 @@ export function createMcpServer(handle: StoreHandle, data?: DataAccessOptions, c
   }));
   const context: DataContext | undefined = data ? { sources: data.sources, caller, ...(data.jq ? { jq: data.jq } : {}) } : undefined;
   const raw = new RawArguments();
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = raw.take(extra.requestId, request.params.arguments);
     if (WRITE_TOOLS.has(request.params.name) && !mutations) {
@@ -374,7 +377,7 @@ interface HttpPolicy {
 export async function serveHttp(handle: StoreHandle, opts: HttpOptions): Promise<HttpServer> {
   const policy: HttpPolicy = {
     path: opts.path ?? '/mcp',
-    hosts: new Set([...LOOPBACK_HOSTS, ...(isWildcard(opts.host) ? [] : [hostName(opts.host)]), ...(opts.allowedHosts ?? []).map((h) => h.trim().toLowerCase()).filter(Boolean)]),
+    hosts: new Set(acceptedHosts(opts)),
     origins: new Set((opts.allowedOrigins ?? []).map(normalizeOrigin).filter((o): o is string => !!o)),
     data: opts.data,
   };
@@ -390,6 +393,16 @@ export async function serveHttp(handle: StoreHandle, opts: HttpOptions): Promise
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
+/** The Host names the server accepts: loopback, the name it binds (unless a wildcard), and --allowed-hosts. */
+function acceptedHosts(opts: Pick<HttpOptions, 'host' | 'allowedHosts'>): string[] {
+  return [...LOOPBACK_HOSTS, ...(isWildcard(opts.host) ? [] : [hostName(opts.host)]), ...(opts.allowedHosts ?? []).map((h) => h.trim().toLowerCase()).filter(Boolean)];
+}
+
+/** The name in a Host header value (`name`, `[v6]`), without its port; undefined when it is not one. */
+function hostPart(header: string): string | undefined {
+  return /^(\[[^\]]*\]|[^:]*)(?::\d+)?$/.exec(header.trim().toLowerCase())?.[1];
+}
+
 function isWildcard(host: string): boolean {
   return host === '0.0.0.0' || host === '::' || host === '[::]' || host === '';
 }
@@ -401,7 +414,7 @@ function hostName(host: string): string {
 }
 
 /** Whether `host` (an address or name to bind) stays on this machine. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
@@ -409,7 +422,7 @@ export function isLoopbackHost(host: string): boolean {
 /** What `serve --http` should say on stderr when it listens beyond loopback; undefined when it does not. */
 export function exposureWarning(opts: Pick<HttpOptions, 'host' | 'allowedHosts' | 'allowedOrigins'>): string | undefined {
   if (isLoopbackHost(opts.host)) return undefined;
-  const hosts = [...LOOPBACK_HOSTS, ...(isWildcard(opts.host) ? [] : [hostName(opts.host)]), ...(opts.allowedHosts ?? [])];
+  const hosts = acceptedHosts(opts);
   return [
     `warning: serving on ${opts.host}, beyond loopback: anyone who can reach this port can query the index (there is no authentication; data tools forward each caller's own bearer token).`,
     `Host headers accepted: ${hosts.join(', ')}${opts.allowedHosts?.length ? '' : ' (add the names clients use with --allowed-hosts)'}; browser origins accepted: loopback${opts.allowedOrigins?.length ? `, ${opts.allowedOrigins.join(', ')}` : ' only (add others with --allowed-origins)'}.`,
@@ -427,10 +440,9 @@ function normalizeOrigin(origin: string): string | undefined {
 
 function hostAllowed(header: string | undefined, hosts: Set<string>): boolean {
   if (!header) return false;
-  const h = header.trim().toLowerCase();
-  if (hosts.has(h)) return true;
-  const m = /^(\[[^\]]*\]|[^:]*)(?::\d+)?$/.exec(h);
-  return !!m && (hosts.has(m[1]!) || /^127\.\d+\.\d+\.\d+$/.test(m[1]!));
+  if (hosts.has(header.trim().toLowerCase())) return true;
+  const name = hostPart(header);
+  return name !== undefined && (hosts.has(name) || isLoopbackHost(name));
 }
 
 function originAllowed(header: string | undefined, origins: Set<string>): boolean {
@@ -504,7 +516,7 @@ async function handleHttp(handle: StoreHandle, policy: HttpPolicy, req: Incoming
   }
   if (!hostAllowed(req.headers.host, policy.hosts)) {
     const name = req.headers.host?.slice(0, 200);
-    jsonRpcError(res, 403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Invalid Host header: ${name ?? '(none)'}. It is not allowed (DNS rebinding protection); accepted: ${[...policy.hosts].join(', ')}; start the server with --allowed-hosts ${name ? (/^(\[[^\]]*\]|[^:]*)/.exec(name.toLowerCase())?.[1] ?? '<name>') : '<name>'} to accept this one.` } } as unknown as JSONRPCMessage);
+    jsonRpcError(res, 403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Invalid Host header: ${name ?? '(none)'}. It is not allowed (DNS rebinding protection); accepted: ${[...policy.hosts].join(', ')}; start the server with --allowed-hosts ${(name && hostPart(name)) || '<name>'} to accept this one.` } } as unknown as JSONRPCMessage);
     req.resume();
     return;
   }
