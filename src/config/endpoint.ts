@@ -6,9 +6,9 @@
  */
 
 /** What stands where something was taken out. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 /** What stands in a shown URL for its user info or query string: the user must supply them again. */
-export const URL_REDACTED = '<redacted>';
+const URL_REDACTED = '<redacted>';
 
 /**
  * A URL as it may be shown or stored: scheme, host, port and path. User info and the query string may hold
@@ -50,9 +50,6 @@ export class Secrets {
     for (const v of values) if (v !== undefined) this.add(v);
   }
 
-  get size(): number {
-    return this.values.size;
-  }
 
   /** A credential value as sent (a header value, a token); its last word too (`Bearer abc` → `abc`). */
   add(value: string): this {
@@ -72,11 +69,8 @@ export class Secrets {
     } catch {
       return this;
     }
-    if (u.username || u.password) {
-      const user = safeDecode(u.username);
-      const pass = safeDecode(u.password);
-      for (const v of [u.username, u.password, user, pass, Buffer.from(`${user}:${pass}`).toString('base64')]) this.add(v);
-    }
+    const basic = basicAuth(u);
+    if (basic) for (const v of [u.username, u.password, safeDecode(u.username), safeDecode(u.password), basic]) this.add(v);
     for (const [, value] of u.searchParams) this.add(value);
     return this;
   }
@@ -133,6 +127,21 @@ export class Secrets {
   }
 }
 
+/** The credentials of a URL's user info as HTTP basic auth sends them (base64 of `user:pass`); undefined without. */
+export function basicAuth(url: URL): string | undefined {
+  if (!url.username && !url.password) return undefined;
+  return Buffer.from(`${safeDecode(url.username)}:${safeDecode(url.password)}`).toString('base64');
+}
+
+/** The URL a request is sent to: without user info (that goes in a header) and fragment. */
+export function requestUrl(url: string | URL): URL {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  u.hash = '';
+  return u;
+}
+
 function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text);
@@ -146,7 +155,7 @@ export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** An answer was longer than the cap; reading stopped there. */
 export class AnswerTooLarge extends Error {
-  constructor(readonly cap: number) {
+  constructor(cap: number) {
     super(`the answer is larger than ${megabytes(cap)}`);
   }
 }
@@ -161,7 +170,7 @@ export function megabytes(bytes: number): string {
  * AnswerTooLarge is thrown, so an endless or huge body never fills memory. A declared Content-Length over the cap
  * is refused before reading.
  */
-export async function readCapped(res: Response, cap: number = MAX_ANSWER_BYTES): Promise<string> {
+export async function readCapped(res: Response, cap: number): Promise<string> {
   if (!res.body) return '';
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > cap) {

@@ -26,7 +26,7 @@ export async function resolveTarget(target: string, env: Record<string, string |
       url = new URL(target);
     } catch {
       // The text is not echoed: it may carry credentials.
-      throw new TargetError(`${shownUrl(target, { mark: true })}: the endpoint is not a valid URL. Write it like https://api.example.com/graphql.`);
+      throw new TargetError(`(an invalid URL, not shown): the endpoint is not a valid URL. Write it like https://api.example.com/graphql.`);
     }
     const root = process.cwd();
     return { root, config: { dir: root, sources: [{ kind: 'graphql', name: sourceNameFrom(url.hostname), endpoint: target, headers: {}, timeout_ms: 30000 }] } };
@@ -62,7 +62,7 @@ export async function resolveTarget(target: string, env: Record<string, string |
   throw new TargetError(`${abs} has no sextant.yaml, no Java or Kotlin sources and no GraphQL schema files (.graphql, .graphqls, .gql). Add a sextant.yaml listing sources (see README), or point at a source tree or a schema file.`);
 }
 
-function isEndpoint(target: string): boolean {
+export function isEndpoint(target: string): boolean {
   return /^https?:\/\//i.test(target);
 }
 

@@ -1,5 +1,5 @@
 import { hasRedactedParts } from '../config/endpoint.js';
-import { resolveTarget } from '../indexer/target.js';
+import { isEndpoint, resolveTarget } from '../indexer/target.js';
 import type { Store } from '../graph/store.js';
 import { dataSourcesOf, type DataSourceAccess } from '../query/data/access.js';
 
@@ -11,7 +11,7 @@ import { dataSourcesOf, type DataSourceAccess } from '../query/data/access.js';
 export async function loadDataSources(store: Store | undefined, configTarget: string | undefined, env: Record<string, string | undefined> = process.env): Promise<{ sources: Map<string, DataSourceAccess>; warning?: string }> {
   const target = configTarget ?? (await store?.meta())?.root;
   if (!target) return { sources: new Map() };
-  if (configTarget === undefined && /^https?:\/\//i.test(target) && hasRedactedParts(target)) {
+  if (configTarget === undefined && isEndpoint(target) && hasRedactedParts(target)) {
     // The index records an endpoint without the credentials or query string it was given; queries sent there
     // would go to another URL. Never a guess: say what to pass.
     return { sources: new Map(), warning: `data tools are off: the index was built from ${target}, recorded without the parts marked <redacted> (credentials are never stored); pass \`--config\` with the full endpoint URL or a sextant.yaml` };

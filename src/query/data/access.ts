@@ -1,4 +1,4 @@
-import { Secrets } from '../../config/endpoint.js';
+import { Secrets, requestUrl } from '../../config/endpoint.js';
 import type { GraphqlDataConfig, WorkspaceConfig } from '../../config/types.js';
 import { defaultDataConfig } from '../../config/workspace.js';
 
@@ -40,17 +40,9 @@ export function dataSourcesOf(config: WorkspaceConfig): Map<string, DataSourceAc
     const data = s.data ?? defaultDataConfig();
     const secrets = new Secrets(Object.values(s.headers ?? {}));
     if (s.endpoint) secrets.addUrl(s.endpoint);
-    out.set(s.name, { source: s.name, endpoint: withoutCredentials(endpoint), flavor: s.flavor ?? 'auto', config: data, secrets: secrets.list() });
+    out.set(s.name, { source: s.name, endpoint: requestUrl(endpoint).href, flavor: s.flavor ?? 'auto', config: data, secrets: secrets.list() });
   }
   return out;
-}
-
-function withoutCredentials(endpoint: string): string {
-  const url = new URL(endpoint);
-  url.username = '';
-  url.password = '';
-  url.hash = '';
-  return url.href;
 }
 
 /** The identity headers a data request carries for this caller, or why there are none. */

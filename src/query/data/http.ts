@@ -16,14 +16,13 @@ export interface GraphqlAnswer {
   as: 'caller' | 'configured' | 'anonymous';
 }
 
-export { MAX_ANSWER_BYTES } from '../../config/endpoint.js';
 
 /**
  * Everything this request sent that must not come back in a tool answer: the identity's header values (the
  * token, the whole Authorization value and its bearer part, a forwarded caller's token), the source's configured
  * header values and the credentials its endpoint URL carries.
  */
-export function secretsOf(access: DataSourceAccess, sent: Readonly<Record<string, string>>): Secrets {
+function secretsOf(access: DataSourceAccess, sent: Readonly<Record<string, string>>): Secrets {
   const secrets = new Secrets(access.secrets ?? []).addUrl(access.endpoint);
   if (access.config.token) secrets.add(access.config.token);
   for (const [name, value] of Object.entries(sent)) if (name.toLowerCase() !== access.config.role_header.toLowerCase()) secrets.add(value);

@@ -24,13 +24,11 @@ interface Setup {
   maxOutputBytes: number;
 }
 export interface JqJob {
-  id: number;
   filter: string;
   /** The input as JSON text. */
   input: string;
 }
 export interface JqReply {
-  id: number;
   outputs?: unknown[];
   error?: string;
   /** `jq`: the filter failed as jq reports it; `output`: the output cap was reached; `internal`: anything else. */
@@ -89,11 +87,11 @@ parentPort!.on('message', (msg: JqJob) => {
   let reply: Omit<JqReply, 'heapBytes' | 'written'>;
   try {
     const outputs = jq.json(msg.input, msg.filter);
-    reply = { id: msg.id, outputs };
+    reply = { outputs };
   } catch (err) {
-    if (err instanceof OutputTooLarge) reply = { id: msg.id, kind: 'output', error: 'output cap' };
-    else if (err instanceof JqError) reply = { id: msg.id, kind: 'jq', error: err.stderr.replace(/^jq: error: /, '').split('\n')[0]! };
-    else reply = { id: msg.id, kind: 'internal', error: (err as Error).message };
+    if (err instanceof OutputTooLarge) reply = { kind: 'output', error: 'output cap' };
+    else if (err instanceof JqError) reply = { kind: 'jq', error: err.stderr.replace(/^jq: error: /, '').split('\n')[0]! };
+    else reply = { kind: 'internal', error: (err as Error).message };
   }
   parentPort!.postMessage({ ...reply, heapBytes: memory?.buffer.byteLength ?? 0, written } satisfies JqReply);
 });

@@ -22,7 +22,7 @@ const KEEP_WRITTEN = 1024 * 1024;
 const KEEP_IDLE = 1;
 
 /** A compiled WebAssembly module (the TypeScript lib here does not declare WebAssembly). */
-export type WasmModule = object;
+type WasmModule = object;
 const WASM = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => WasmModule } }).WebAssembly;
 
 let wasm: WasmModule | undefined;
@@ -53,7 +53,7 @@ function start(): Worker {
 // Slots: at most JQ_MAX_WORKERS filters run at once.
 
 let running = 0;
-const waiting: { go: () => void; fail: (e: Error) => void }[] = [];
+const waiting: (() => void)[] = [];
 const idle: Worker[] = [];
 
 function acquire(): Promise<void> {
@@ -62,27 +62,31 @@ function acquire(): Promise<void> {
     return Promise.resolve();
   }
   if (waiting.length >= JQ_MAX_WAITING) return Promise.reject(new Error(`${JQ_MAX_WORKERS} filters are running and ${JQ_MAX_WAITING} waiting; try again in a moment`));
-  return new Promise((go, fail) => waiting.push({ go, fail }));
+  return new Promise((go) => waiting.push(go));
 }
 
 function release(): void {
   const next = waiting.shift();
-  if (next) next.go();
+  if (next) next();
   else running--;
 }
 
 /** Keeps a worker for the next filter, or ends it; an idle worker never keeps the process alive. */
 function park(w: Worker, keep: boolean): void {
   if (keep && idle.length < KEEP_IDLE) {
-    w.removeAllListeners('message');
-    w.removeAllListeners('error');
-    w.removeAllListeners('exit');
+    unlisten(w);
     // A worker that fails while idle is dropped.
     w.once('error', () => drop(w));
     w.once('exit', () => drop(w));
     w.unref();
     idle.push(w);
   } else void w.terminate();
+}
+
+function unlisten(w: Worker): void {
+  w.removeAllListeners('message');
+  w.removeAllListeners('error');
+  w.removeAllListeners('exit');
 }
 
 function drop(w: Worker): void {
@@ -92,7 +96,7 @@ function drop(w: Worker): void {
 
 function run(w: Worker, filter: string, input: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const job: JqJob = { id: 0, filter, input };
+    const job: JqJob = { filter, input };
     let settled = false;
     const done = (keep: boolean, outcome: () => void): void => {
       if (settled) return;
@@ -102,9 +106,7 @@ function run(w: Worker, filter: string, input: string): Promise<unknown> {
       outcome();
     };
     const timer = setTimeout(() => done(false, () => reject(new Error(`the filter ran longer than ${JQ_TIMEOUT_MS / 1000} s and was stopped`))), JQ_TIMEOUT_MS);
-    w.removeAllListeners('message');
-    w.removeAllListeners('error');
-    w.removeAllListeners('exit');
+    unlisten(w);
     w.on('message', (msg: JqReply) => {
       // Ended when it grew (its memory is returned), failed oddly, or wrote much (its output buffer never shrinks).
       const keep = msg.kind !== 'output' && msg.kind !== 'internal' && msg.heapBytes <= KEEP_HEAP_BYTES && msg.written <= KEEP_WRITTEN;

@@ -18,7 +18,7 @@ import {
   type DefinitionNode,
   type GraphQLSchema,
 } from 'graphql';
-import { AnswerTooLarge, MAX_ANSWER_BYTES, Secrets, megabytes, readCapped, shownUrl } from '../../config/endpoint.js';
+import { AnswerTooLarge, MAX_ANSWER_BYTES, Secrets, basicAuth, megabytes, readCapped, requestUrl, shownUrl } from '../../config/endpoint.js';
 import type { GraphqlSourceConfig } from '../../config/types.js';
 import type { SourceContext } from '../types.js';
 import { checkSdlDepth } from './depth.js';
@@ -317,11 +317,6 @@ function sha256(text: string): string {
 const FULL_QUERY = getIntrospectionQuery({ descriptions: true, directiveIsRepeatable: true, inputValueDeprecation: true, specifiedByUrl: true, schemaDescription: true });
 const PLAIN_QUERY = getIntrospectionQuery();
 
-/** The URL as it may be shown: scheme, host, port and path; no user info, query string or fragment. */
-export function displayUrl(url: URL): string {
-  return shownUrl(url);
-}
-
 type Attempt = { kind: 'schema'; schema: Record<string, unknown>; errors: string[] } | { kind: 'errors'; errors: string[] };
 
 async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphqlSchema> {
@@ -332,7 +327,7 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
   } catch {
     throw new GraphqlSourceError('INVALID_ENDPOINT', `Endpoint of GraphQL source "${cfg.name}" is not a valid absolute URL; write it like https://api.example.com/graphql.`);
   }
-  const origin = displayUrl(url);
+  const origin = shownUrl(url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new GraphqlSourceError('INVALID_ENDPOINT', `Endpoint ${origin} of GraphQL source "${cfg.name}" must use http: or https:.`);
   }
@@ -341,17 +336,11 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
   const secrets = new Secrets(Object.values(cfg.headers ?? {})).addUrl(url);
   const headers = new Headers();
   for (const [name, value] of Object.entries(cfg.headers ?? {})) headers.set(name, value);
-  if ((url.username || url.password) && !headers.has('authorization')) {
-    const user = safeDecode(url.username);
-    const pass = safeDecode(url.password);
-    headers.set('authorization', `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`);
-  }
+  const basic = basicAuth(url);
+  if (basic && !headers.has('authorization')) headers.set('authorization', `Basic ${basic}`);
   headers.set('content-type', 'application/json');
   if (!headers.has('accept')) headers.set('accept', 'application/graphql-response+json, application/json');
-  const requestUrl = new URL(url.href);
-  requestUrl.username = '';
-  requestUrl.password = '';
-  requestUrl.hash = '';
+  const sendTo = requestUrl(url);
   const redact = (text: string): string => secrets.redact(text);
   const tooLarge = (): GraphqlSourceError =>
     new GraphqlSourceError(
@@ -364,7 +353,7 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
   const ask = async (query: string): Promise<unknown> => {
     try {
       const signal = cfg.timeout_ms > 0 && Number.isFinite(cfg.timeout_ms) ? AbortSignal.timeout(cfg.timeout_ms) : undefined;
-      const res = await fetch(requestUrl, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
+      const res = await fetch(sendTo, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
       if (!res.ok) {
         await res.body?.cancel().catch(() => undefined);
         return undefined;
@@ -394,7 +383,7 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     let res: Response;
     let text: string;
     try {
-      res = await fetch(requestUrl, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
+      res = await fetch(sendTo, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
       text = await readCapped(res, MAX_ANSWER_BYTES);
     } catch (err) {
       if (err instanceof AnswerTooLarge) throw tooLarge();
@@ -405,7 +394,7 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
       let target = '';
       if (location) {
         try {
-          target = ` to ${displayUrl(new URL(location, requestUrl))}`;
+          target = ` to ${shownUrl(new URL(location, sendTo))}`;
         } catch {
           target = '';
         }
@@ -508,14 +497,6 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     ...(hugrDataSources ? { hugrDataSources } : {}),
     ...(hugrDataObjects ? { hugrDataObjects } : {}),
   };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 function snippet(text: string): string {
