@@ -302,6 +302,15 @@ export class CallResolver {
         return expr.type === 'String' ? { target: { external: owner.file.language === 'kotlin' ? 'kotlin.String' : 'java.lang.String' }, strategy: 'local' } : { unknown: 'unknown_receiver' };
       case 'class_literal':
         return { target: { external: 'java.lang.Class' }, strategy: 'local' };
+      case 'concat':
+        return { target: { external: owner.file.language === 'kotlin' ? 'kotlin.String' : 'java.lang.String' }, strategy: 'local' };
+      case 'cond': {
+        for (const option of expr.options) {
+          const typed = this.typeOf(option, caller, line, depth + 1);
+          if (!('unknown' in typed)) return typed;
+        }
+        return { unknown: 'unknown_receiver' };
+      }
       case 'other':
         return { unknown: 'unknown_receiver' };
     }
@@ -403,6 +412,10 @@ export function exprText(expr: Expr): string {
       return `${expr.type.name}.class`;
     case 'cast':
       return `(${expr.type.name}) …`;
+    case 'concat':
+      return expr.parts.map(exprText).join(' + ');
+    case 'cond':
+      return expr.options.map(exprText).join(' | ');
     case 'other':
       return expr.text.length > 60 ? `${expr.text.slice(0, 57)}…` : expr.text;
   }

@@ -53,12 +53,23 @@ export type Expr =
   | { k: 'super'; qualifier?: string }
   | { k: 'name'; name: string }
   | { k: 'field'; of: Expr; name: string }
-  | { k: 'call'; of?: Expr; name: string; argCount: number }
-  | { k: 'new'; type: TypeRef }
-  | { k: 'literal'; type: 'String' | 'int' | 'long' | 'double' | 'float' | 'boolean' | 'char' | 'null' }
+  | { k: 'call'; of?: Expr; name: string; argCount: number; args?: Expr[] }
+  | { k: 'new'; type: TypeRef; args?: Expr[] }
+  | { k: 'literal'; type: 'String' | 'int' | 'long' | 'double' | 'float' | 'boolean' | 'char' | 'null'; value?: string }
   | { k: 'class_literal'; type: TypeRef }
-  | { k: 'cast'; type: TypeRef }
+  | { k: 'cast'; type: TypeRef; of?: Expr }
+  /** `a + b + c` (Java), a Kotlin string template `"$a/b"`: its operands in order. */
+  | { k: 'concat'; parts: Expr[] }
+  /** `c ? a : b`, Kotlin `a ?: b`: the value is one of the options. */
+  | { k: 'cond'; options: Expr[] }
   | { k: 'other'; text: string };
+
+/** `x = value` in a body (`this.x = …`, a local reassigned): what the value evaluator reads for fields and locals. */
+export interface AssignFacts {
+  target: Expr;
+  value: Expr;
+  line: number;
+}
 
 export interface CallFacts {
   /** call: `recv.name(...)` or `name(...)`; new: `new T(...)` (name `<init>`); method_ref: `X::name` (`X::new` is
@@ -70,8 +81,10 @@ export interface CallFacts {
   type?: TypeRef;
   /** Number of arguments; -1 for a method reference. */
   argCount: number;
-  /** Source text of the arguments (each cut to 200 characters), for later string resolution. */
+  /** Source text of the arguments (each cut to 200 characters). */
   args: string[];
+  /** The arguments as expressions, for the value evaluator (absent when there are none). */
+  values?: Expr[];
   line: number;
   /** Inside a lambda (attributed to the enclosing member). */
   inLambda?: boolean;
@@ -83,8 +96,9 @@ export interface CallFacts {
 
 export interface VariableFacts {
   name: string;
-  /** Declared type, or absent when inferred (`var x = …`, Kotlin `val x = …`); then `init` says from what. */
+  /** Declared type, or absent when inferred (`var x = …`, Kotlin `val x = …`). */
   type?: TypeRef;
+  /** The initializer: the type when none is written, and the first value the variable holds. */
   init?: Expr;
   line: number;
 }
@@ -116,6 +130,10 @@ export interface MemberFacts {
   property?: string;
   locals: VariableFacts[];
   calls: CallFacts[];
+  /** The expressions it returns (`return e;`, a Kotlin expression body), outside lambdas and local classes. */
+  returns?: Expr[];
+  /** Assignments in its body, outside lambdas and local classes. */
+  assigns?: AssignFacts[];
 }
 
 export interface FieldFacts {
@@ -157,6 +175,8 @@ export interface TypeFacts {
   members: MemberFacts[];
   /** Enum constant names, in order. */
   enumConstants?: string[];
+  /** The constructor arguments of enum constants that have them, by constant name. */
+  enumArgs?: Record<string, Expr[]>;
   line: number;
   endLine: number;
 }

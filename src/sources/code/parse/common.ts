@@ -9,6 +9,13 @@ import type { FileFacts, Language } from '../ir.js';
  */
 export const MAX_EXPR_DEPTH = 64;
 export const MAX_TYPE_DEPTH = 200;
+/**
+ * Value expressions (call arguments, returns, assignments, initializers) are read this deep; what lies deeper is
+ * `other`, quietly: a URL or a topic is never built that deep, and reading more would only grow the facts.
+ */
+export const VALUE_DEPTH = 10;
+/** A string literal longer than this keeps only its start as its value. */
+export const STRING_VALUE_LIMIT = 2000;
 
 /** The facts of the file being extracted (one at a time on a thread): where a limit above cut it off. */
 let extracting: FileFacts | undefined;

@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
-import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, stripGenerics, tooDeep, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withNestingLimits } from './common.js';
 
 /** Node types inside a body that never hold a call, a local or a type: the walker does not descend into them. */
 const BODY_LEAVES = new Set([
@@ -202,6 +202,8 @@ class JavaExtractor {
     const body = node.childForFieldName('body');
     if (body) this.anonymous(body, { name: scope.facts.qualifiedName }, scope, undefined);
     const args = node.childForFieldName('arguments');
+    const values = valueExprs(args);
+    if (name && values) (scope.facts.enumArgs ??= {})[name] = values;
     if (args) this.walk(args, this.initializerScope(scope));
   }
 
@@ -394,7 +396,7 @@ class JavaExtractor {
           const value = d.childForFieldName('value');
           const local: VariableFacts = { name, line: lineOf(d) };
           if (!inferred) local.type = type;
-          if (value && inferred) local.init = toExpr(value);
+          if (value) local.init = toExpr(value, 0, inferred ? MAX_EXPR_DEPTH : VALUE_DEPTH);
           // After the locals of the declarators before it (and theirs), as the recursive walk had it.
           next.push(() => scope.member.locals.push(local));
           if (value) walk(value);
@@ -433,19 +435,38 @@ class JavaExtractor {
         if (name && type) scope.member.locals.push({ name, type: typeRef(type), line: lineOf(node) });
         break;
       }
+      case 'return_statement': {
+        const value = node.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
+        if (value && !scope.inLambda) (scope.member.returns ??= []).push(toExpr(value, 0, VALUE_DEPTH));
+        break;
+      }
+      case 'assignment_expression': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        if (left && right && !scope.inLambda && node.childForFieldName('operator')?.type === '=') {
+          (scope.member.assigns ??= []).push({ target: toExpr(left, 0, VALUE_DEPTH), value: toExpr(right, 0, VALUE_DEPTH), line: lineOf(node) });
+        }
+        break;
+      }
       case 'method_invocation': {
         const object = node.childForFieldName('object');
-        const args = argumentTexts(node.childForFieldName('arguments'));
+        const argsNode = node.childForFieldName('arguments');
+        const args = argumentTexts(argsNode);
         const nameNode = node.childForFieldName('name');
         const call: CallFacts = { kind: 'call', name: nameNode?.text ?? '', argCount: args.length, args, line: lineOf(nameNode ?? node) };
+        const values = valueExprs(argsNode);
+        if (values) call.values = values;
         if (object) call.receiver = toExpr(object);
         this.addCall(scope, call);
         break;
       }
       case 'object_creation_expression': {
         const type = typeRef(node.childForFieldName('type'));
-        const args = argumentTexts(node.childForFieldName('arguments'));
+        const argsNode = node.childForFieldName('arguments');
+        const args = argumentTexts(argsNode);
         const call: CallFacts = { kind: 'new', name: '<init>', type, argCount: args.length, args, line: lineOf(node) };
+        const values = valueExprs(argsNode);
+        if (values) call.values = values;
         this.addCall(scope, call);
         for (const child of node.namedChildren) {
           if (!child) continue;
@@ -469,8 +490,10 @@ class JavaExtractor {
       }
       case 'explicit_constructor_invocation': {
         const ctor = node.childForFieldName('constructor');
-        const args = argumentTexts(node.childForFieldName('arguments'));
-        this.addCall(scope, { kind: ctor?.type === 'this' ? 'this_ctor' : 'super_ctor', name: '<init>', argCount: args.length, args, line: lineOf(node) });
+        const argsNode = node.childForFieldName('arguments');
+        const args = argumentTexts(argsNode);
+        const values = valueExprs(argsNode);
+        this.addCall(scope, { kind: ctor?.type === 'this' ? 'this_ctor' : 'super_ctor', name: '<init>', argCount: args.length, args, line: lineOf(node), ...(values ? { values } : {}) });
         break;
       }
       default:
@@ -740,14 +763,16 @@ const LITERAL_TYPES: Record<string, Extract<Expr, { k: 'literal' }>['type']> = {
   null_literal: 'null',
 };
 
-/** A receiver or value expression; what is nested deeper than MAX_EXPR_DEPTH is `other` (its text). */
-export function toExpr(node: Node, depth = 0): Expr {
-  if (depth > MAX_EXPR_DEPTH) {
-    tooDeep(node);
-    const text = node.text;
-    return { k: 'other', text: text.length > ARG_TEXT_LIMIT ? text.slice(0, ARG_TEXT_LIMIT) : text };
+/**
+ * A receiver or value expression; what is nested deeper than `limit` is `other` (its text). Only the receiver limit
+ * (MAX_EXPR_DEPTH) is reported as deep nesting; value expressions stop quietly at VALUE_DEPTH.
+ */
+export function toExpr(node: Node, depth = 0, limit = MAX_EXPR_DEPTH): Expr {
+  if (depth > limit) {
+    if (limit === MAX_EXPR_DEPTH) tooDeep(node);
+    return otherExpr(node);
   }
-  const sub = (n: Node): Expr => toExpr(n, depth + 1);
+  const sub = (n: Node): Expr => toExpr(n, depth + 1, limit);
   switch (node.type) {
     case 'this':
       return { k: 'this' };
@@ -769,27 +794,82 @@ export function toExpr(node: Node, depth = 0): Expr {
     }
     case 'method_invocation': {
       const object = node.childForFieldName('object');
-      const args = node.childForFieldName('arguments');
-      const argCount = args ? args.namedChildren.filter((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment').length : 0;
-      const call: Expr = { k: 'call', name: node.childForFieldName('name')?.text ?? '', argCount };
+      const args = argumentNodes(node.childForFieldName('arguments'));
+      const call: Expr = { k: 'call', name: node.childForFieldName('name')?.text ?? '', argCount: args.length };
       if (object) call.of = sub(object);
+      if (args.length && depth < VALUE_DEPTH) call.args = args.map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
       return call;
     }
-    case 'object_creation_expression':
-      return { k: 'new', type: typeRef(node.childForFieldName('type')) };
+    case 'object_creation_expression': {
+      const args = argumentNodes(node.childForFieldName('arguments'));
+      const created: Expr = { k: 'new', type: typeRef(node.childForFieldName('type')) };
+      if (args.length && depth < VALUE_DEPTH) created.args = args.map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
+      return created;
+    }
     case 'parenthesized_expression': {
       const inner = node.namedChildren[0];
-      return inner ? sub(inner) : { k: 'other', text: node.text };
+      return inner ? sub(inner) : otherExpr(node);
     }
-    case 'cast_expression':
-      return { k: 'cast', type: typeRef(node.childForFieldName('type')) };
+    case 'cast_expression': {
+      const value = node.childForFieldName('value');
+      const cast: Expr = { k: 'cast', type: typeRef(node.childForFieldName('type')) };
+      if (value && depth < VALUE_DEPTH) cast.of = sub(value);
+      return cast;
+    }
     case 'class_literal':
       return { k: 'class_literal', type: typeRef(node.namedChildren[0]) };
+    case 'ternary_expression': {
+      const options = [node.childForFieldName('consequence'), node.childForFieldName('alternative')].filter((n): n is Node => !!n);
+      return depth < VALUE_DEPTH ? { k: 'cond', options: options.map(sub) } : otherExpr(node);
+    }
+    case 'binary_expression': {
+      if (node.childForFieldName('operator')?.type !== '+' || depth >= VALUE_DEPTH) return otherExpr(node);
+      // A left-deep chain of thousands of `+` (a generated constant) is one flat list, not a deep tree.
+      const parts: Expr[] = [];
+      const pending: Node[] = [node];
+      for (let n = pending.pop(); n; n = pending.pop()) {
+        const operator = n.type === 'binary_expression' ? n.childForFieldName('operator')?.type : undefined;
+        const left = n.childForFieldName('left');
+        const right = n.childForFieldName('right');
+        if (operator === '+' && left && right && parts.length + pending.length < 10_000) pending.push(right, left);
+        else parts.push(sub(n));
+      }
+      return { k: 'concat', parts };
+    }
+    case 'string_literal':
+    case 'text_block': {
+      const value = node.type === 'text_block' ? textBlockValue(node.text) : stringLiteralValue(node);
+      return value === undefined ? { k: 'literal', type: 'String' } : { k: 'literal', type: 'String', value: value.slice(0, STRING_VALUE_LIMIT) };
+    }
     default: {
       const literal = LITERAL_TYPES[node.type];
-      if (literal) return { k: 'literal', type: literal };
-      const text = node.text;
-      return { k: 'other', text: text.length > ARG_TEXT_LIMIT ? text.slice(0, ARG_TEXT_LIMIT) : text };
+      if (literal) return literal === 'int' || literal === 'long' || literal === 'double' || literal === 'boolean' ? { k: 'literal', type: literal, value: node.text } : { k: 'literal', type: literal };
+      return otherExpr(node);
     }
   }
+}
+
+function otherExpr(node: Node): Expr {
+  const text = node.text;
+  return { k: 'other', text: text.length > ARG_TEXT_LIMIT ? text.slice(0, ARG_TEXT_LIMIT) : text };
+}
+
+function argumentNodes(node: Node | null): Node[] {
+  return node ? node.namedChildren.filter((c): c is Node => !!c && c.type !== 'line_comment' && c.type !== 'block_comment') : [];
+}
+
+/** A call's arguments as value expressions. */
+function valueExprs(node: Node | null): Expr[] | undefined {
+  const args = argumentNodes(node);
+  return args.length ? args.map((a) => toExpr(a, 0, VALUE_DEPTH)) : undefined;
+}
+
+/** A text block's content: the lines after the opening quotes, their common indentation removed. */
+function textBlockValue(text: string): string | undefined {
+  const body = /^"""[ \t\f]*\r?\n([\s\S]*)"""$/.exec(text)?.[1];
+  if (body === undefined || body.includes('\\')) return undefined;
+  const lines = body.split(/\r?\n/);
+  const indents = lines.filter((l, i) => l.trim() !== '' || i === lines.length - 1).map((l) => /^[ \t]*/.exec(l)![0].length);
+  const cut = indents.length ? Math.min(...indents) : 0;
+  return lines.map((l) => l.slice(cut).replace(/[ \t]+$/, '')).join('\n');
 }

@@ -1,6 +1,6 @@
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
-import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, stripGenerics, tooDeep, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withNestingLimits } from './common.js';
 
 /**
  * Kotlin extraction, in the JVM view Java code has of it: a file's top-level functions and properties sit on a
@@ -815,6 +815,8 @@ class KotlinExtractor {
     const name = ident(node.namedChildren.find((c) => ty(c) === 'identifier'));
     if (name) (scope.facts.enumConstants ??= []).push(name);
     const args = node.namedChildren.find((c) => ty(c) === 'value_arguments');
+    const values = valueExprs(args);
+    if (name && values) (scope.facts.enumArgs ??= {})[name] = values;
     if (args) this.walk(args, throwaway(scope));
     const body = node.namedChildren.find((c) => ty(c) === 'class_body');
     if (body) this.anonymous(body, [{ type: { name: scope.facts.qualifiedName }, relation: 'unknown' }], scope, undefined);
@@ -919,7 +921,8 @@ class KotlinExtractor {
       const args = delegation.namedChildren.find((c) => ty(c) === 'value_arguments');
       const texts = argumentTexts(args);
       const isThis = delegation.children.some((c) => ty(c) === 'this');
-      member.calls.push({ kind: isThis ? 'this_ctor' : 'super_ctor', name: '<init>', argCount: texts.length, args: texts, line: lineOf(delegation) });
+      const values = valueExprs(args);
+      member.calls.push({ kind: isThis ? 'this_ctor' : 'super_ctor', name: '<init>', argCount: texts.length, args: texts, line: lineOf(delegation), ...(values ? { values } : {}) });
       if (args) this.walk(args, bodyScope);
     } else if (scope.role !== 'enum') {
       member.calls.push({ kind: 'super_ctor', name: '<init>', argCount: 0, args: [], line: member.line, implicit: true });
@@ -1029,10 +1032,8 @@ class KotlinExtractor {
       });
       const field: FieldFacts = { name: p.name, modifiers, annotations, line: p.line, property: p.kind };
       if (p.type) field.type = p.type;
-      else {
-        const from = p.init ?? getterBody?.namedChildren.find((c) => !COMMENTS.has(ty(c)) && ty(c) !== 'block');
-        if (from) field.init = toExpr(from);
-      }
+      const from = p.init ?? getterBody?.namedChildren.find((c) => !COMMENTS.has(ty(c)) && ty(c) !== 'block');
+      if (from) field.init = toExpr(from, 0, p.type ? VALUE_DEPTH : MAX_EXPR_DEPTH);
       scope.facts.fields.push(field);
     }
 
@@ -1145,6 +1146,22 @@ class KotlinExtractor {
       case 'property_declaration':
         this.localProperty(node, scope, walk, next);
         return;
+      case 'return_expression': {
+        const value = node.namedChildren.find((c) => !COMMENTS.has(ty(c)) && ty(c) !== 'label');
+        if (value && !scope.inLambda) (scope.member.returns ??= []).push(toExpr(value, 0, VALUE_DEPTH));
+        break;
+      }
+      case 'function_body': {
+        // `fun f() = expr`: the expression is what it returns.
+        const value = node.namedChildren.find((c) => !COMMENTS.has(ty(c)));
+        if (value && ty(value) !== 'block' && node.children.some((c) => ty(c) === '=') && !scope.inLambda) (scope.member.returns ??= []).push(toExpr(value, 0, VALUE_DEPTH));
+        break;
+      }
+      case 'assignment': {
+        const [left, op, right] = node.children;
+        if (left && right && op && ty(op) === '=' && !scope.inLambda) (scope.member.assigns ??= []).push({ target: toExpr(left, 0, VALUE_DEPTH), value: toExpr(right, 0, VALUE_DEPTH), line: lineOf(node) });
+        break;
+      }
       case 'function_declaration': {
         // A local function: its code runs later, like a lambda's.
         const inner: BodyScope = { ...scope, inLambda: true };
@@ -1212,6 +1229,8 @@ class KotlinExtractor {
     const args = [...argumentTexts(valueArgs), ...lambdas.map((l) => cut(l.text))];
     const target = calleeOf(callee);
     const call: CallFacts = { kind: 'call', name: target.name, argCount: args.length, args, line: lineOf(node) };
+    const values = valueExprs(valueArgs);
+    if (values) call.values = values;
     if (target.receiver) call.receiver = toExpr(target.receiver);
     this.addCall(scope, call);
     if (target.receiver) walk(target.receiver, scope);
@@ -1258,7 +1277,7 @@ class KotlinExtractor {
       const type = declaration.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
       const local: VariableFacts = { name, line: lineOf(declaration) };
       if (type) local.type = typeRef(type);
-      else if (init) local.init = toExpr(init);
+      if (init) local.init = toExpr(init, 0, type ? VALUE_DEPTH : MAX_EXPR_DEPTH);
       if (name) scope.member.locals.push(local);
     } else if (declaration) {
       // `val (a, b) = pair`: component types are not written unless declared.
@@ -1619,12 +1638,12 @@ function inferredType(node: Node | undefined): TypeRef | undefined {
 }
 
 /** A receiver or value expression; what is nested deeper than MAX_EXPR_DEPTH is `other` (its text). */
-export function toExpr(node: Node, depth = 0): Expr {
-  if (depth > MAX_EXPR_DEPTH) {
-    tooDeep(node);
+export function toExpr(node: Node, depth = 0, limit = MAX_EXPR_DEPTH): Expr {
+  if (depth > limit) {
+    if (limit === MAX_EXPR_DEPTH) tooDeep(node);
     return other(node);
   }
-  const sub = (n: Node): Expr => toExpr(n, depth + 1);
+  const sub = (n: Node): Expr => toExpr(n, depth + 1, limit);
   switch (ty(node)) {
     case 'identifier': {
       const text = node.text;
@@ -1657,13 +1676,17 @@ export function toExpr(node: Node, depth = 0): Expr {
       const target = calleeOf(callee);
       const e: Expr = { k: 'call', name: target.name, argCount };
       if (target.receiver) e.of = sub(target.receiver);
+      if (valueArgs && depth < VALUE_DEPTH) {
+        const args = valueArgNodes(valueArgs).map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
+        if (args.length) e.args = args;
+      }
       return e;
     }
     case 'string_literal':
     case 'multiline_string_literal':
-      return { k: 'literal', type: 'String' };
+      return depth < VALUE_DEPTH ? templateExpr(node, (n) => toExpr(n, depth + 1, Math.min(limit, VALUE_DEPTH))) : { k: 'literal', type: 'String' };
     case 'number_literal':
-      return { k: 'literal', type: /[lL]$/.test(node.text) ? 'long' : 'int' };
+      return { k: 'literal', type: /[lL]$/.test(node.text) ? 'long' : 'int', value: node.text.replace(/[lL]$/, '') };
     case 'float_literal':
       return { k: 'literal', type: /[fF]$/.test(node.text) ? 'float' : 'double' };
     case 'character_literal':
@@ -1696,11 +1719,88 @@ export function toExpr(node: Node, depth = 0): Expr {
         if (generic.receiver) e.of = sub(generic.receiver);
         return e;
       }
-      return other(node);
+      const op = node.children[1] ? ty(node.children[1]) : '';
+      if (depth >= VALUE_DEPTH || (op !== '+' && op !== '?:')) return other(node);
+      // A chain of `+` (or of `?:`) is one flat list of operands.
+      const operands: Expr[] = [];
+      const pending: Node[] = [node];
+      for (let n = pending.pop(); n; n = pending.pop()) {
+        const [left, o, right] = n.children;
+        if (ty(n) === 'binary_expression' && o && ty(o) === op && left && right && operands.length + pending.length < 10_000) pending.push(right, left);
+        else operands.push(sub(n));
+      }
+      return op === '+' ? { k: 'concat', parts: operands } : { k: 'cond', options: operands };
+    }
+    case 'if_expression': {
+      // `if (c) a else b` as a value: one of its branches, when each is a single expression.
+      const branches = node.namedChildren.slice(1).filter((c) => !COMMENTS.has(ty(c)));
+      if (depth >= VALUE_DEPTH || branches.length !== 2 || branches.some((b) => ty(b) === 'block')) return other(node);
+      return { k: 'cond', options: branches.map(sub) };
     }
     default:
       return other(node);
   }
+}
+
+function valueArgNodes(args: Node): Node[] {
+  const out: Node[] = [];
+  for (const a of args.namedChildren) {
+    if (ty(a) !== 'value_argument') continue;
+    const { value } = splitArgument(a);
+    if (value) out.push(value);
+  }
+  return out;
+}
+
+/** A call's value arguments as value expressions (trailing lambdas are not values). */
+function valueExprs(args: Node | undefined): Expr[] | undefined {
+  if (!args) return undefined;
+  const out = valueArgNodes(args).map((a) => toExpr(a, 0, VALUE_DEPTH));
+  return out.length ? out : undefined;
+}
+
+const KOTLIN_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', '0': '\0' };
+
+/**
+ * A string literal as a value: its text, or for a template (`"$base/orders/${id}"`) the concatenation of its
+ * pieces and interpolated expressions. The grammar leaves `$name` inside the string content; it is split out here.
+ */
+function templateExpr(node: Node, sub: (n: Node) => Expr): Expr {
+  const raw = ty(node) === 'multiline_string_literal';
+  const parts: Expr[] = [];
+  let text = '';
+  let content = '';
+  const flushContent = (): void => {
+    let at = 0;
+    for (const m of content.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)/g)) {
+      text += content.slice(at, m.index);
+      if (text) parts.push({ k: 'literal', type: 'String', value: text });
+      text = '';
+      parts.push({ k: 'name', name: m[1]! });
+      at = m.index + m[0].length;
+    }
+    text += content.slice(at);
+    content = '';
+  };
+  for (const c of node.children) {
+    const t = ty(c);
+    if (t === 'string_content') content += c.text;
+    else if (t === 'escape_sequence' && !raw) {
+      flushContent();
+      const e = c.text;
+      text += e.startsWith('\\u') ? String.fromCharCode(parseInt(e.slice(2), 16)) : (KOTLIN_ESCAPES[e.slice(1)] ?? e.slice(1));
+    } else if (t === 'interpolation') {
+      flushContent();
+      const inner = c.namedChildren.find((x) => !COMMENTS.has(ty(x)));
+      if (text) parts.push({ k: 'literal', type: 'String', value: text });
+      text = '';
+      parts.push(inner ? sub(inner) : other(c));
+    } else if (t === 'escape_sequence') content += c.text;
+  }
+  flushContent();
+  if (!parts.length) return { k: 'literal', type: 'String', value: text.slice(0, STRING_VALUE_LIMIT) };
+  if (text) parts.push({ k: 'literal', type: 'String', value: text });
+  return { k: 'concat', parts };
 }
 
 function other(node: Node): Expr {
