@@ -19,6 +19,7 @@ const FLOW_STEPS = [
   { type: 'OVERRIDES', direction: 'in' },
   { type: 'DECLARES_CLIENT', direction: 'out' },
   { type: 'HTTP_CALLS', direction: 'out' },
+  { type: 'FORWARDS', direction: 'out' },
   { type: 'DECLARES_PRODUCER', direction: 'out' },
   { type: 'ASYNC_CALLS', direction: 'out' },
 ] as const;
@@ -26,7 +27,7 @@ const FLOW_STEPS = [
 /** Edge types a path may also use when asked for (walked from → to, as the edge points). */
 const OTHER_PATH_TYPES = ['DECLARES', 'INJECTS', 'IMPLEMENTS', 'EXTENDS', 'SERVICE_CALLS'] as const;
 const TRACE_EDGE_TYPES = [...FLOW_STEPS.map((s) => s.type), ...OTHER_PATH_TYPES] as const;
-const CROSSING = new Set(['HTTP_CALLS', 'ASYNC_CALLS']);
+const CROSSING = new Set(['HTTP_CALLS', 'ASYNC_CALLS', 'FORWARDS']);
 /** How many nodes a trace may visit before it stops and says so. */
 const MAX_VISITED = 20_000;
 

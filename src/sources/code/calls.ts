@@ -1,3 +1,4 @@
+import { LIBRARY } from './eval/library.js';
 import { own } from './own.js';
 import type { CallFacts, Expr, TypeRef } from './ir.js';
 import { type CodeModel, isPrimitive, type MemberEntry, simpleTypeName, type TypeEntry, type TypeTarget } from './model.js';
@@ -45,7 +46,7 @@ export type ResolvedCall =
   | { call: CallFacts; unresolved: 'unknown_receiver' | 'unknown_member' | 'unknown_return_type'; receiver: string };
 
 /** The static type of an expression, and how it was found. `isType`: the expression names a type (static access). */
-type Typed = { target: TypeTarget; strategy: CallStrategy; isType?: boolean } | { unknown: 'unknown_receiver' | 'unknown_return_type' };
+type Typed = { target: TypeTarget; strategy: CallStrategy; isType?: boolean; typeArgs?: string[] } | { unknown: 'unknown_receiver' | 'unknown_return_type' };
 
 const OBJECT_METHODS = new Set(['toString', 'equals', 'hashCode', 'getClass', 'notify', 'notifyAll', 'wait', 'clone', 'finalize']);
 const BOXES: Record<string, string> = { int: 'Integer', long: 'Long', double: 'Double', float: 'Float', boolean: 'Boolean', char: 'Character', short: 'Short', byte: 'Byte' };
@@ -103,6 +104,12 @@ export class CallResolver {
     const found = this.model.findMethods(typed.target.entry, call.name, -1).members;
     if (found.length) return this.landOn(call, found, 'method_reference');
     return this.onExternalSupertypes(call, typed.target.entry, 'method_reference') ?? { call, unresolved: 'unknown_member', receiver: exprText(call.receiver!) };
+  }
+
+  /** Where a call expression (a receiver or an argument, not a call site of its own) lands. */
+  resolveCallExpr(caller: MemberEntry, expr: Extract<Expr, { k: 'call' }>, line: number): ResolvedCall {
+    const call = syntheticCall(expr, line);
+    return expr.of ? this.qualifiedCall(caller, call, expr.of) : this.bareCall(caller, call);
   }
 
   private qualifiedCall(caller: MemberEntry, call: CallFacts, receiver: Expr): ResolvedCall {
@@ -284,7 +291,7 @@ export class CallResolver {
         const resolved = expr.of ? this.qualifiedCall(caller, syntheticCall(expr, line), expr.of) : this.bareCall(caller, syntheticCall(expr, line));
         if ('unresolved' in resolved) return { unknown: resolved.unresolved === 'unknown_member' ? 'unknown_return_type' : resolved.unresolved };
         const first = resolved.targets[0]!;
-        if (!('member' in first)) return { unknown: 'unknown_return_type' };
+        if (!('member' in first)) return this.libraryReturn(first.external.owner, first.external.name, expr, caller, line, depth);
         const ret = first.member.facts.returnType;
         if (!ret || isPrimitive(ret.name) || ret.name === 'Unit') return { unknown: 'unknown_return_type' };
         const target = this.typeVariableSafe(ret, first.member.owner);
@@ -314,6 +321,22 @@ export class CallResolver {
       case 'other':
         return { unknown: 'unknown_receiver' };
     }
+  }
+
+  /** A library method's return type, from the library table (`$0`: the receiver's first type argument). */
+  private libraryReturn(owner: string, name: string, expr: Extract<Expr, { k: 'call' }>, caller: MemberEntry, line: number, depth: number): Typed {
+    const returns = LIBRARY.method(owner, name)?.returns;
+    if (!returns) return { unknown: 'unknown_return_type' };
+    if (returns === '$0' || returns === '$arg0') {
+      const from = returns === '$0' ? expr.of : expr.args?.[0];
+      const typed = from ? this.typeOf(from, caller, line, depth + 1) : undefined;
+      if (!typed || 'unknown' in typed) return { unknown: 'unknown_return_type' };
+      if (returns === '$arg0') return { target: typed.target, strategy: 'chained' };
+      const arg = typed.typeArgs?.[0];
+      return arg ? { target: { external: arg }, strategy: 'chained' } : { unknown: 'unknown_return_type' };
+    }
+    const generic = /^([^<]+)<(.+)>$/.exec(returns);
+    return generic ? { target: { external: generic[1]! }, strategy: 'chained', typeArgs: generic[2]!.split(',').map((a) => a.trim()) } : { target: { external: returns }, strategy: 'chained' };
   }
 
   private isVariable(name: string, caller: MemberEntry, line: number): boolean {

@@ -10,7 +10,9 @@ import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeE
 import { type RoleOverrides, TypeClassifier } from './roles.js';
 import type { CodeLinkPins } from '../../config/types.js';
 import { feignClientsOf, httpExchangeClientsOf } from './clients.js';
-import { type HttpCallSite, type HttpTarget, httpCallOf, httpTargetOf, urlValue } from './http-calls.js';
+import { type HttpTarget, urlValue } from './http-calls.js';
+import { LIBRARY } from './eval/library.js';
+import { outboundHttpClients, type OutboundSink } from './outbound.js';
 import { listenersOf, partsOfText, senderOf, streamBinding, streamFunctionsOf } from './messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './routes.js';
@@ -67,6 +69,8 @@ interface FileEmission {
   /** Library methods called: `owner#name` → [owner, name]. */
   externalMethods: Map<string, [string, string]>;
   stats: EmissionStats;
+  /** Call sites that send HTTP requests: their clients are evaluated for the whole estate after every file is emitted. */
+  sinks: OutboundSink[];
   /** What other files can observe of this one (kept only by an assembler that updates). */
   items?: InterfaceItems;
 }
@@ -95,6 +99,8 @@ export class CodeGraphAssembler {
   /** Packages of the last assembly. */
   private packages = new Set<string>();
   private assembled = false;
+  /** Files that held clients of outbound call sites in any assembly so far: an update re-writes them all. */
+  private outboundFiles = new Set<string>();
 
   constructor(
     private readonly ontology: Ontology,
@@ -159,6 +165,7 @@ export class CodeGraphAssembler {
       groups.add('');
       // Service nodes (file counts) and the matching of clients and producers to routes are recomputed on every assembly.
       for (const n of graph.nodes) if (n.kind === 'service' || n.kind === 'client' || n.kind === 'producer') groups.add(n.file ?? '');
+      for (const f of this.outboundFiles) groups.add(f);
     }
     return { ...graph, emitted, ...(partial ? { changedGroups: groups } : {}) };
   }
@@ -179,8 +186,10 @@ export class CodeGraphAssembler {
     const externalTypes = new Map<string, boolean>();
     const externalMethods = new Map<string, [string, string]>();
     const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
+    const sinks: OutboundSink[] = [];
     for (const f of input.files) {
       const e = this.emissions.get(f.path)!;
+      sinks.push(...e.sinks);
       for (const n of e.nodes) nodes.push(n);
       for (const x of e.edges) edges.push(x);
       for (const x of e.foreign) foreign.set(`${x.edge.from}\0${x.edge.type}\0${x.edge.to}`, x);
@@ -226,6 +235,11 @@ export class CodeGraphAssembler {
       edges.push({ type: 'DECLARES', from: externalIds.get(owner)!, to: id });
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
+    const outbound = outboundHttpClients({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m) });
+    nodes.push(...outbound.nodes);
+    edges.push(...outbound.edges);
+    stats.clients += outbound.nodes.length;
+    this.outboundFiles = new Set([...this.outboundFiles, ...outbound.nodes.map((n) => n.file ?? '')]);
     const warnings = pinLinks(nodes, input.links);
     const topology = new Topology();
     matchClients(this.ontology, input.source, nodes, edges, topology);
@@ -320,6 +334,7 @@ class FileEmitter {
     externalTypes: new Map(),
     externalMethods: new Map(),
     stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0, producers: 0 },
+    sinks: [],
   };
   private readonly edgeKeys = new Set<string>();
   /** Per repeated edge key, the next `#n` suffix to try: a line calling the same method thousands of times stays linear. */
@@ -402,15 +417,6 @@ class FileEmitter {
         ...(target.profile ? { profile: target.profile } : {}),
       },
     };
-  }
-
-  /** An HTTP call made at a call site (RestTemplate, WebClient, RestClient): where its URL goes. */
-  private emitHttpCall(caller: MemberEntry, site: HttpCallSite): void {
-    const target = httpTargetOf(site, caller, this.constantsOf(caller.owner));
-    const id = allocate(this.ctx, this.ids!, 'client', `${caller.owner.file.path}|${caller.qn}@${site.line}|${site.httpMethod} ${target.targetService} ${target.path}`);
-    this.out.stats.clients++;
-    this.out.nodes.push(this.clientNode(id, caller.owner, site.line, site.httpMethod, site.framework, caller.qn, target));
-    this.edge('DECLARES_CLIENT', memberId(this.ctx, caller), id);
   }
 
   /**
@@ -691,17 +697,22 @@ class FileEmitter {
 
   private emitCalls(caller: MemberEntry): void {
     const from = memberId(this.ctx, caller);
-    const takenUris = new Set<CallFacts>();
-    for (const call of caller.facts.calls) {
+    caller.facts.calls.forEach((call, index) => {
+      this.emitCall(caller, from, call, index);
+    });
+  }
+
+  private emitCall(caller: MemberEntry, from: string, call: CallFacts, index: number): void {
+    {
       const resolved = this.ctx.resolver.resolve(caller, call);
-      if (!resolved) continue;
+      if (!resolved) return;
       this.out.stats.calls++;
       const attrs = { line: call.line, call: call.kind, arg_count: call.argCount, ...(call.inLambda ? { in_lambda: true } : {}) };
       if ('unresolved' in resolved) {
         this.out.stats.calls_unresolved++;
         const to = this.unresolvedCall(caller, resolved);
         this.edge('CALLS', from, to, `${call.line}:${call.name}`, { confidence: 0, strategy: 'unresolved', ...attrs });
-        continue;
+        return;
       }
       for (const target of resolved.targets) {
         let to: string;
@@ -711,8 +722,8 @@ class FileEmitter {
           to = this.externalMethod(target.external.owner, target.external.name);
           const sender = senderOf(target.external.owner, target.external.name);
           if (sender && call.args[0]) this.emitProducer(caller, call, sender);
-          const http = httpCallOf(target.external.owner, target.external.name, call, caller, takenUris);
-          if (http) this.emitHttpCall(caller, http);
+          const http = LIBRARY.method(target.external.owner, target.external.name)?.http;
+          if (http) this.out.sinks.push({ file: caller.owner.file.path, member: caller.qn, call: index, owner: target.external.owner });
         }
         this.edge('CALLS', from, to, `${call.line}`, { confidence: resolved.confidence, strategy: resolved.strategy, ...attrs });
       }

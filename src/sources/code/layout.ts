@@ -27,6 +27,8 @@ export interface ServiceInfo {
   config: Record<string, string>;
   /** Each other profile's own configuration (`application-dev.yml`, `on-profile` documents), by profile. */
   profiles: Record<string, Record<string, string>>;
+  /** The file each default-profile key comes from. */
+  configOrigins?: Record<string, string>;
 }
 
 export interface Layout {

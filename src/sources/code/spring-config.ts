@@ -265,7 +265,7 @@ export function resolvePlaceholders(value: string, values: ReadonlyMap<string, s
   return out;
 }
 
-function matchingBrace(text: string, from: number): number {
+export function matchingBrace(text: string, from: number): number {
   let depth = 0;
   for (let i = from; i < text.length; i++) {
     if (text.startsWith('${', i)) {
@@ -288,7 +288,7 @@ function resolveOne(body: string, values: ReadonlyMap<string, string>, depth: nu
   return resolvePlaceholders(body.slice(colon + 1), values, depth + 1);
 }
 
-function topLevelColon(body: string): number {
+export function topLevelColon(body: string): number {
   let depth = 0;
   for (let i = 0; i < body.length; i++) {
     if (body.startsWith('${', i)) {

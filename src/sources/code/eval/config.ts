@@ -1,0 +1,83 @@
+import { matchingBrace, topLevelColon } from '../spring-config.js';
+import { boundObject, concat, literal, unknown, type Value } from './value.js';
+
+/** `base-url`, `baseUrl`, `BASE_URL` and `base_url` are one key to Spring's relaxed binding. */
+export function canonicalKey(key: string): string {
+  return key
+    .split('.')
+    .map((segment) => segment.toLowerCase().replace(/[-_]/g, ''))
+    .join('.');
+}
+
+const MAX_DEPTH = 8;
+
+/**
+ * A service's configuration as its code sees it: keys in any relaxed form, `${…}` placeholders (with defaults)
+ * expanded, each value saying which file set it; the default profile first, then each other profile.
+ */
+export class ConfigView {
+  private readonly layers: { profile: string | null; values: Map<string, { key: string; value: string }> }[];
+
+  constructor(
+    config: Readonly<Record<string, string>>,
+    profiles: Readonly<Record<string, Readonly<Record<string, string>>>>,
+    private readonly origins: Readonly<Record<string, string>> = {},
+  ) {
+    const index = (values: Readonly<Record<string, string>>) => new Map(Object.entries(values).map(([key, value]) => [canonicalKey(key), { key, value }]));
+    this.layers = [{ profile: null, values: index(config) }, ...Object.keys(profiles).sort().map((p) => ({ profile: p, values: index({ ...config, ...profiles[p] }) }))];
+  }
+
+  /** The value of a key, or undefined when no profile sets it. */
+  value(key: string): Value[] | undefined {
+    const canonical = canonicalKey(key);
+    for (const layer of this.layers) {
+      const found = layer.values.get(canonical);
+      if (!found) continue;
+      const from = `${this.origins[found.key] ?? 'configuration'}: ${found.key}`;
+      return this.expand(found.value, layer.values, 0).map((v) => ({ ...v, from: [...new Set([from, ...v.from])], ...(layer.profile ? { profile: layer.profile } : {}) }));
+    }
+    return undefined;
+  }
+
+  /** What a key holds: its value, an object bound under it when keys lie below it, or undefined. */
+  lookup(key: string): Value[] | undefined {
+    return this.value(key) ?? (this.hasUnder(key) ? boundObject(key) : undefined);
+  }
+
+  hasUnder(prefix: string): boolean {
+    const canonical = `${canonicalKey(prefix)}.`;
+    return this.layers.some((l) => [...l.values.keys()].some((k) => k.startsWith(canonical) || k.startsWith(`${canonical.slice(0, -1)}[`)));
+  }
+
+  /** A text with `${…}` placeholders (an `@Value` expression, a Feign `url`): its values. */
+  placeholders(text: string): Value[] {
+    return this.expand(text, this.layers[0]!.values, 0, true);
+  }
+
+  private expand(text: string, values: Map<string, { key: string; value: string }>, depth: number, profiles = false): Value[] {
+    if (depth > MAX_DEPTH) return unknown(`placeholders nested deeper than ${MAX_DEPTH} in ${JSON.stringify(text.slice(0, 80))}`);
+    let out: Value[] = literal('');
+    let i = 0;
+    while (i < text.length) {
+      const start = text.indexOf('${', i);
+      if (start < 0) break;
+      const end = matchingBrace(text, start + 2);
+      if (end < 0) break;
+      out = concat(out, literal(text.slice(i, start)));
+      const body = text.slice(start + 2, end);
+      const colon = topLevelColon(body);
+      const key = (colon < 0 ? body : body.slice(0, colon)).trim();
+      const found = values.get(canonicalKey(key));
+      let part: Value[];
+      if (found) {
+        const from = `${this.origins[found.key] ?? 'configuration'}: ${found.key}`;
+        part = this.expand(found.value, values, depth + 1).map((v) => ({ ...v, from: [...new Set([from, ...v.from])] }));
+      } else if (profiles && this.value(key)) part = this.value(key)!;
+      else if (colon >= 0) part = this.expand(body.slice(colon + 1), values, depth + 1);
+      else part = unknown(`configuration key ${key}, set by no file in the estate`);
+      out = concat(out, part);
+      i = end + 1;
+    }
+    return concat(out, literal(text.slice(i)));
+  }
+}

@@ -1,0 +1,483 @@
+import type { CallResolver } from '../calls.js';
+import type { AnnotationFacts, CallFacts, Expr, FieldFacts, MemberFacts } from '../ir.js';
+import type { CodeModel, MemberEntry, TypeEntry } from '../model.js';
+import type { ConfigView } from './config.js';
+import { LIBRARY, type Library, type LibraryMethod, type ValueOp } from './library.js';
+import { boundObject, concat, format, joinPath, literal, resolveUrl, union, unknown, type Value } from './value.js';
+
+/** Where an expression is evaluated: its type, the member whose body holds it, the line, and bound parameters. */
+export interface Site {
+  owner: TypeEntry;
+  member?: MemberEntry;
+  line: number;
+  /** Parameter values when a method's return is evaluated for one call. */
+  bindings?: ReadonlyMap<string, Value[]>;
+  /** An enum constant `this` stands for: its constructor arguments, evaluated where the constant is declared. */
+  instance?: { type: TypeEntry; args: Expr[] };
+}
+
+/** How deep the evaluator follows values through methods, fields and call sites. */
+const MAX_DEPTH = 12;
+/** A parameter is followed to at most this many call sites. */
+const MAX_CALL_SITES = 8;
+const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+const INJECTION = new Set(['Autowired', 'Inject', 'Resource']);
+const GETTER = /^(?:get|is)([A-Z]\w*)$/;
+
+type CallExpr = Extract<Expr, { k: 'call' }>;
+
+function propertyOfGetter(name: string): string | undefined {
+  const m = GETTER.exec(name);
+  return m ? m[1]![0]!.toLowerCase() + m[1]!.slice(1) : undefined;
+}
+
+function annotationValue(annotations: readonly AnnotationFacts[], name: string, ...keys: string[]): string | undefined {
+  const a = annotations.find((x) => x.name === name);
+  if (!a) return undefined;
+  for (const k of keys.length ? keys : ['value']) {
+    const v = a.args[k]?.[0];
+    if (v?.value !== undefined) return v.value;
+  }
+  return '';
+}
+
+/**
+ * The value-and-type evaluator: for any expression in the estate's Java or Kotlin code, the string values it can
+ * hold (a bounded set of partial strings, unknown parts explicit holes with their origin), through literals,
+ * concatenation and templates, locals, parameters (bound at the call sites of non-public methods and
+ * constructors), fields (initializers, assignments, constructor parameters), `@Value` and
+ * `@ConfigurationProperties` bound from the service's configuration, project methods' returns, and library
+ * methods as the library table describes them. Types come from the call resolver, which reads the same table.
+ */
+export class Evaluator {
+  private readonly fieldCache = new Map<string, Value[]>();
+  private readonly paramCache = new Map<string, Value[]>();
+  private readonly active = new Set<string>();
+  private callIndex: Map<string, { caller: MemberEntry; call: CallFacts }[]> | undefined;
+
+  constructor(
+    private readonly model: CodeModel,
+    private readonly resolver: CallResolver,
+    private readonly configOf: (service: string) => ConfigView,
+    private readonly library: Library = LIBRARY,
+  ) {}
+
+  /** The values of an expression at a site. */
+  values(expr: Expr, site: Site, depth = 0): Value[] {
+    if (depth > MAX_DEPTH) return unknown('a value built through too many steps');
+    switch (expr.k) {
+      case 'literal':
+        if (expr.type === 'null') return [];
+        return expr.value !== undefined ? literal(expr.value) : unknown(`a ${expr.type} literal`);
+      case 'concat':
+        return expr.parts.reduce<Value[]>((acc, p) => concat(acc, this.values(p, site, depth + 1)), literal(''));
+      case 'cond':
+        return union(...expr.options.map((o) => this.values(o, site, depth + 1)));
+      case 'cast':
+        return expr.of ? this.values(expr.of, site, depth + 1) : unknown('a cast');
+      case 'name':
+        return this.nameValues(expr.name, site, depth);
+      case 'field':
+        return this.fieldAccess(expr, site, depth);
+      case 'call':
+        return this.callValues(expr, site, depth);
+      case 'new':
+        return this.creation(expr, site, depth);
+      default:
+        return unknown(expr.k === 'other' ? `the expression ${expr.text.slice(0, 60)}` : `the expression ${expr.k}`);
+    }
+  }
+
+  /** The library row of a call expression, with the type it was found on (for request starts and sinks). */
+  libraryCall(expr: CallExpr, site: Site): LibraryMethod | undefined {
+    const member = site.member ?? this.contextMember(site.owner);
+    if (!member) return undefined;
+    const resolved = this.resolver.resolveCallExpr(member, expr, site.line);
+    if ('unresolved' in resolved) return undefined;
+    const first = resolved.targets[0];
+    return first && 'external' in first ? this.library.method(first.external.owner, first.external.name) : undefined;
+  }
+
+  /** The HTTP method of a request whose start is somewhere up a receiver chain (`client.get().uri(…)`). */
+  httpMethodOf(spec: string, expr: CallExpr, site: Site): string {
+    if (HTTP_METHODS.has(spec)) return spec;
+    const arg = /^arg(\d)$/.exec(spec);
+    if (arg) return methodNameOf(expr.args?.[Number(arg[1])]);
+    for (let e: Expr | undefined = expr.of; e?.k === 'call'; e = e.of) {
+      const row = this.libraryCall(e, site);
+      if (row?.httpMethod) return this.httpMethodOf(row.httpMethod, e, site);
+    }
+    return 'ANY';
+  }
+
+  /** Applies a value operation of the library table to a call. */
+  apply(op: ValueOp, expr: CallExpr | Extract<Expr, { k: 'new' }>, site: Site, depth: number): Value[] {
+    const args = expr.args ?? [];
+    const receiver = (): Value[] => (expr.k === 'call' && expr.of ? this.values(expr.of, site, depth + 1) : literal(''));
+    const operand = (o: string): Value[] => {
+      if (o === 'receiver') return receiver();
+      if (o === 'empty') return literal('');
+      const n = Number(o.replace(/^args?/, ''));
+      if (o.startsWith('args')) return args.slice(n).reduce<Value[]>((acc, a) => joinPath(acc, this.values(a, site, depth + 1)), literal(''));
+      const a = args[n];
+      return a ? this.values(a, site, depth + 1) : unknown(`argument ${n + 1} of ${expr.k === 'call' ? expr.name : 'new'}`);
+    };
+    const [a = 'empty', b = 'empty'] = op.operands;
+    switch (op.op) {
+      case 'id':
+        return operand(a);
+      case 'either': {
+        const present = op.operands.find((o) => !/^args?\d$/.test(o) || Number(o.replace(/^args?/, '')) < args.length) ?? 'empty';
+        return operand(present);
+      }
+      case 'concat':
+        return concat(operand(a), operand(b));
+      case 'path':
+      case 'segments':
+        return joinPath(operand(a), operand(b));
+      case 'resolve':
+        return resolveUrl(operand(a), operand(b));
+      case 'scheme':
+        return concat(concat(operand(b), literal('://')), operand(a));
+      case 'host':
+        return concat(operand(a), operand(b));
+      case 'port':
+        return concat(concat(operand(a), literal(':')), operand(b));
+      case 'service':
+        return concat(literal('lb://'), operand(a));
+      case 'format': {
+        const n = Number(b.replace(/^args/, ''));
+        return format(operand(a), args.slice(n).map((x) => this.values(x, site, depth + 1)));
+      }
+      default:
+        return unknown(`library operation ${op.op}`);
+    }
+  }
+
+  // ---- names, fields, parameters ----
+
+  private nameValues(name: string, site: Site, depth: number): Value[] {
+    const bound = site.bindings?.get(name);
+    if (bound) return bound;
+    const member = site.member;
+    if (member) {
+      const local = this.localDefinition(member.facts, name, site.line);
+      if (local) return local.value ? this.values(local.value, { ...site, line: local.line }, depth + 1) : unknown(`local ${name}`, name);
+      const index = member.facts.params.findIndex((p) => p.name === name);
+      if (index >= 0) return this.paramValues(member, index, depth);
+    }
+    for (let t: TypeEntry | undefined = site.owner; t; t = t.outer) {
+      if (this.model.findField(t, name)) return this.fieldValues(t, name, depth, site.instance);
+    }
+    const staticOwner = site.owner.file.imports.staticSingle[name];
+    const imported = staticOwner ? this.model.typeByQn(staticOwner, site.owner.place) : undefined;
+    if (imported && this.model.findField(imported, name)) return this.fieldValues(imported, name, depth);
+    return unknown(`${name}`, name);
+  }
+
+  /** The definition of a local that reaches `line`: the last assignment or declaration before it. */
+  private localDefinition(member: MemberFacts, name: string, line: number): { value?: Expr; line: number } | undefined {
+    let declared: { value?: Expr; line: number } | undefined;
+    for (const l of member.locals) {
+      if (l.name !== name) continue;
+      if (l.line <= line || !declared) declared = { ...(l.init ? { value: l.init } : {}), line: l.line };
+    }
+    if (!declared) return undefined;
+    let best = declared;
+    for (const a of member.assigns ?? []) {
+      if (a.target.k === 'name' && a.target.name === name && a.line < line && a.line >= best.line) best = { value: a.value, line: a.line };
+    }
+    // A declaration line equal to the use (`String url = url(…)`) reads what was there before: nothing here.
+    return best;
+  }
+
+  private paramValues(member: MemberEntry, index: number, depth: number): Value[] {
+    const param = member.facts.params[index]!;
+    const key = `${member.qn}#${index}`;
+    const cached = this.paramCache.get(key);
+    if (cached) return cached;
+    const config = this.configOf(member.owner.place.service);
+    const injected = annotationValue(param.annotations, 'Value');
+    if (injected) return config.placeholders(injected);
+    const prefix = this.configurationPrefixOf(param.type.name, member.owner);
+    if (prefix !== undefined) return boundObject(prefix);
+    const open = member.facts.kind === 'method' && !member.facts.modifiers.includes('private') && member.facts.modifiers.includes('public');
+    if (open || this.active.has(key)) return unknown(`parameter ${param.name}`, param.name);
+    this.active.add(key);
+    try {
+      const sites = this.callSitesOf(member);
+      let result: Value[];
+      if (!sites.length) {
+        const bean = member.facts.kind === 'constructor' || member.facts.annotations.some((a) => a.name === 'Bean' || INJECTION.has(a.name));
+        result = unknown(bean ? `parameter ${param.name}, injected` : `parameter ${param.name} (no call site in the estate)`, param.name);
+      } else if (sites.length > MAX_CALL_SITES) result = unknown(`parameter ${param.name} (more than ${MAX_CALL_SITES} call sites)`, param.name);
+      else {
+        result = union(
+          ...sites.map(({ caller, call }) => {
+            const arg = call.values?.[index];
+            return arg ? this.values(arg, { owner: caller.owner, member: caller, line: call.line }, depth + 1) : unknown(`parameter ${param.name}`, param.name);
+          }),
+        );
+      }
+      this.paramCache.set(key, result);
+      return result;
+    } finally {
+      this.active.delete(key);
+    }
+  }
+
+  /** The project call sites of a member (calls, `new`, `this(…)` / `super(…)`), through call resolution. */
+  private callSitesOf(member: MemberEntry): { caller: MemberEntry; call: CallFacts }[] {
+    if (!this.callIndex) {
+      this.callIndex = new Map();
+      for (const t of this.model.types) {
+        for (const m of t.members) {
+          for (const call of m.facts.calls) {
+            const key = call.kind === 'new' ? `<init>:${(call.type?.name ?? '').split('.').pop()}` : call.kind === 'call' ? call.name : call.kind === 'method_ref' ? '' : '<init>';
+            if (key) (this.callIndex.get(key) ?? this.callIndex.set(key, []).get(key)!).push({ caller: m, call });
+          }
+        }
+      }
+    }
+    const key = member.facts.kind === 'constructor' ? `<init>:${member.owner.facts.name}` : member.facts.name;
+    const candidates = [...(this.callIndex.get(key) ?? []), ...(member.facts.kind === 'constructor' ? (this.callIndex.get('<init>') ?? []) : [])];
+    return candidates.filter(({ caller, call }) => {
+      if (call.argCount >= 0 && call.argCount !== member.facts.params.length) return false;
+      const resolved = this.resolver.resolve(caller, call);
+      return !!resolved && !('unresolved' in resolved) && resolved.targets.some((t) => 'member' in t && t.member === member);
+    });
+  }
+
+  private fieldAccess(expr: Extract<Expr, { k: 'field' }>, site: Site, depth: number): Value[] {
+    if (expr.of.k === 'this') return this.fieldValues(site.owner, expr.name, depth, site.instance);
+    const member = site.member ?? this.contextMember(site.owner);
+    const typed = member ? this.resolver.typeOf(expr.of, member, site.line) : undefined;
+    if (typed && !('unknown' in typed)) {
+      const entry = typed.target.entry;
+      if (entry && typed.isType) {
+        if (entry.facts.enumConstants?.includes(expr.name)) return literal(expr.name);
+        return this.model.findField(entry, expr.name) ? this.fieldValues(entry, expr.name, depth) : unknown(`${entry.facts.name}.${expr.name}`);
+      }
+      if (entry && !typed.isType) {
+        const receiver = this.values(expr.of, site, depth + 1);
+        if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, expr.name, entry, depth);
+        return this.model.findField(entry, expr.name) ? this.fieldValues(entry, expr.name, depth) : unknown(`${entry.facts.name}.${expr.name}`);
+      }
+      if (typed.target.external !== undefined && typed.isType) return unknown(`${typed.target.external.split('.').pop()}.${expr.name}`);
+    }
+    const receiver = this.values(expr.of, site, depth + 1);
+    if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, expr.name, undefined, depth);
+    return unknown(`${expr.name}`);
+  }
+
+  /** A property of an object bound from configuration: the configured value, else the class's own default. */
+  private boundProperty(receiver: Value[], property: string, type: TypeEntry | undefined, depth: number): Value[] {
+    return union(
+      ...receiver.map((r) => {
+        const key = `${r.bound}.${property}`;
+        const config = this.configFor(type);
+        const found = config?.lookup(key);
+        if (found) return found;
+        if (type && this.model.findField(type, property)) {
+          const defaults = this.fieldValues(type, property, depth, undefined, true);
+          if (!defaults.some((v) => v.pieces.some((p) => p.hole))) return defaults;
+        }
+        return unknown(`configuration key ${key}, set by no file in the estate`);
+      }),
+    );
+  }
+
+  private configFor(type: TypeEntry | undefined): ConfigView | undefined {
+    return type ? this.configOf(type.place.service) : this.currentConfig;
+  }
+
+  /** The configuration of the service being evaluated (for bound objects of library types). */
+  private currentConfig: ConfigView | undefined;
+
+  /** Evaluates with a service's configuration current (bound library objects read it). */
+  inService<T>(service: string, run: () => T): T {
+    const outer = this.currentConfig;
+    this.currentConfig = this.configOf(service);
+    try {
+      return run();
+    } finally {
+      this.currentConfig = outer;
+    }
+  }
+
+  /** The prefix a type is bound from: `@ConfigurationProperties` on a project class, or a library table row. */
+  private configurationPrefixOf(typeName: string, from: TypeEntry): string | undefined {
+    const target = this.model.resolveTypeName(typeName, from);
+    if (!target) return undefined;
+    if (target.entry) {
+      const prefix = annotationValue(target.entry.facts.annotations, 'ConfigurationProperties', 'prefix', 'value');
+      return prefix === undefined ? undefined : prefix;
+    }
+    return this.library.configurationPrefix(target.external);
+  }
+
+  /** The values a field can hold: configuration, its initializer, assignments in its type's code, constructor parameters. */
+  fieldValues(type: TypeEntry, name: string, depth: number, instance?: Site['instance'], initializerOnly = false): Value[] {
+    const found = this.model.findField(type, name);
+    if (!found) return unknown(`field ${name}`);
+    const owner = found.owner;
+    const facts = owner.facts.fields.find((f) => f.name === name);
+    if (!facts) return unknown(`field ${name}`);
+    const key = `${owner.qn}#${name}${instance ? `@${JSON.stringify(instance.args)}` : ''}${initializerOnly ? '!' : ''}`;
+    const cached = this.fieldCache.get(key);
+    if (cached) return cached;
+    if (this.active.has(key)) return unknown(`field ${name} (defined through itself)`);
+    this.active.add(key);
+    try {
+      const result = this.computeField(owner, facts, depth, instance, initializerOnly);
+      this.fieldCache.set(key, result);
+      return result;
+    } finally {
+      this.active.delete(key);
+    }
+  }
+
+  private computeField(owner: TypeEntry, field: FieldFacts, depth: number, instance: Site['instance'], initializerOnly: boolean): Value[] {
+    const config = this.configOf(owner.place.service);
+    const injected = annotationValue(field.annotations, 'Value');
+    if (injected) return config.placeholders(injected);
+    const classPrefix = annotationValue(owner.facts.annotations, 'ConfigurationProperties', 'prefix', 'value');
+    if (classPrefix && !initializerOnly && !field.modifiers.includes('static')) {
+      const configured = config.lookup(`${classPrefix}.${field.name}`);
+      if (configured) return configured;
+    }
+    if (field.type) {
+      const prefix = this.configurationPrefixOf(field.type.name, owner);
+      if (prefix !== undefined && !field.init) return boundObject(prefix);
+    }
+    const context = this.contextMember(owner);
+    const definitions: Value[][] = [];
+    if (field.init) definitions.push(this.values(field.init, { owner, ...(context ? { member: context } : {}), line: field.line, ...(instance ? { instance } : {}) }, depth + 1));
+    if (!initializerOnly) {
+      const assigned: Value[][] = [];
+      const unused: Value[][] = [];
+      for (const m of owner.members) {
+        // A setter nothing in the estate calls (and no framework annotation invokes) leaves the field as it was.
+        const uncalled = m.facts.kind === 'method' && !m.facts.annotations.length && !m.facts.modifiers.includes('abstract') && this.callSitesOf(m).length === 0;
+        for (const a of m.facts.assigns ?? []) {
+          const target = a.target;
+          const assignsField = (target.k === 'field' && target.of.k === 'this' && target.name === field.name) || (target.k === 'name' && target.name === field.name && !m.facts.params.some((p) => p.name === field.name) && !m.facts.locals.some((l) => l.name === field.name));
+          if (!assignsField) continue;
+          const site: Site = { owner, member: m, line: a.line };
+          const into = uncalled ? unused : assigned;
+          if (instance && m.facts.kind === 'constructor') into.push(this.values(a.value, { ...site, bindings: this.bindArgs(m, instance.args, { owner: instance.type, line: 0 }, depth) }, depth + 1));
+          else into.push(this.values(a.value, site, depth + 1));
+        }
+      }
+      definitions.push(...assigned);
+      if (!definitions.length) definitions.push(...unused);
+      if (!definitions.length) {
+        // A Kotlin constructor property, a record component, a Lombok constructor: a constructor parameter of that name.
+        const ctor = owner.members.find((m) => m.facts.kind === 'constructor' && (m.facts.synthetic !== undefined || owner.file.language === 'kotlin') && m.facts.params.some((p) => p.name === field.name));
+        if (ctor) {
+          const index = ctor.facts.params.findIndex((p) => p.name === field.name);
+          if (instance) definitions.push(this.values(instance.args[index] ?? { k: 'other', text: '' }, { owner: instance.type, line: 0 }, depth + 1));
+          else definitions.push(this.paramValues(ctor, index, depth + 1));
+        }
+      }
+    }
+    if (!definitions.length) {
+      const injection = field.annotations.some((a) => INJECTION.has(a.name));
+      return unknown(injection ? `field ${field.name}, injected` : `field ${field.name}, never assigned`);
+    }
+    return union(...definitions);
+  }
+
+  private bindArgs(member: MemberEntry, args: readonly Expr[], site: Site, depth: number): Map<string, Value[]> {
+    const out = new Map<string, Value[]>();
+    member.facts.params.forEach((p, i) => {
+      const a = args[i];
+      out.set(p.name, a ? this.values(a, site, depth + 1) : unknown(`parameter ${p.name}`, p.name));
+    });
+    return out;
+  }
+
+  /** A member to type expressions in a type's field initializers with: its primary or first constructor. */
+  private contextMember(type: TypeEntry): MemberEntry | undefined {
+    return type.members.find((m) => m.facts.synthetic === 'primary_constructor') ?? type.members.find((m) => m.facts.kind === 'constructor') ?? type.members[0];
+  }
+
+  // ---- calls ----
+
+  private callValues(expr: CallExpr, site: Site, depth: number): Value[] {
+    const member = site.member ?? this.contextMember(site.owner);
+    if (!member) return unknown(`${expr.name}(…)`);
+    const resolved = this.resolver.resolveCallExpr(member, expr, site.line);
+    if (!('unresolved' in resolved)) {
+      const first = resolved.targets[0];
+      if (first && 'member' in first) return this.projectCall(first.member, expr, site, depth);
+      if (first && 'external' in first) {
+        const receiver = expr.of ? this.values(expr.of, site, depth + 1) : [];
+        if (receiver.length && receiver.every((v) => v.bound !== undefined)) {
+          const property = propertyOfGetter(expr.name) ?? (expr.argCount === 0 ? expr.name : undefined);
+          if (property) return this.boundProperty(receiver, property, undefined, depth);
+        }
+        const row = this.library.method(first.external.owner, first.external.name);
+        if (row?.value) return this.apply(row.value, expr, site, depth);
+        return unknown(`${first.external.owner.split('.').pop()}.${expr.name}(…)`);
+      }
+    }
+    return unknown(`${expr.name}(…)`);
+  }
+
+  private projectCall(target: MemberEntry, expr: CallExpr, site: Site, depth: number): Value[] {
+    const facts = target.facts;
+    const property = facts.property ?? (facts.synthetic === 'record_accessor' ? facts.name : undefined) ?? (facts.params.length === 0 ? propertyOfGetter(facts.name) : undefined);
+    // On an object bound from configuration, a getter reads the configuration.
+    if (property && expr.of) {
+      const receiver = this.values(expr.of, site, depth + 1);
+      if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, property, target.owner, depth);
+      const instance = this.enumInstance(expr.of, site);
+      if (instance && this.model.findField(target.owner, property) && !facts.returns) return this.fieldValues(target.owner, property, depth + 1, instance);
+    }
+    if (facts.synthetic === 'property_getter' || facts.synthetic === 'record_accessor' || facts.synthetic === 'lombok_getter') {
+      return property ? this.fieldValues(target.owner, property, depth + 1) : unknown(`${facts.name}()`);
+    }
+    if (!facts.returns?.length) return unknown(`${target.owner.facts.name}.${facts.name}(…)`);
+    const key = `${target.qn}()`;
+    if (this.active.has(key)) return unknown(`${facts.name}(…) (recursive)`);
+    this.active.add(key);
+    try {
+      const bindings = this.bindArgs(target, expr.args ?? [], site, depth);
+      const instance = expr.of ? this.enumInstance(expr.of, site) : site.instance;
+      return union(...facts.returns.map((r) => this.values(r, { owner: target.owner, member: target, line: facts.endLine, bindings, ...(instance ? { instance } : {}) }, depth + 1)));
+    } finally {
+      this.active.delete(key);
+    }
+  }
+
+  /** `Topic.ORDERS` as a receiver: the enum constant and its constructor arguments. */
+  private enumInstance(expr: Expr, site: Site): Site['instance'] | undefined {
+    if (expr.k !== 'field' && expr.k !== 'name') return undefined;
+    const member = site.member ?? this.contextMember(site.owner);
+    if (!member) return undefined;
+    const of = expr.k === 'field' ? expr.of : undefined;
+    const typed = of ? this.resolver.typeOf(of, member, site.line) : undefined;
+    const name = expr.k === 'field' ? expr.name : expr.name;
+    const entry = typed && !('unknown' in typed) && typed.isType ? typed.target.entry : expr.k === 'name' ? site.owner : undefined;
+    const args = entry?.facts.enumArgs?.[name];
+    return entry && args ? { type: entry, args } : undefined;
+  }
+
+  private creation(expr: Extract<Expr, { k: 'new' }>, site: Site, depth: number): Value[] {
+    const target = this.model.resolveType(expr.type, site.owner);
+    if (target.external !== undefined) {
+      const row = this.library.method(target.external, '<init>');
+      if (row?.value) return this.apply(row.value, expr, site, depth);
+    }
+    return unknown(`new ${expr.type.name}(…)`);
+  }
+}
+
+/** `HttpMethod.POST`, `"POST"`, `RequestMethod.POST` → POST; anything else is ANY. */
+function methodNameOf(expr: Expr | undefined): string {
+  if (!expr) return 'ANY';
+  const name = expr.k === 'field' ? expr.name : expr.k === 'name' ? expr.name : expr.k === 'literal' ? (expr.value ?? '') : expr.k === 'call' && expr.name === 'valueOf' ? methodNameOf(expr.args?.[0]) : '';
+  const upper = name.toUpperCase();
+  return HTTP_METHODS.has(upper) ? upper : 'ANY';
+}

@@ -1,0 +1,107 @@
+import { createRequire } from 'node:module';
+
+/**
+ * The library table (`library.json`): what the evaluator knows of library methods and classes, as data. A row
+ * names a method by its declaring type (qualified, nested types with dots) and says what it returns, how the
+ * string value of its result follows from its receiver and arguments, and whether it sends an HTTP request.
+ */
+export interface LibraryMethod {
+  owner: string;
+  name: string;
+  static?: boolean;
+  /** Qualified return type; `$0` is the receiver's first type argument, `$arg0` the first argument's type. */
+  returns?: string;
+  /** How the result's value follows (see `ValueOp`). */
+  value?: ValueOp;
+  /** The HTTP method a request started here will send: a method name, or `arg0`/`arg1` (an `HttpMethod.X` argument). */
+  httpMethod?: string;
+  /** This call sends an HTTP request: its method (a name, `receiver` for the chain's start, or `argN`) and URL. */
+  http?: { method: string; url: ValueOp };
+}
+
+/**
+ * A value operation: `receiver`, `empty`, `argN`, `argsN` (arguments from N on), or `op(operand, …)` with op one of
+ * `concat`, `path`, `segments`, `resolve`, `scheme`, `host`, `port`, `service`, `format`; `a|b` takes the first
+ * operand the call has.
+ */
+export type ValueOp = { op: string; operands: string[] };
+
+export interface ConfigurationPropertiesRow {
+  type: string;
+  prefix: string;
+}
+
+interface LibraryFile {
+  supertypes: Record<string, string[]>;
+  methods: (Omit<LibraryMethod, 'value' | 'http' | 'httpMethod'> & { value?: string; http_method?: string; http?: { method: string; url: string }; note?: string })[];
+  configuration_properties: (ConfigurationPropertiesRow & { note?: string })[];
+}
+
+const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format']);
+const OPERAND = /^(receiver|empty|args?\d)$/;
+
+export function parseValueOp(text: string): ValueOp {
+  if (text.includes('|')) {
+    const operands = text.split('|');
+    for (const o of operands) if (!OPERAND.test(o)) throw new Error(`library.json: bad operand ${JSON.stringify(o)} in ${JSON.stringify(text)}`);
+    return { op: 'either', operands };
+  }
+  const call = /^(\w+)\(([^()]*)\)$/.exec(text);
+  if (!call) {
+    if (!OPERAND.test(text)) throw new Error(`library.json: bad value operation ${JSON.stringify(text)}`);
+    return { op: 'id', operands: [text] };
+  }
+  const operands = call[2]!.split(',').map((s) => s.trim());
+  if (!OPS.has(call[1]!) || operands.some((o) => !OPERAND.test(o))) throw new Error(`library.json: bad value operation ${JSON.stringify(text)}`);
+  return { op: call[1]!, operands };
+}
+
+export class Library {
+  private readonly methods = new Map<string, LibraryMethod[]>();
+  private readonly supers: Map<string, string[]>;
+  private readonly configTypes: Map<string, string>;
+
+  constructor(file: LibraryFile) {
+    this.supers = new Map(Object.entries(file.supertypes));
+    for (const row of file.methods) {
+      const method: LibraryMethod = { owner: row.owner, name: row.name };
+      if (row.static) method.static = true;
+      if (row.returns) method.returns = row.returns;
+      if (row.value) method.value = parseValueOp(row.value);
+      if (row.http_method) method.httpMethod = row.http_method;
+      if (row.http) method.http = { method: row.http.method, url: parseValueOp(row.http.url) };
+      const key = `${row.owner}#${row.name}`;
+      this.methods.set(key, [...(this.methods.get(key) ?? []), method]);
+    }
+    this.configTypes = new Map(file.configuration_properties.map((r) => [r.type, r.prefix]));
+  }
+
+  /** The row for `owner#name`, looked up on the type and then its library supertypes (breadth first). */
+  method(owner: string, name: string): LibraryMethod | undefined {
+    const seen = new Set<string>();
+    const queue = [owner];
+    for (let t = queue.shift(); t !== undefined; t = queue.shift()) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      const rows = this.methods.get(`${t}#${name}`);
+      if (rows) return rows[0];
+      queue.push(...(this.supers.get(t) ?? []));
+    }
+    return undefined;
+  }
+
+  /** The configuration prefix a library class is bound from, when the table lists it. */
+  configurationPrefix(type: string): string | undefined {
+    return this.configTypes.get(type);
+  }
+
+  /** Every row, for documentation. */
+  rows(): LibraryMethod[] {
+    return [...this.methods.values()].flat();
+  }
+}
+
+const require = createRequire(import.meta.url);
+
+/** The table shipped with Sextant. */
+export const LIBRARY = new Library(require('./library.json') as LibraryFile);

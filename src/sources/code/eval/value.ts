@@ -1,0 +1,172 @@
+/**
+ * Abstract string values: what an expression can hold, as a bounded set of partial strings. A part the estate
+ * does not determine is an explicit hole that says where it came from; it is never guessed.
+ */
+
+export interface Hole {
+  /** Why the part is unknown, for an agent to act on (`parameter ownerId`, `configuration key order.url, set by no file`). */
+  origin: string;
+  /** A name to show it by in a path (`{ownerId}`); absent for holes that are not path variables. */
+  name?: string;
+}
+
+export type Piece = { s: string; hole?: undefined } | { hole: Hole; s?: undefined };
+
+export interface Value {
+  pieces: Piece[];
+  /** Where configuration gave parts of it (`file: key`), in order. */
+  from: string[];
+  /** The Spring profile(s) a configuration value came from, when the default profile does not set it. */
+  profile?: string;
+  /** An object bound from configuration under this prefix (a `@ConfigurationProperties` instance), not a string. */
+  bound?: string;
+}
+
+/** At most this many alternatives are kept; more become one hole. */
+export const MAX_VALUES = 8;
+
+export function literal(s: string): Value[] {
+  return [{ pieces: s ? [{ s }] : [], from: [] }];
+}
+
+export function unknown(origin: string, name?: string): Value[] {
+  return [{ pieces: [{ hole: name ? { origin, name } : { origin } }], from: [] }];
+}
+
+export function boundObject(prefix: string, from: string[] = []): Value[] {
+  return [{ pieces: [], from, bound: prefix }];
+}
+
+function keyOf(v: Value): string {
+  return JSON.stringify([v.pieces, v.bound ?? null, v.profile ?? null]);
+}
+
+/** The alternatives of several values, without repeats, bounded. */
+export function union(...lists: Value[][]): Value[] {
+  const out = new Map<string, Value>();
+  for (const list of lists) for (const v of list) if (!out.has(keyOf(v))) out.set(keyOf(v), v);
+  if (out.size > MAX_VALUES) return unknown(`more than ${MAX_VALUES} possible values`);
+  return [...out.values()];
+}
+
+function mergePieces(a: Piece[], b: Piece[]): Piece[] {
+  const out = [...a];
+  for (const p of b) {
+    const last = out[out.length - 1];
+    if (p.s !== undefined && last?.s !== undefined) out[out.length - 1] = { s: last.s + p.s };
+    else out.push(p);
+  }
+  return out;
+}
+
+function joinFrom(a: Value, b: Value): Pick<Value, 'from' | 'profile'> {
+  const profile = a.profile ?? b.profile;
+  return { from: [...new Set([...a.from, ...b.from])], ...(profile ? { profile } : {}) };
+}
+
+/** Every combination of `a` followed by `b`, through `combine`. */
+export function product(a: Value[], b: Value[], combine: (x: Value, y: Value) => Value): Value[] {
+  if (a.length * b.length > MAX_VALUES) return unknown(`more than ${MAX_VALUES} possible values`);
+  return union(a.flatMap((x) => b.map((y) => combine(x, y))));
+}
+
+export function concat(a: Value[], b: Value[]): Value[] {
+  return product(a, b, (x, y) => ({ pieces: mergePieces(x.pieces, y.pieces), ...joinFrom(x, y) }));
+}
+
+/** `base` and `path` with exactly one `/` between them (UriBuilder#path, a base URL and a relative path). */
+export function joinPath(a: Value[], b: Value[]): Value[] {
+  return product(a, b, (x, y) => {
+    const left = trimEnd(x.pieces);
+    const right = trimStart(y.pieces);
+    if (!left.length) return { pieces: y.pieces, ...joinFrom(x, y) };
+    if (!right.length) return { pieces: x.pieces, ...joinFrom(x, y) };
+    return { pieces: mergePieces(mergePieces(left, [{ s: '/' }]), right), ...joinFrom(x, y) };
+  });
+}
+
+function trimEnd(pieces: Piece[]): Piece[] {
+  const out = [...pieces];
+  const last = out[out.length - 1];
+  if (last?.s !== undefined) {
+    const s = last.s.replace(/\/+$/, '');
+    if (s) out[out.length - 1] = { s };
+    else out.pop();
+  }
+  return out;
+}
+
+function trimStart(pieces: Piece[]): Piece[] {
+  const out = [...pieces];
+  const first = out[0];
+  if (first?.s !== undefined) {
+    const s = first.s.replace(/^\/+/, '');
+    if (s) out[0] = { s };
+    else out.shift();
+  }
+  return out;
+}
+
+/** The text of a value, holes shown as `{name}` (or `{?}`). */
+export function render(v: Value): string {
+  return v.pieces.map((p) => (p.s !== undefined ? p.s : `{${p.hole.name ?? '?'}}`)).join('');
+}
+
+/** The first hole in a value's first `upTo` characters of text (its scheme and host, typically). */
+export function holeBefore(v: Value, upTo: (text: string) => number): Hole | undefined {
+  let text = '';
+  for (const p of v.pieces) {
+    if (p.s !== undefined) {
+      text += p.s;
+      continue;
+    }
+    if (text.length <= upTo(text)) return p.hole;
+    text += `{${p.hole.name ?? '?'}}`;
+  }
+  return undefined;
+}
+
+/** Whether a value starts with a URL scheme (`http://`, `lb://`) or `//`. */
+export function isAbsoluteUrl(v: Value): boolean {
+  const first = v.pieces[0];
+  return first?.s !== undefined && /^(?:[a-z][a-z0-9+.-]*:)?\/\//i.test(first.s);
+}
+
+/** A URL reference resolved against a base: an absolute one stands alone; a relative one follows the base. */
+export function resolveUrl(base: Value[], ref: Value[]): Value[] {
+  const out: Value[][] = [];
+  for (const r of ref) {
+    if (isAbsoluteUrl(r)) out.push([r]);
+    else out.push(joinPath(base, [r]));
+  }
+  return union(...out);
+}
+
+/** `String.format` / `formatted`: `%s` (and `%d`) take the arguments in order. */
+export function format(template: Value[], args: Value[][]): Value[] {
+  return union(
+    ...template.map((t) => {
+      let result: Value[] = [{ pieces: [], from: t.from, ...(t.profile ? { profile: t.profile } : {}) }];
+      let next = 0;
+      for (const p of t.pieces) {
+        if (p.s === undefined) {
+          result = concat(result, [{ pieces: [p], from: [] }]);
+          continue;
+        }
+        let at = 0;
+        for (const m of p.s.matchAll(/%(?:(\d+)\$)?[-#+ 0,(]*\d*(?:\.\d+)?([sdSfx%n])/g)) {
+          result = concat(result, literal(p.s.slice(at, m.index)));
+          at = m.index + m[0].length;
+          if (m[2] === '%') result = concat(result, literal('%'));
+          else if (m[2] === 'n') result = concat(result, literal('\n'));
+          else {
+            const index = m[1] ? Number(m[1]) - 1 : next++;
+            result = concat(result, args[index] ?? unknown(`format argument ${index + 1}`));
+          }
+        }
+        result = concat(result, literal(p.s.slice(at)));
+      }
+      return result;
+    }),
+  );
+}
