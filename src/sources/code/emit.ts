@@ -15,7 +15,7 @@ import { LIBRARY } from './eval/library.js';
 import { outboundHttpClients, type OutboundSink } from './outbound.js';
 import { listenersOf, partsOfText, senderOf, streamBinding, streamFunctionsOf } from './messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
-import { Constants, functionalRoutesOf, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './routes.js';
+import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './routes.js';
 import { compilePattern } from '../../search/patterns.js';
 
 export interface CodeGraphInput {
@@ -524,7 +524,9 @@ class FileEmitter {
   private emitRoutes(entry: TypeEntry): void {
     const constants = this.constantsOf(entry);
     const routes = [...routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', constants), ...functionalRoutesOf(entry, constants, (m, w) => this.handlerRef(m, w))];
-    for (const r of routes) {
+    const contextPath = routes.length ? contextPathOf(constants) : '';
+    for (const route of routes) {
+      const r = contextPath ? { ...route, path: joinPath(contextPath, route.path) } : route;
       const id = allocate(this.ctx, this.ids!, 'route', `${entry.file.path}|${entry.qn}|${r.method} ${r.path}`);
       this.out.stats.routes++;
       const inFile = r.handler.owner.file === entry.file;
@@ -548,6 +550,7 @@ class FileEmitter {
           resolved: r.resolved,
           ...(r.written ? { path_written: r.written } : {}),
           ...(r.profile ? { profile: r.profile } : {}),
+          ...(contextPath ? { context_path: contextPath } : {}),
         },
       });
       this.linkFrom('EXPOSES', r.handler, id, inFile);
@@ -848,8 +851,23 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     const method = String(c.props.http_method);
     // A call whose target the source does not name (a relative URL, an HTTP interface without a URL) is matched
     // by method and path alone, in any service, and says so with a lower confidence.
-    const named = typeof c.props.target_service === 'string';
-    const service = named ? (serviceNames.get(String(c.props.target_service).toLowerCase()) ?? String(c.props.target_service)) : '';
+    const host = typeof c.props.target_service === 'string' ? String(c.props.target_service) : '';
+    // A loopback host names no service: the call is matched by method and path, as a relative one.
+    const named = host !== '' && !LOOPBACK.test(host);
+    const service = named ? (serviceNames.get(host.toLowerCase()) ?? host) : '';
+    if (named && !serviceNames.has(host.toLowerCase()) && isExternalHost(host)) {
+      c.props.match = 'external';
+      const identity = `external|${host}|${method} ${c.props.path_pattern}`;
+      let to = undeclared.get(identity);
+      if (!to) {
+        to = nodeId(ontology, source, 'route', identity);
+        undeclared.set(identity, to);
+        const path = String(c.props.path);
+        nodes.push({ id: to, kind: 'route', name: `${method} ${path}`, qualified_name: `${host} ${method} ${path}`, source, props: { protocol: 'http', http_method: method, path, path_pattern: String(c.props.path_pattern), path_regex: pathRegex(path), declared: false, resolved: Boolean(c.props.resolved) } });
+      }
+      edges.push({ type: 'HTTP_CALLS', from: c.id, to, attrs: { match: 'external', confidence: c.props.resolved ? 0.9 : 0.6, strategy: 'external_host' } });
+      continue;
+    }
     // A path the source does not state (kept as written, no leading slash) matches nothing.
     const pattern = String(c.props.path_pattern);
     const candidates = !pattern.startsWith('/') ? [] : named ? (routes.get(`${service}\0${pattern}`) ?? []) : (byPath.get(pattern) ?? []);
@@ -881,6 +899,13 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     }
     edges.push({ type: 'HTTP_CALLS', from: c.id, to, attrs });
   }
+}
+
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)$/i;
+
+/** A host outside the estate: a domain name or a non-loopback IP address (a bare name is a service the estate lacks). */
+function isExternalHost(host: string): boolean {
+  return host.includes('.') && !LOOPBACK.test(host);
 }
 
 /**
@@ -972,6 +997,18 @@ class Topology {
       if (a && b && a !== b) edges.push({ type: 'SERVICE_CALLS', from: a, to: b, key: p.protocol, attrs: { protocol: p.protocol, calls: p.calls, matched: p.matched, confidence: p.confidence, strategy: 'client_calls' } });
     }
   }
+}
+
+/** Where a service serves its HTTP routes: the servlet context path and servlet path, or WebFlux's base path. */
+const CONTEXT_PATH_KEYS = ['server.servlet.context-path', 'server.context-path', 'spring.mvc.servlet.path', 'spring.webflux.base-path'];
+
+function contextPathOf(constants: Constants): string {
+  let prefix = '';
+  for (const key of CONTEXT_PATH_KEYS.slice(0, 1).concat(CONTEXT_PATH_KEYS.slice(2))) {
+    const value = constants.setting(key) ?? (key === 'server.servlet.context-path' ? constants.setting('server.context-path') : undefined);
+    if (value && !value.includes('${') && value.trim() !== '/') prefix = joinPath(prefix, value.trim());
+  }
+  return prefix;
 }
 
 function location(entry: TypeEntry, line: number): Pick<NodeRecord, 'service' | 'module' | 'file' | 'line'> {

@@ -58,6 +58,7 @@ interface Scope {
   applicationNameFile?: string;
   config: Record<string, string>;
   profiles: Record<string, Record<string, string>>;
+  configOrigins: Record<string, string>;
 }
 
 const BUILD_FILE_PREFERENCE = ['pom.xml', 'build.gradle.kts', 'build.gradle', 'settings.gradle.kts', 'settings.gradle'];
@@ -83,6 +84,7 @@ export function detectLayout(
 
   const scopes = collectScopes(discovery, units, serviceDirOfUnit, scopeDirOf);
   for (const scope of scopes.values()) nameScope(scope, configs, rootName);
+  applyConfigServers([...scopes.values()], readText, warnings);
   const services = listServices(scopes, rootName, warnings);
 
   const located = new Map<string, { service: string; module: string }>();
@@ -225,7 +227,7 @@ function collectScopes(
   const scope = (dir: string): Scope => {
     let s = scopes.get(dir);
     if (!s) {
-      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {}, profiles: {} };
+      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {}, profiles: {}, configOrigins: {} };
       scopes.set(dir, s);
     }
     return s;
@@ -242,7 +244,10 @@ function nameScope(scope: Scope, configs: Map<string, SpringConfigFile[]>, rootN
   const defaults = files.filter((f) => f.profile === null);
   // Lowest precedence first, so the best-ranked application file is applied last and wins.
   for (const f of [...defaults.filter((d) => d.kind === 'bootstrap').reverse(), ...defaults.filter((d) => d.kind === 'application').reverse()]) {
-    for (const [k, v] of f.values) scope.config[k] = v;
+    for (const [k, v] of f.values) {
+      scope.config[k] = v;
+      scope.configOrigins[k] = f.path;
+    }
   }
   const profiled = files.filter((f) => f.profile !== null);
   for (const f of [...profiled.filter((d) => d.kind === 'bootstrap').reverse(), ...profiled.filter((d) => d.kind === 'application').reverse()]) {
@@ -257,6 +262,79 @@ function nameScope(scope: Scope, configs: Map<string, SpringConfigFile[]>, rootN
   } else {
     scope.name = dirName(scope.dir, rootName);
   }
+}
+
+const SEARCH_LOCATIONS = ['spring.cloud.config.server.native.search-locations', 'spring.cloud.config.server.native.searchLocations'];
+const CONFIG_FORMATS = ['yml', 'yaml', 'properties'];
+
+/**
+ * A Spring Cloud Config server in the estate with a native repository (`search-locations: classpath:/shared`)
+ * serves its files to the services that import configuration from a config server: `application.*` to all,
+ * `<application>.*` to each (profile documents inside them too), over the service's own files, as Spring Cloud
+ * Config gives remote properties precedence.
+ */
+function applyConfigServers(scopes: Scope[], readText: (relPath: string) => string | undefined, warnings: string[]): void {
+  const servers = scopes
+    .map((scope) => ({ scope, locations: configServerLocations(scope) }))
+    .filter((x) => x.locations.length > 0);
+  if (!servers.length) return;
+  for (const client of scopes) {
+    if (servers.some((s) => s.scope === client) || !importsConfigServer(client)) continue;
+    const uri = [client.config['spring.cloud.config.uri'], client.config['spring.config.import'], ...Object.values(client.profiles).flatMap((p) => [p['spring.cloud.config.uri'], p['spring.config.import']])].filter((x): x is string => !!x).join(' ');
+    const named = servers.filter((s) => new RegExp(`//${escapeRegExp(s.scope.name)}[:/]|//${escapeRegExp(lastSegment(s.scope.dir))}[:/]`).test(`${uri}/`));
+    const server = named.length === 1 ? named[0]! : servers.length === 1 ? servers[0]! : undefined;
+    if (!server) {
+      warnings.push(`${client.name} imports configuration from a config server, and ${servers.length} config servers in the estate could serve it (${servers.map((s) => s.scope.name).join(', ')}); none is applied`);
+      continue;
+    }
+    const files: SpringConfigFile[] = [];
+    for (const name of ['application', client.name]) {
+      for (const dir of server.locations) {
+        for (const ext of CONFIG_FORMATS) {
+          const path = joinRel(dir, `${name}.${ext}`);
+          const text = safeRead(readText, path);
+          if (text !== undefined) files.push(...parseSpringConfig(path, text, warnings).map((f) => ({ ...f, profile: f.profile === 'application' || f.profile === client.name ? null : f.profile })));
+        }
+      }
+    }
+    for (const f of files) {
+      if (f.profile === null) {
+        for (const [k, v] of f.values) {
+          client.config[k] = v;
+          client.configOrigins[k] = f.path;
+        }
+      } else {
+        const own = (client.profiles[f.profile] ??= {});
+        for (const [k, v] of f.values) own[k] = v;
+      }
+    }
+  }
+}
+
+/** The directories (relative to the root) a native config server reads, from its search locations. */
+function configServerLocations(scope: Scope): string[] {
+  const written = SEARCH_LOCATIONS.map((k) => scope.config[k]).find((v) => v !== undefined);
+  const nativeProfile = /(^|,)\s*native\s*(,|$)/.test(scope.config['spring.profiles.active'] ?? '');
+  if (written === undefined && !nativeProfile) return [];
+  const unit = scope.units.find((u) => u.deployable) ?? scope.units[0];
+  const base = unit?.dir ?? scope.dir;
+  const out: string[] = [];
+  for (const raw of (written ?? 'classpath:/,classpath:/config').split(',').map((l) => l.trim()).filter(Boolean)) {
+    const classpath = /^classpath\*?:\/?(.*)$/.exec(raw);
+    const file = /^file:(?!\/\/\/|\/)(?:\.\/)?(.*)$/.exec(raw);
+    const rel = classpath ? joinRel(joinRel(base, 'src/main/resources'), classpath[1]!.replace(/\/+$/, '')) : file ? joinRel(base, file[1]!.replace(/\/+$/, '')) : undefined;
+    if (rel !== undefined && !rel.includes('{') && !rel.includes('$')) out.push(rel.replace(/\/+$/, ''));
+  }
+  return out;
+}
+
+function importsConfigServer(scope: Scope): boolean {
+  const layers = [scope.config, ...Object.values(scope.profiles)];
+  return layers.some((c) => (c['spring.config.import'] ?? '').includes('configserver:') || c['spring.cloud.config.uri'] !== undefined || Object.keys(c).some((k) => /^spring\.config\.import\[\d+\]$/.test(k) && c[k]!.includes('configserver:')));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The deployable unit's own resources speak for the service first. */
@@ -300,6 +378,7 @@ function toServiceInfo(scope: Scope, rootName: string): ServiceInfo {
     configFiles: [...scope.configFiles].sort(byString),
     config: scope.config,
     profiles: scope.profiles,
+    configOrigins: scope.configOrigins,
   };
   if (scope.applicationNameFile) info.applicationNameFile = scope.applicationNameFile;
   return info;
