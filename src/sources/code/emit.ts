@@ -13,6 +13,7 @@ import { feignClientsOf, httpExchangeClientsOf } from './clients.js';
 import { type HttpTarget, urlValue } from './http-calls.js';
 import { LIBRARY } from './eval/library.js';
 import { outboundHttpClients, type OutboundSink } from './outbound.js';
+import { gatewayGraph } from './gateways.js';
 import { listenersOf, partsOfText, senderOf, streamBinding, streamFunctionsOf } from './messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './routes.js';
@@ -240,6 +241,10 @@ export class CodeGraphAssembler {
     edges.push(...outbound.edges);
     stats.clients += outbound.nodes.length;
     this.outboundFiles = new Set([...this.outboundFiles, ...outbound.nodes.map((n) => n.file ?? '')]);
+    const gateways = gatewayGraph(this.ontology, input.source, input.services, nodes);
+    nodes.push(...gateways.nodes);
+    edges.push(...gateways.edges);
+    this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? '')]);
     const warnings = pinLinks(nodes, input.links);
     const topology = new Topology();
     matchClients(this.ontology, input.source, nodes, edges, topology);
