@@ -6,11 +6,13 @@ import type { CallResolver } from './calls.js';
 import { ConfigView } from './eval/config.js';
 import { Evaluator } from './eval/evaluator.js';
 import { LIBRARY } from './eval/library.js';
-import { render, type Value } from './eval/value.js';
+import { isAbsoluteUrl, joinPath, render, type Value } from './eval/value.js';
+import type { ValueOp } from './eval/library.js';
+import type { Site } from './eval/evaluator.js';
 import type { Expr } from './ir.js';
 import type { ServiceInfo } from './layout.js';
 import type { CodeModel, MemberEntry } from './model.js';
-import { joinPath } from './routes.js';
+import { joinPath as joinPathText } from './routes.js';
 
 /** A call site that sends an HTTP request (a library method with an `http` row), found while its file was emitted. */
 export interface OutboundSink {
@@ -34,6 +36,8 @@ export interface UrlTarget {
   reason?: string;
   from: string[];
   profile?: string;
+  /** The client's base URL, when a relative URL was resolved against it. */
+  targetUrl?: string;
 }
 
 const URL_HEAD = /^([a-z][a-z0-9+.-]*:)?\/\/([^/:?#]*)(?::[^/?#]*)?/i;
@@ -61,8 +65,31 @@ export function urlTarget(value: Value): UrlTarget {
   return { targetService: '', path: pathOf(text), resolved: !firstHole || text.startsWith('/'), ...(firstHole && !text.startsWith('/') ? { reason: firstHole.origin } : {}), ...base };
 }
 
+/**
+ * The URLs a sink's `url` operation gives. For `resolve(base, ref)`: an absolute reference stands alone; a relative
+ * one follows a base the estate states, and without one (an injected client) stays relative, to be matched by
+ * method and path.
+ */
+function urlValues(evaluator: Evaluator, op: ValueOp, expr: Extract<Expr, { k: 'call' }>, site: Site): { value: Value; base?: string }[] {
+  if (op.op !== 'resolve') return evaluator.apply(op, expr, site, 0).map((value) => ({ value }));
+  const [baseOp = 'empty', refOp = 'empty'] = op.operands;
+  const refs = evaluator.apply({ op: 'id', operands: [refOp] }, expr, site, 0);
+  const out: { value: Value; base?: string }[] = [];
+  for (const ref of refs) {
+    if (isAbsoluteUrl(ref)) {
+      out.push({ value: ref });
+      continue;
+    }
+    const bases = evaluator.apply({ op: 'id', operands: [baseOp] }, expr, site, 0).filter((b) => b.pieces.length > 0 && !b.bound);
+    const known = bases.filter((b) => !b.pieces.some((p) => p.hole));
+    if (!bases.length || known.length < bases.length) out.push({ value: ref });
+    else for (const b of known) out.push({ value: joinPath([b], [ref])[0]!, base: render(b) });
+  }
+  return out;
+}
+
 function pathOf(rest: string): string {
-  return joinPath('', rest.split(/[?#]/)[0]!);
+  return joinPathText('', rest.split(/[?#]/)[0]!);
 }
 
 const FRAMEWORKS: [RegExp, string][] = [
@@ -111,18 +138,21 @@ export function outboundHttpClients(input: {
     const site = { owner: caller.owner, member: caller, line: call.line };
     const service = caller.owner.place.service;
     const httpMethod = evaluator.httpMethodOf(row.method, expr, site);
-    const values = evaluator.inService(service, () => evaluator.apply(row.url, expr, site, 0));
     const framework = FRAMEWORKS.find(([re]) => re.test(sink.owner))?.[1] ?? 'rest_template';
+    const urlArg = row.url.operands.find((o) => /^arg\d$/.test(o));
+    const written = urlArg ? call.args[Number(urlArg.slice(3))] : undefined;
     const targets = new Map<string, UrlTarget>();
-    for (const v of values.slice(0, MAX_URLS_PER_SITE)) {
-      const t = urlTarget(v);
+    for (const { value, base } of evaluator.inService(service, () => urlValues(evaluator, row.url, expr, site)).slice(0, MAX_URLS_PER_SITE)) {
+      const t = urlTarget(value);
+      // A URL the source does not state from its start has no path to match: it is kept as written.
+      if (t.reason?.startsWith('the URL starts with') && written !== undefined) t.path = written;
+      if (base) t.targetUrl = base;
       targets.set(`${t.targetService}\0${t.path}`, t);
     }
     for (const t of targets.values()) {
       let id = nodeId(input.ontology, input.source, 'client', `${sink.file}|${caller.qn}@${call.line}|${httpMethod} ${t.targetService} ${t.path}`);
       for (let n = 2; used.has(id); n++) id = nodeId(input.ontology, input.source, 'client', `${sink.file}|${caller.qn}@${call.line}|${httpMethod} ${t.targetService} ${t.path}~${n}`);
       used.add(id);
-      const written = call.args[row.url.operands.find((o) => /^arg\d$/.test(o)) ? Number(row.url.operands.find((o) => /^arg\d$/.test(o))!.slice(3)) : 0];
       nodes.push({
         id,
         kind: 'client',
@@ -140,6 +170,7 @@ export function outboundHttpClients(input: {
           path_pattern: pathPattern(t.path),
           ...(written !== undefined && !/^"[^"]*"$/.test(written.trim()) ? { path_written: written } : {}),
           ...(t.targetService ? { target_service: t.targetService } : {}),
+          ...(t.targetUrl ? { target_url: t.targetUrl } : {}),
           framework,
           caller: caller.qn,
           match: 'unmatched',
