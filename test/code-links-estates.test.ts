@@ -6,11 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { callTool, closeSession, indexInto, jsonOf, killAll, openSession, REPO_ROOT, runCli, type Session, tempDir } from './helpers/e2e.js';
+import { callTool, closeSession, indexInto, jsonOf, killAll, openSession, runCli, type Session, tempDir } from './helpers/e2e.js';
+import { sharedDir } from './helpers/index.js';
 
-const CORPORA = resolve(REPO_ROOT, '..', 'shared', 'corpora');
+const CORPORA = join(sharedDir(), 'corpora');
 const PETCLINIC = join(CORPORA, 'spring-petclinic-microservices');
 const PIGGY = join(CORPORA, 'piggymetrics');
 
