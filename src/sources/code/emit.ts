@@ -1004,14 +1004,14 @@ class Topology {
   }
 }
 
-/** Where a service serves its HTTP routes: the servlet context path and servlet path, or WebFlux's base path. */
-const CONTEXT_PATH_KEYS = ['server.servlet.context-path', 'server.context-path', 'spring.mvc.servlet.path', 'spring.webflux.base-path'];
+/** Where a service serves its HTTP routes: the servlet context path (Boot 2+ or 1.x key), servlet path, WebFlux base path. */
+const CONTEXT_PATH_KEYS = [['server.servlet.context-path', 'server.context-path'], ['spring.mvc.servlet.path'], ['spring.webflux.base-path']];
 
 function contextPathOf(constants: Constants): string {
   let prefix = '';
-  for (const key of CONTEXT_PATH_KEYS.slice(0, 1).concat(CONTEXT_PATH_KEYS.slice(2))) {
-    const value = constants.setting(key) ?? (key === 'server.servlet.context-path' ? constants.setting('server.context-path') : undefined);
-    if (value && !value.includes('${') && value.trim() !== '/') prefix = joinPath(prefix, value.trim());
+  for (const keys of CONTEXT_PATH_KEYS) {
+    const value = keys.map((k) => constants.setting(k)).find((v) => v !== undefined)?.trim();
+    if (value && !value.includes('${') && value !== '/') prefix = joinPath(prefix, value);
   }
   return prefix;
 }

@@ -456,11 +456,9 @@ export class Evaluator {
     if (expr.k !== 'field' && expr.k !== 'name') return undefined;
     const member = site.member ?? this.contextMember(site.owner);
     if (!member) return undefined;
-    const of = expr.k === 'field' ? expr.of : undefined;
-    const typed = of ? this.resolver.typeOf(of, member, site.line) : undefined;
-    const name = expr.k === 'field' ? expr.name : expr.name;
-    const entry = typed && !('unknown' in typed) && typed.isType ? typed.target.entry : expr.k === 'name' ? site.owner : undefined;
-    const args = entry?.facts.enumArgs?.[name];
+    const typed = expr.k === 'field' ? this.resolver.typeOf(expr.of, member, site.line) : undefined;
+    const entry = expr.k === 'name' ? site.owner : typed && !('unknown' in typed) && typed.isType ? typed.target.entry : undefined;
+    const args = entry?.facts.enumArgs?.[expr.name];
     return entry && args ? { type: entry, args } : undefined;
   }
 

@@ -112,20 +112,6 @@ export function render(v: Value): string {
   return v.pieces.map((p) => (p.s !== undefined ? p.s : `{${p.hole.name ?? '?'}}`)).join('');
 }
 
-/** The first hole in a value's first `upTo` characters of text (its scheme and host, typically). */
-export function holeBefore(v: Value, upTo: (text: string) => number): Hole | undefined {
-  let text = '';
-  for (const p of v.pieces) {
-    if (p.s !== undefined) {
-      text += p.s;
-      continue;
-    }
-    if (text.length <= upTo(text)) return p.hole;
-    text += `{${p.hole.name ?? '?'}}`;
-  }
-  return undefined;
-}
-
 /** Whether a value starts with a URL scheme (`http://`, `lb://`) or `//`. */
 export function isAbsoluteUrl(v: Value): boolean {
   const first = v.pieces[0];
