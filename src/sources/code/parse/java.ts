@@ -443,8 +443,11 @@ class JavaExtractor {
       case 'assignment_expression': {
         const left = node.childForFieldName('left');
         const right = node.childForFieldName('right');
-        if (left && right && !scope.inLambda && node.childForFieldName('operator')?.type === '=') {
-          (scope.member.assigns ??= []).push({ target: toExpr(left, 0, VALUE_DEPTH), value: toExpr(right, 0, VALUE_DEPTH), line: lineOf(node) });
+        const operator = node.childForFieldName('operator')?.type;
+        if (left && right && !scope.inLambda && (operator === '=' || operator === '+=')) {
+          // `url += "/x"` is `url = url + "/x"`.
+          const value = toExpr(right, 0, VALUE_DEPTH);
+          (scope.member.assigns ??= []).push({ target: toExpr(left, 0, VALUE_DEPTH), value: operator === '+=' ? { k: 'concat', parts: [toExpr(left, 0, VALUE_DEPTH), value] } : value, line: lineOf(node) });
         }
         break;
       }
@@ -640,7 +643,8 @@ function constantParts(node: Node): ConstPart[] | undefined {
 }
 
 function stringLiteralValue(node: Node): string | undefined {
-  if (node.type === 'text_block') return undefined;
+  // tree-sitter-java reads a text block as a string_literal of `"""` and a multiline_string_fragment.
+  if (node.type === 'text_block' || node.text.startsWith('"""')) return textBlockValue(node.text);
   let out = '';
   for (const part of node.namedChildren) {
     if (!part) continue;

@@ -1159,7 +1159,9 @@ class KotlinExtractor {
       }
       case 'assignment': {
         const [left, op, right] = node.children;
-        if (left && right && op && ty(op) === '=' && !scope.inLambda) (scope.member.assigns ??= []).push({ target: toExpr(left, 0, VALUE_DEPTH), value: toExpr(right, 0, VALUE_DEPTH), line: lineOf(node) });
+        // `url += "/x"` is `url = url + "/x"`.
+        const value = op && ty(op) === '+=' && left && right ? { k: 'concat' as const, parts: [toExpr(left, 0, VALUE_DEPTH), toExpr(right, 0, VALUE_DEPTH)] } : right ? toExpr(right, 0, VALUE_DEPTH) : undefined;
+        if (left && value && op && (ty(op) === '=' || ty(op) === '+=') && !scope.inLambda) (scope.member.assigns ??= []).push({ target: toExpr(left, 0, VALUE_DEPTH), value, line: lineOf(node) });
         break;
       }
       case 'function_declaration': {
@@ -1730,6 +1732,12 @@ export function toExpr(node: Node, depth = 0, limit = MAX_EXPR_DEPTH): Expr {
         else operands.push(sub(n));
       }
       return op === '+' ? { k: 'concat', parts: operands } : { k: 'cond', options: operands };
+    }
+    case 'index_expression': {
+      // `xs[0]`, `map["k"]`: the operator `get` of the JVM view.
+      const [of, ...indexes] = node.namedChildren.filter((c) => !COMMENTS.has(ty(c)));
+      if (!of || indexes.length !== 1) return other(node);
+      return { k: 'call', name: 'get', argCount: 1, of: sub(of), ...(depth < VALUE_DEPTH ? { args: [toExpr(indexes[0]!, depth + 1, Math.min(limit, VALUE_DEPTH))] } : {}) };
     }
     case 'if_expression': {
       // `if (c) a else b` as a value: one of its branches, when each is a single expression.
