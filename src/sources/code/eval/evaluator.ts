@@ -168,6 +168,9 @@ export class Evaluator {
     }
     for (let t: TypeEntry | undefined = site.owner; t; t = t.outer) {
       if (this.model.findField(t, name)) return this.fieldValues(t, name, depth, site.instance);
+      // A Kotlin companion object's property, read unqualified in its class.
+      const companion = this.model.companionOf(t);
+      if (companion && this.model.findField(companion, name)) return this.fieldValues(companion, name, depth);
     }
     const staticOwner = site.owner.file.imports.staticSingle[name];
     const imported = staticOwner ? this.model.typeByQn(staticOwner, site.owner.place) : undefined;
@@ -250,12 +253,17 @@ export class Evaluator {
 
   private fieldAccess(expr: Extract<Expr, { k: 'field' }>, site: Site, depth: number): Value[] {
     if (expr.of.k === 'this') return this.fieldValues(site.owner, expr.name, depth, site.instance);
+    // `Target.ORDERS.url` (Kotlin): the property of an enum constant, from its constructor arguments.
+    const instance = this.enumInstance(expr.of, site);
+    if (instance && this.model.findField(instance.type, expr.name)) return this.fieldValues(instance.type, expr.name, depth, instance);
     const member = site.member ?? this.contextMember(site.owner);
     const typed = member ? this.resolver.typeOf(expr.of, member, site.line) : undefined;
     if (typed && !('unknown' in typed)) {
       const entry = typed.target.entry;
       if (entry && typed.isType) {
         if (entry.facts.enumConstants?.includes(expr.name)) return literal(expr.name);
+        const companion = this.model.findField(entry, expr.name) ? undefined : this.model.companionOf(entry);
+        if (companion && this.model.findField(companion, expr.name)) return this.fieldValues(companion, expr.name, depth);
         return this.model.findField(entry, expr.name) ? this.fieldValues(entry, expr.name, depth) : unknown(`${entry.facts.name}.${expr.name}`);
       }
       if (entry && !typed.isType) {
@@ -267,6 +275,12 @@ export class Evaluator {
     }
     const receiver = this.values(expr.of, site, depth + 1);
     if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, expr.name, undefined, depth);
+    // Kotlin reads a library getter as a property (`instance.uri` is `getUri()`).
+    if (typed && !('unknown' in typed) && typed.target.external !== undefined && !typed.isType && expr.name) {
+      const getter = `get${expr.name[0]!.toUpperCase()}${expr.name.slice(1)}`;
+      const row = this.library.method(typed.target.external, getter);
+      if (row?.value) return this.apply(row.value, { k: 'call', name: getter, argCount: 0, of: expr.of }, site, depth);
+    }
     return unknown(`${expr.name}`);
   }
 
@@ -417,11 +431,19 @@ export class Evaluator {
           const property = propertyOfGetter(expr.name) ?? (expr.argCount === 0 ? expr.name : undefined);
           if (property) return this.boundProperty(receiver, property, undefined, depth);
         }
-        const row = this.library.method(first.external.owner, first.external.name);
+        const onType = (): boolean => {
+          const typed = expr.of ? this.resolver.typeOf(expr.of, member, site.line) : undefined;
+          return !typed || (!('unknown' in typed) && !!typed.isType);
+        };
+        const row = this.library.method(first.external.owner, first.external.name, onType);
         if (row?.value) return this.apply(row.value, expr, site, depth);
         return unknown(`${first.external.owner.split('.').pop()}.${expr.name}(…)`);
       }
     }
+    // `Target.ORDERS.getUrl()`: the resolver types no enum constant, the enum's own method is called on it.
+    const instance = expr.of ? this.enumInstance(expr.of, site) : undefined;
+    const onConstant = instance ? this.model.findMethods(instance.type, expr.name, expr.argCount).members[0] : undefined;
+    if (onConstant) return this.projectCall(onConstant, expr, site, depth);
     return unknown(`${expr.name}(…)`);
   }
 

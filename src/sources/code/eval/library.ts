@@ -76,14 +76,22 @@ export class Library {
     this.configTypes = new Map(file.configuration_properties.map((r) => [r.type, r.prefix]));
   }
 
-  /** The row for `owner#name`, looked up on the type and then its library supertypes (breadth first). */
-  method(owner: string, name: string): LibraryMethod | undefined {
+  /**
+   * The row for `owner#name`, looked up on the type and then its library supertypes (breadth first); with several
+   * rows of that name, `onType` says whether the call is made on the type (a static row) or on an instance.
+   */
+  method(owner: string, name: string, onType?: () => boolean): LibraryMethod | undefined {
     const seen = new Set<string>();
     const queue = [owner];
     for (let t = queue.shift(); t !== undefined; t = queue.shift()) {
       if (seen.has(t)) continue;
       seen.add(t);
       const rows = this.methods.get(`${t}#${name}`);
+      // Kotlin's `String.format(f, x)` and `f.format(x)`: a static row and an instance row of one name.
+      if (rows && rows.length > 1 && onType) {
+        const isStatic = onType();
+        return rows.find((r) => !!r.static === isStatic) ?? rows[0];
+      }
       if (rows) return rows[0];
       queue.push(...(this.supers.get(t) ?? []));
     }
