@@ -71,7 +71,8 @@ const ASYNC_PAIRS = [
   'billing-service spring_rabbit billing.Ledger#record(Map) -> rabbit ledger.entries (unmatched, destination)',
   'inventory-service spring_cloud_stream inventory.Reservations#reserve(Map) -> billing-service kafka stock.reserved (cross_service, destination)',
   'inventory-service spring_cloud_stream inventory.StockBindings#stockEvents() -> kafka stock.changed (unmatched, destination)',
-  'order-service spring_kafka orders.OrderService#cancel(String) -> kafka topicFor("cancel") (unmatched, destination)',
+  // A helper's return, evaluated with the call's argument: Topics.PREFIX + "." + "cancel" + "led".
+  'order-service spring_kafka orders.OrderService#cancel(String) -> billing-service kafka orders.cancelled (cross_service, destination)',
   'order-service spring_kafka orders.OrderService#place(Map) -> billing-service kafka audit.events (cross_service, destination)',
   'order-service spring_kafka orders.OrderService#place(Map) -> billing-service kafka orders.created (cross_service, destination)',
   'order-service spring_kafka orders.OrderService#place(Map) -> inventory-service kafka orders.created (cross_service, destination)',
@@ -79,7 +80,7 @@ const ASYNC_PAIRS = [
 
 // legacy-erp is not an indexed service, so it has no SERVICE_CALLS edge (its client stays unmatched); AuditClient
 // names no target, and an ambiguous match counts for no service.
-const TOPOLOGY = ['billing-service -> inventory-service rabbit 1/1', 'billing-service -> order-service http 2/2', 'gateway -> billing-service http 1/1', 'gateway -> inventory-service http 3/2', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 2/2', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'].sort();
+const TOPOLOGY = ['billing-service -> inventory-service rabbit 1/1', 'billing-service -> order-service http 2/2', 'gateway -> billing-service http 1/1', 'gateway -> inventory-service http 3/2', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 3/3', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'].sort();
 
 /** `from -> to protocol calls/matched` for every SERVICE_CALLS edge. */
 async function topology(call: Call): Promise<string[]> {
@@ -264,7 +265,7 @@ describe('links pinned in sextant.yaml', () => {
     const async = await pairs('producer', 'ASYNC_CALLS', pinned);
     assert.deepEqual(
       async,
-      ASYNC_PAIRS.map((p) => (p.includes('topicFor') ? 'order-service spring_kafka orders.OrderService#cancel(String) -> billing-service kafka orders.cancelled (cross_service, pinned_destination)' : p)).sort(),
+      ASYNC_PAIRS.map((p) => (p.includes('OrderService#cancel') ? 'order-service spring_kafka orders.OrderService#cancel(String) -> billing-service kafka orders.cancelled (cross_service, pinned_destination)' : p)).sort(),
     );
     const p = await cli('find', { kind: 'producer', filter: { pinned: true } }, pinned);
     assert.deepEqual(p.results.map((n: any) => n.qualified_name), ['order-service -> kafka orders.cancelled']);

@@ -79,18 +79,31 @@ const BUILD_FILES = new Set(['pom.xml', 'build.gradle', 'build.gradle.kts', 'set
 const SKIP_DIRS = new Set(['node_modules', 'target', 'build', 'out', 'bin']);
 
 /** A directory with a Maven/Gradle build file, or Java/Kotlin sources within a few levels. */
-function looksLikeCodeTree(dir: string, depth = 0): boolean {
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return false;
+/**
+ * Whether a directory holds Java or Kotlin code or a build file: breadth first, so a shallow build file is found
+ * at once, and bounded by directories read (a package path alone is six or more levels deep).
+ */
+function looksLikeCodeTree(root: string): boolean {
+  const MAX_DIRS = 5000;
+  let queue = [root];
+  for (let read = 0; queue.length && read < MAX_DIRS; ) {
+    const next: string[] = [];
+    for (const dir of queue) {
+      if (read++ >= MAX_DIRS) break;
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (e.isFile() && (BUILD_FILES.has(e.name) || e.name.endsWith('.java') || e.name.endsWith('.kt'))) return true;
+        if (e.isDirectory() && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name)) next.push(join(dir, e.name));
+      }
+    }
+    queue = next;
   }
-  for (const e of entries) {
-    if (e.isFile() && (BUILD_FILES.has(e.name) || e.name.endsWith('.java') || e.name.endsWith('.kt'))) return true;
-  }
-  if (depth >= 6) return false;
-  return entries.some((e) => e.isDirectory() && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name) && looksLikeCodeTree(join(dir, e.name), depth + 1));
+  return false;
 }
 
 export function defaultStoreDir(root: string): string {

@@ -12,9 +12,10 @@ import type { CodeLinkPins } from '../../config/types.js';
 import { feignClientsOf, httpExchangeClientsOf } from './clients.js';
 import { type HttpTarget, urlValue } from './http-calls.js';
 import { LIBRARY } from './eval/library.js';
-import { outboundHttpClients, type OutboundSink } from './outbound.js';
+import { outboundGraph, type OutboundSink } from './outbound.js';
+import { type RabbitBinding, routingKeyMatches } from './outbound-messages.js';
 import { gatewayGraph } from './gateways.js';
-import { listenersOf, partsOfText, senderOf, streamBinding, streamFunctionsOf } from './messaging.js';
+import { listenersOf, streamBinding, streamFunctionsOf } from './messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './routes.js';
 import { compilePattern } from '../../search/patterns.js';
@@ -236,11 +237,15 @@ export class CodeGraphAssembler {
       edges.push({ type: 'DECLARES', from: externalIds.get(owner)!, to: id });
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
-    const outbound = outboundHttpClients({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m) });
+    const outbound = outboundGraph({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m) });
     nodes.push(...outbound.nodes);
     edges.push(...outbound.edges);
-    stats.clients += outbound.nodes.length;
-    this.outboundFiles = new Set([...this.outboundFiles, ...outbound.nodes.map((n) => n.file ?? '')]);
+    for (const n of outbound.nodes) {
+      if (n.kind === 'client') stats.clients++;
+      else if (n.kind === 'producer') stats.producers++;
+      else if (n.kind === 'route') stats.routes++;
+    }
+    this.outboundFiles = new Set([...this.outboundFiles, ...outbound.files]);
     const gateways = gatewayGraph(this.ontology, input.source, input.services, nodes);
     nodes.push(...gateways.nodes);
     edges.push(...gateways.edges);
@@ -248,7 +253,7 @@ export class CodeGraphAssembler {
     const warnings = pinLinks(nodes, input.links);
     const topology = new Topology();
     matchClients(this.ontology, input.source, nodes, edges, topology);
-    warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology), ...routePatternWarnings(nodes));
+    warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology, outbound.bindings), ...routePatternWarnings(nodes));
     topology.emit(nodes, edges);
     return { nodes, edges, stats, warnings };
   }
@@ -424,34 +429,6 @@ class FileEmitter {
     };
   }
 
-  /**
-   * A message send: its destination is the call's first argument, read as a constant expression (for
-   * StreamBridge, a binding name, bound to its destination by configuration).
-   */
-  private emitProducer(caller: MemberEntry, call: CallFacts, sender: NonNullable<ReturnType<typeof senderOf>>): void {
-    // RabbitTemplate with an exchange: (exchange, routing key, message, …); the routing key is what a queue binds.
-    // (routing key, message, post-processor, …) has a message second, which is no string constant.
-    const constants = this.constantsOf(caller.owner);
-    const kotlin = caller.owner.file.language === 'kotlin';
-    const exchangeForm = sender.protocol === 'rabbit' && call.argCount >= 3 && call.args[1] !== undefined && constants.partOf(partsOfText(call.args[1], kotlin), call.args[1], caller.owner).literal;
-    const exchangeWritten = exchangeForm ? call.args[0] : undefined;
-    const written = exchangeWritten !== undefined ? call.args[1]! : call.args[0]!;
-    let destination = constants.partOf(partsOfText(written, kotlin), written, caller.owner);
-    if (!destination.literal) {
-      // A topic from configuration: a `@Value("${…}")` field or parameter.
-      const value = urlValue(written, caller, caller.owner, constants);
-      if (value?.resolved && value.variables === 0) destination = { text: value.text, literal: true, written, derived: true, ...(value.profile ? { profile: value.profile } : {}) };
-    }
-    let protocol: string = sender.protocol;
-    if (sender.framework === 'spring_cloud_stream' && destination.literal) {
-      const bound = streamBinding(destination.text, constants);
-      destination = { ...destination, text: bound.destination, derived: destination.derived || bound.configured };
-      protocol = bound.protocol;
-    }
-    const exchange = exchangeWritten === undefined ? undefined : constants.partOf(partsOfText(exchangeWritten, kotlin), exchangeWritten, caller.owner).text;
-    this.producer(caller, call.line, protocol, sender.framework, destination, written, exchange);
-  }
-
   /** Output bindings of functional Spring Cloud Stream beans (Supplier, Function): each a producer of its bean. */
   private emitStreamOutputs(entry: TypeEntry): void {
     const constants = this.constantsOf(entry);
@@ -504,6 +481,7 @@ class FileEmitter {
           ...(l.pattern ? { destination_regex: l.destination.text } : { destination: l.destination.text }),
           ...(l.destination.derived ? { path_written: l.destination.written } : {}),
           ...(l.destination.profile ? { profile: l.destination.profile } : {}),
+          ...(l.exchange !== undefined ? { exchange: l.exchange, binding_keys: l.bindingKeys ?? [] } : {}),
           framework: l.framework,
           handler: l.handler.qn,
           controller: entry.qn,
@@ -728,10 +706,11 @@ class FileEmitter {
         else {
           this.out.stats.calls_external++;
           to = this.externalMethod(target.external.owner, target.external.name);
-          const sender = senderOf(target.external.owner, target.external.name);
-          if (sender && call.args[0]) this.emitProducer(caller, call, sender);
-          const http = LIBRARY.method(target.external.owner, target.external.name)?.http;
-          if (http) this.out.sinks.push({ file: caller.owner.file.path, member: caller.qn, call: index, owner: target.external.owner });
+          const row = LIBRARY.method(target.external.owner, target.external.name);
+          const sink = { file: caller.owner.file.path, member: caller.qn, call: index, owner: target.external.owner };
+          if (row?.http) this.out.sinks.push({ kind: 'http', ...sink });
+          if (row?.message) this.out.sinks.push({ kind: 'message', ...sink });
+          if (row?.declares) this.out.sinks.push({ kind: 'declares', ...sink });
         }
         this.edge('CALLS', from, to, `${call.line}`, { confidence: resolved.confidence, strategy: resolved.strategy, ...attrs });
       }
@@ -918,20 +897,25 @@ function isExternalHost(host: string): boolean {
  * messaging, not an ambiguity); a topic pattern listener matches the topics its regex accepts. None: an
  * undeclared route stands for the destination. Sets each producer's `match`.
  */
-function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology): string[] {
+function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology, bindings: readonly RabbitBinding[]): string[] {
   const listeners = nodes.filter((n) => n.kind === 'route' && n.props.protocol !== 'http' && n.props.declared !== false);
   const warnings: string[] = [];
   const topicPatterns = topicPatternsOf(listeners, warnings);
   const undeclared = new Map<string, string>();
+  const byExchange = new Map<string, RabbitBinding[]>();
+  for (const b of [...bindings, ...annotationBindings(listeners)]) (byExchange.get(b.exchange) ?? byExchange.set(b.exchange, []).get(b.exchange)!).push(b);
   for (const p of nodes.filter((n) => n.kind === 'producer')) {
     const destination = String(p.props.destination);
-    const found = listeners.filter((l) => l.props.protocol === p.props.protocol && (l.props.destination === destination || topicPatterns.get(l)?.accepts(destination) === true));
+    const exchange = typeof p.props.exchange === 'string' && p.props.exchange !== '' ? p.props.exchange : undefined;
+    // Through an exchange the estate declares bindings for, the queues bound with a matching key; else, through an
+    // exchange, a queue named as the routing key is the usual binding, not a certain one.
+    const bound = exchange !== undefined ? byExchange.get(exchange) : undefined;
+    const queues = bound ? new Set(bound.filter((b) => routingKeyMatches(b.key, destination)).map((b) => b.queue)) : undefined;
+    const found = listeners.filter((l) => l.props.protocol === p.props.protocol && (queues ? queues.has(String(l.props.destination)) : l.props.destination === destination || topicPatterns.get(l)?.accepts(destination) === true));
     const matches = found.map((l) => (l.service === p.service ? 'intra_service' : 'cross_service'));
     p.props.match = matches.includes('cross_service') ? 'cross_service' : matches.length ? 'intra_service' : 'unmatched';
-    // Through a Rabbit exchange, a queue named as the routing key is the usual binding, not a certain one.
-    const viaExchange = typeof p.props.exchange === 'string' && p.props.exchange !== '';
-    const confidence = p.props.pinned ? 0.95 : viaExchange ? 0.6 : p.props.resolved ? 0.9 : 0.6;
-    const strategy = p.props.pinned ? 'pinned_destination' : viaExchange ? 'routing_key' : 'destination';
+    const confidence = p.props.pinned ? 0.95 : queues ? 0.9 : exchange !== undefined ? 0.6 : p.props.resolved ? 0.9 : 0.6;
+    const strategy = p.props.pinned ? 'pinned_destination' : queues ? 'exchange_binding' : exchange !== undefined ? 'routing_key' : 'destination';
     found.forEach((l, i) => {
       edges.push({ type: 'ASYNC_CALLS', from: p.id, to: l.id, attrs: { match: matches[i]!, confidence, strategy } });
       topology.add(p.service ?? '', l.service ?? '', String(p.props.protocol), true, confidence);
@@ -947,6 +931,18 @@ function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[],
     edges.push({ type: 'ASYNC_CALLS', from: p.id, to, attrs: { match: 'unmatched', confidence: 0, strategy: 'destination' } });
   }
   return warnings;
+}
+
+/** Bindings a listener declares with its queue (`@RabbitListener(bindings = @QueueBinding(…))`). */
+function annotationBindings(listeners: readonly NodeRecord[]): RabbitBinding[] {
+  const out: RabbitBinding[] = [];
+  for (const l of listeners) {
+    const exchange = l.props.exchange;
+    if (l.props.protocol !== 'rabbit' || typeof exchange !== 'string' || !exchange) continue;
+    const keys = Array.isArray(l.props.binding_keys) && l.props.binding_keys.length ? l.props.binding_keys.map(String) : ['#'];
+    for (const key of keys) out.push({ queue: String(l.props.destination), exchange, key, service: l.service ?? '', file: l.file ?? '', line: l.line ?? 0 });
+  }
+  return out;
 }
 
 /**

@@ -30,6 +30,8 @@ export interface AnnotationValue {
   value?: string;
   /** An `expr` that is a concatenation of string literals and names: its parts, to evaluate against constants. */
   parts?: ConstPart[];
+  /** A nested annotation (`bindings = @QueueBinding(…)`): its own facts. */
+  annotation?: AnnotationFacts;
 }
 
 export interface AnnotationFacts {

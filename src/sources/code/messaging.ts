@@ -12,6 +12,9 @@ export interface Listener {
   /** A topic, queue or destination name, or (Kafka `topicPattern`) a regular expression. */
   destination: Part;
   pattern: boolean;
+  /** Rabbit: the exchange the listener's own `@QueueBinding` binds its queue to, and the routing keys. */
+  exchange?: string;
+  bindingKeys?: string[];
 }
 
 const LISTENERS: Record<string, { protocol: MessagingProtocol; framework: Listener['framework']; names: string[]; pattern?: string }> = {
@@ -57,9 +60,38 @@ function destinationsOf(a: AnnotationFacts, handler: MemberEntry, entry: TypeEnt
   const base = { handler, protocol: kind.protocol, framework: kind.framework };
   const names = kind.names.flatMap((n) => a.args[n] ?? []);
   const out: Listener[] = names.map((v) => ({ ...base, destination: constants.part(v, entry), pattern: false }));
+  if (a.name === 'RabbitListener') {
+    // `queuesToDeclare = @Queue("q")`; `bindings = @QueueBinding(value = @Queue("q"), exchange = @Exchange("x"), key = "k")`.
+    for (const q of a.args.queuesToDeclare ?? []) {
+      const name = queueName(q.annotation, entry, constants);
+      if (name) out.push({ ...base, destination: name, pattern: false });
+    }
+    for (const b of a.args.bindings ?? []) {
+      const binding = b.annotation;
+      const queue = queueName(binding?.args.value?.[0]?.annotation, entry, constants);
+      const exchange = binding?.args.exchange?.[0]?.annotation;
+      const exchangeName = exchange && (exchange.args.value ?? exchange.args.name)?.[0];
+      if (!binding || !queue) continue;
+      const type = exchange?.args.type?.[0];
+      const fanout = type !== undefined && /fanout/i.test(type.value ?? type.text);
+      const keys = (binding.args.key ?? []).map((k) => constants.part(k, entry).text);
+      out.push({
+        ...base,
+        destination: queue,
+        pattern: false,
+        ...(exchangeName ? { exchange: constants.part(exchangeName, entry).text, bindingKeys: fanout ? ['#'] : keys.length ? keys : [''] } : {}),
+      });
+    }
+  }
   const pattern = kind.pattern ? a.args[kind.pattern]?.[0] : undefined;
   if (pattern) out.push({ ...base, destination: constants.part(pattern, entry), pattern: true });
   return out;
+}
+
+/** The name of a `@Queue(…)`: `value` or `name`; an anonymous queue has none to match. */
+function queueName(queue: AnnotationFacts | undefined, entry: TypeEntry, constants: Constants): Part | undefined {
+  const v = queue && (queue.args.value ?? queue.args.name)?.[0];
+  return v ? constants.part(v, entry) : undefined;
 }
 
 /**

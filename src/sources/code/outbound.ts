@@ -10,12 +10,18 @@ import { isAbsoluteUrl, joinPath, render, type Value } from './eval/value.js';
 import type { ValueOp } from './eval/library.js';
 import type { Site } from './eval/evaluator.js';
 import type { Expr } from './ir.js';
+import { callExpr, declarationOf, type MessagingContext, producerNodes, type RabbitBinding, receiversOf } from './outbound-messages.js';
 import type { ServiceInfo } from './layout.js';
 import type { CodeModel, MemberEntry } from './model.js';
 import { joinPath as joinPathText } from './routes.js';
 
-/** A call site that sends an HTTP request (a library method with an `http` row), found while its file was emitted. */
+/**
+ * A call site the estate-wide pass reads, found while its file was emitted: one that sends an HTTP request or a
+ * message, or ends a declaration built as a chain (a Rabbit binding or queue, an Eventuate handler), per its row in
+ * the library table.
+ */
 export interface OutboundSink {
+  kind: 'http' | 'message' | 'declares';
   file: string;
   /** Qualified name of the calling member. */
   member: string;
@@ -99,11 +105,12 @@ const FRAMEWORKS: [RegExp, string][] = [
 ];
 
 /**
- * The client nodes of call sites that send HTTP requests, evaluated with the whole estate in view: the URL's values
- * follow fields, constructor arguments, helper methods and configuration wherever they are, so this runs after
- * every file is emitted, on every assembly.
+ * The nodes of call sites that send HTTP requests or messages, and of declarations built as library call chains
+ * (Rabbit bindings and dead-letter queues, Eventuate handlers), evaluated with the whole estate in view: a value can
+ * follow fields, constructor arguments, helper methods and configuration wherever they are, so this runs after every
+ * file is emitted, on every assembly.
  */
-export function outboundHttpClients(input: {
+export function outboundGraph(input: {
   ontology: Ontology;
   source: string;
   model: CodeModel;
@@ -111,10 +118,12 @@ export function outboundHttpClients(input: {
   services: readonly ServiceInfo[];
   sinks: readonly OutboundSink[];
   memberId: (member: MemberEntry) => string;
-}): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
+}): { nodes: NodeRecord[]; edges: EdgeRecord[]; bindings: RabbitBinding[]; files: Set<string> } {
   const nodes: NodeRecord[] = [];
   const edges: EdgeRecord[] = [];
-  if (!input.sinks.length) return { nodes, edges };
+  const bindings: RabbitBinding[] = [];
+  const files = new Set<string>();
+  if (!input.sinks.length) return { nodes, edges, bindings, files };
   const views = new Map<string, ConfigView>();
   const configOf = (service: string): ConfigView => {
     let view = views.get(service);
@@ -126,15 +135,26 @@ export function outboundHttpClients(input: {
   };
   const evaluator = new Evaluator(input.model, input.resolver, configOf);
   const members = new Map<string, MemberEntry>();
-  const files = new Set(input.sinks.map((s) => s.file));
-  for (const t of input.model.types) if (files.has(t.file.path)) for (const m of t.members) members.set(`${t.file.path}\0${m.qn}`, m);
+  const sinkFiles = new Set(input.sinks.map((s) => s.file));
+  for (const t of input.model.types) if (sinkFiles.has(t.file.path)) for (const m of t.members) members.set(`${t.file.path}\0${m.qn}`, m);
   const used = new Set<string>();
+  const messaging: MessagingContext = { ontology: input.ontology, source: input.source, evaluator, resolver: input.resolver, configOf, memberId: input.memberId, used, nodes, edges, bindings, files };
+  const receivers = new Map<MemberEntry, Set<string>>();
   for (const sink of input.sinks) {
     const caller = members.get(`${sink.file}\0${sink.member}`);
     const call = caller?.facts.calls[sink.call];
-    const row = call && LIBRARY.method(sink.owner, call.name)?.http;
-    if (!caller || !call || !row) continue;
-    const expr: Extract<Expr, { k: 'call' }> = { k: 'call', name: call.name, argCount: call.argCount, ...(call.receiver ? { of: call.receiver } : {}), ...(call.values ? { args: call.values } : {}) };
+    const library = call && LIBRARY.method(sink.owner, call.name);
+    if (!caller || !call || !library) continue;
+    if (sink.kind === 'message' && library.message) producerNodes(messaging, caller, call, library.message);
+    if (sink.kind === 'declares' && library.declares) {
+      let inner = receivers.get(caller);
+      if (!inner) receivers.set(caller, (inner = receiversOf(caller)));
+      declarationOf(messaging, caller, call, library, inner);
+    }
+    const row = library.http;
+    if (sink.kind !== 'http' || !row) continue;
+    const expr = callExpr(call);
+    if (expr.k !== 'call') continue;
     const site = { owner: caller.owner, member: caller, line: call.line };
     const service = caller.owner.place.service;
     const httpMethod = evaluator.httpMethodOf(row.method, expr, site);
@@ -183,5 +203,6 @@ export function outboundHttpClients(input: {
       edges.push({ type: 'DECLARES_CLIENT', from: input.memberId(caller), to: id });
     }
   }
-  return { nodes, edges };
+  for (const n of nodes) files.add(n.file ?? '');
+  return { nodes, edges, bindings, files };
 }

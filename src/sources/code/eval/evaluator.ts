@@ -3,7 +3,7 @@ import type { AnnotationFacts, CallFacts, Expr, FieldFacts, MemberFacts } from '
 import type { CodeModel, MemberEntry, TypeEntry } from '../model.js';
 import type { ConfigView } from './config.js';
 import { LIBRARY, type Library, type LibraryMethod, type ValueOp } from './library.js';
-import { boundObject, concat, format, joinPath, literal, resolveUrl, union, unknown, type Value } from './value.js';
+import { boundObject, concat, format, joinPath, literal, render, resolveUrl, union, unknown, type Value } from './value.js';
 
 /** Where an expression is evaluated: its type, the member whose body holds it, the line, and bound parameters. */
 export interface Site {
@@ -83,6 +83,11 @@ export class Evaluator {
         return this.callValues(expr, site, depth);
       case 'new':
         return this.creation(expr, site, depth);
+      case 'class_literal': {
+        // `Order.class` where a string is wanted (an Eventuate aggregate type): the class's qualified name.
+        const target = this.model.resolveType(expr.type, site.owner);
+        return target.entry ? literal(target.entry.qn) : target.external !== undefined ? literal(target.external) : unknown(`${expr.type.name}.class`);
+      }
       default:
         return unknown(expr.k === 'other' ? `the expression ${expr.text.slice(0, 60)}` : `the expression ${expr.k}`);
     }
@@ -117,6 +122,7 @@ export class Evaluator {
     const operand = (o: string): Value[] => {
       if (o === 'receiver') return receiver();
       if (o === 'empty') return literal('');
+      if (o.startsWith('super')) return this.superArgument(expr, Number(o.slice(5)), site, depth);
       const n = Number(o.replace(/^args?/, ''));
       if (o.startsWith('args')) return args.slice(n).reduce<Value[]>((acc, a) => joinPath(acc, this.values(a, site, depth + 1)), literal(''));
       const a = args[n];
@@ -145,6 +151,8 @@ export class Evaluator {
         return concat(concat(operand(a), literal(':')), operand(b));
       case 'service':
         return concat(literal('lb://'), operand(a));
+      case 'simple_name':
+        return operand(a).map((v) => (v.pieces.every((p) => p.s !== undefined) ? literal(render(v).replace(/^.*[.$]/, ''))[0]! : v));
       case 'format': {
         const n = Number(b.replace(/^args/, ''));
         return format(operand(a), args.slice(n).map((x) => this.values(x, site, depth + 1)));
@@ -152,6 +160,25 @@ export class Evaluator {
       default:
         return unknown(`library operation ${op.op}`);
     }
+  }
+
+  /**
+   * Argument `index` of the `super(…)` call in a constructor of the receiver's project class (an Eventuate
+   * `AbstractAggregateDomainEventPublisher` subclass passes its aggregate class so).
+   */
+  private superArgument(expr: CallExpr | Extract<Expr, { k: 'new' }>, index: number, site: Site, depth: number): Value[] {
+    const member = site.member ?? this.contextMember(site.owner);
+    const typed = expr.k === 'call' && expr.of && member ? this.resolver.typeOf(expr.of, member, site.line) : undefined;
+    let type = typed && !('unknown' in typed) ? typed.target.entry : undefined;
+    if (expr.k === 'call' && !expr.of) type = site.owner;
+    for (let t = type, hops = 0; t && hops < 8; hops++) {
+      const sites = t.members.flatMap((m) => (m.facts.kind === 'constructor' ? m.facts.calls.filter((c) => c.kind === 'super_ctor' && !c.implicit).map((c) => ({ m, c })) : []));
+      const found = sites.filter(({ c }) => c.values?.[index]);
+      if (found.length) return union(...found.map(({ m, c }) => this.values(c.values![index]!, { owner: t!, member: m, line: c.line }, depth + 1)));
+      const parent = t.facts.supertypes.find((s) => s.relation !== 'implements');
+      t = parent ? this.model.resolveType(parent.type, t).entry : undefined;
+    }
+    return unknown(`the argument ${index + 1} its class passes to super(…)`);
   }
 
   // ---- names, fields, parameters ----
@@ -204,6 +231,11 @@ export class Evaluator {
     if (injected) return config.placeholders(injected);
     const prefix = this.configurationPrefixOf(param.type.name, member.owner);
     if (prefix !== undefined) return boundObject(prefix);
+    // Spring calls a @Bean method with the beans its parameters name.
+    if (member.facts.annotations.some((a) => a.name === 'Bean')) {
+      const bean = this.injectedBean(member, index, depth);
+      if (bean) return bean;
+    }
     const open = member.facts.kind === 'method' && !member.facts.modifiers.includes('private') && member.facts.modifiers.includes('public');
     if (open || this.active.has(key)) return unknown(`parameter ${param.name}`, param.name);
     this.active.add(key);
@@ -212,7 +244,7 @@ export class Evaluator {
       let result: Value[];
       if (!sites.length) {
         const bean = member.facts.kind === 'constructor' || member.facts.annotations.some((a) => a.name === 'Bean' || INJECTION.has(a.name));
-        result = unknown(bean ? `parameter ${param.name}, injected` : `parameter ${param.name} (no call site in the estate)`, param.name);
+        result = (bean && this.injectedBean(member, index, depth)) || unknown(bean ? `parameter ${param.name}, injected` : `parameter ${param.name} (no call site in the estate)`, param.name);
       } else if (sites.length > MAX_CALL_SITES) result = unknown(`parameter ${param.name} (more than ${MAX_CALL_SITES} call sites)`, param.name);
       else {
         result = union(
@@ -227,6 +259,43 @@ export class Evaluator {
     } finally {
       this.active.delete(key);
     }
+  }
+
+  /**
+   * The value of a bean injected into a parameter: the `@Bean` method of the service that makes it, by the
+   * parameter's `@Qualifier` or name, else the only one of its type.
+   */
+  private injectedBean(member: MemberEntry, index: number, depth: number): Value[] | undefined {
+    const param = member.facts.params[index]!;
+    const want = this.model.resolveType(param.type, member.owner);
+    if (!want.entry && want.external === undefined) return undefined;
+    const candidates = this.beanMethodsOf(member.owner.place.service).filter(({ method }) => {
+      const made = method.facts.returnType ? this.model.resolveType(method.facts.returnType, method.owner) : undefined;
+      return made !== undefined && (want.entry ? made.entry === want.entry : made.external === want.external);
+    });
+    const name = annotationValue(param.annotations, 'Qualifier') || param.name;
+    const chosen = candidates.filter((c) => c.name === name);
+    const bean = chosen.length === 1 ? chosen[0] : candidates.length === 1 ? candidates[0] : undefined;
+    if (!bean) return undefined;
+    return this.projectCall(bean.method, { k: 'call', name: bean.method.facts.name, argCount: bean.method.facts.params.length }, { owner: bean.method.owner, member: bean.method, line: bean.method.facts.line }, depth + 1);
+  }
+
+  private beanMethods: Map<string, { name: string; method: MemberEntry }[]> | undefined;
+
+  private beanMethodsOf(service: string): { name: string; method: MemberEntry }[] {
+    if (!this.beanMethods) {
+      this.beanMethods = new Map();
+      for (const t of this.model.types) {
+        for (const m of t.members) {
+          const bean = m.facts.kind === 'method' ? m.facts.annotations.find((a) => a.name === 'Bean') : undefined;
+          if (!bean) continue;
+          const name = bean.args.name?.[0]?.value ?? bean.args.value?.[0]?.value ?? m.facts.name;
+          const list = this.beanMethods.get(t.place.service) ?? this.beanMethods.set(t.place.service, []).get(t.place.service)!;
+          list.push({ name, method: m });
+        }
+      }
+    }
+    return this.beanMethods.get(service) ?? [];
   }
 
   /** The project call sites of a member (calls, `new`, `this(…)` / `super(…)`), through call resolution. */

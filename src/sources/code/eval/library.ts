@@ -17,11 +17,31 @@ export interface LibraryMethod {
   httpMethod?: string;
   /** This call sends an HTTP request: its method (a name, `receiver` for the chain's start, or `argN`) and URL. */
   http?: { method: string; url: ValueOp };
+  /** This call sends a message. */
+  message?: MessageSink;
+  /** What this call contributes to a declaration built as a chain (`BindingBuilder.bind(q).to(x).with(k)`): role → value. */
+  roles?: Record<string, ValueOp>;
+  /** The chain ends here and declares a Rabbit `binding` or `queue`, or a `listener` (with its messaging system). */
+  declares?: { what: 'binding' | 'queue' | 'listener'; protocol?: string; framework?: string; key?: 'queue' | 'any' };
 }
 
 /**
- * A value operation: `receiver`, `empty`, `argN`, `argsN` (arguments from N on), or `op(operand, …)` with op one of
- * `concat`, `path`, `segments`, `resolve`, `scheme`, `host`, `port`, `service`, `format`; `a|b` takes the first
+ * A message send: the destination's value; `protocol` `binding` for Spring Cloud Stream (the destination is a binding
+ * name, bound by configuration). Rabbit's `routed` form: with at least `min_args` arguments and a string in the
+ * routing key's place, the exchange and the routing key.
+ */
+export interface MessageSink {
+  protocol: string;
+  framework: string;
+  destination: ValueOp;
+  minArgs?: number;
+  routed?: { minArgs: number; exchange: ValueOp; key: ValueOp };
+}
+
+/**
+ * A value operation: `receiver`, `empty`, `argN`, `argsN` (arguments from N on), `superN` (argument N of the
+ * `super(…)` call in the constructor of the receiver's project class), or `op(operand, …)` with op one of `concat`,
+ * `path`, `segments`, `resolve`, `scheme`, `host`, `port`, `service`, `format`, `simple_name`; `a|b` takes the first
  * operand the call has.
  */
 export type ValueOp = { op: string; operands: string[] };
@@ -31,14 +51,29 @@ export interface ConfigurationPropertiesRow {
   prefix: string;
 }
 
+interface MessageRow {
+  protocol: string;
+  framework: string;
+  destination: string;
+  min_args?: number;
+  routed?: { min_args: number; exchange: string; key: string };
+}
+
 interface LibraryFile {
   supertypes: Record<string, string[]>;
-  methods: (Omit<LibraryMethod, 'value' | 'http' | 'httpMethod'> & { value?: string; http_method?: string; http?: { method: string; url: string }; note?: string })[];
+  methods: (Omit<LibraryMethod, 'value' | 'http' | 'httpMethod' | 'message' | 'roles'> & {
+    value?: string;
+    http_method?: string;
+    http?: { method: string; url: string };
+    message?: MessageRow;
+    roles?: Record<string, string>;
+    note?: string;
+  })[];
   configuration_properties: (ConfigurationPropertiesRow & { note?: string })[];
 }
 
-const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format']);
-const OPERAND = /^(receiver|empty|args?\d)$/;
+const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name']);
+const OPERAND = /^(receiver|empty|args?\d|super\d)$/;
 
 export function parseValueOp(text: string): ValueOp {
   if (text.includes('|')) {
@@ -56,6 +91,16 @@ export function parseValueOp(text: string): ValueOp {
   return { op: call[1]!, operands };
 }
 
+function messageSink(row: MessageRow): MessageSink {
+  return {
+    protocol: row.protocol,
+    framework: row.framework,
+    destination: parseValueOp(row.destination),
+    ...(row.min_args !== undefined ? { minArgs: row.min_args } : {}),
+    ...(row.routed ? { routed: { minArgs: row.routed.min_args, exchange: parseValueOp(row.routed.exchange), key: parseValueOp(row.routed.key) } } : {}),
+  };
+}
+
 export class Library {
   private readonly methods = new Map<string, LibraryMethod[]>();
   private readonly supers: Map<string, string[]>;
@@ -70,6 +115,9 @@ export class Library {
       if (row.value) method.value = parseValueOp(row.value);
       if (row.http_method) method.httpMethod = row.http_method;
       if (row.http) method.http = { method: row.http.method, url: parseValueOp(row.http.url) };
+      if (row.message) method.message = messageSink(row.message);
+      if (row.roles) method.roles = Object.fromEntries(Object.entries(row.roles).map(([k, v]) => [k, parseValueOp(v)]));
+      if (row.declares) method.declares = row.declares;
       const key = `${row.owner}#${row.name}`;
       this.methods.set(key, [...(this.methods.get(key) ?? []), method]);
     }

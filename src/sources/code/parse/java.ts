@@ -592,7 +592,7 @@ function annotationValue(node: Node): AnnotationValue {
       return { kind: 'boolean', text, value: text };
     case 'annotation':
     case 'marker_annotation':
-      return { kind: 'annotation', text };
+      return { kind: 'annotation', text, annotation: readAnnotation(node) };
     default: {
       if (/_literal$/.test(node.type)) return { kind: 'number', text, value: text };
       const parts = constantParts(node);

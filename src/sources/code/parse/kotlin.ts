@@ -1428,7 +1428,7 @@ function annotationValue(node: Node): AnnotationValue {
       // Nested annotations are written as constructor calls: `@A(b = B("x"))`.
       const callee = node.namedChildren[0];
       const name = callee && (ty(callee) === 'identifier' || ty(callee) === 'navigation_expression') ? ident(callee) : '';
-      if (/^([\w]+\.)*[A-Z]\w*$/.test(name)) return { kind: 'annotation', text };
+      if (/^([\w]+\.)*[A-Z]\w*$/.test(name)) return { kind: 'annotation', text, annotation: annotation(callee!, node.namedChildren.find((c) => ty(c) === 'value_arguments'), lineOf(node)) };
       return { kind: 'expr', text };
     }
     case 'annotated_expression':

@@ -1,0 +1,282 @@
+import { nodeId } from '../../graph/ids.js';
+import type { Ontology } from '../../graph/ontology/index.js';
+import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
+import type { CallResolver } from './calls.js';
+import { exprText } from './calls.js';
+import type { ConfigView } from './eval/config.js';
+import type { Evaluator, Site } from './eval/evaluator.js';
+import type { LibraryMethod, MessageSink } from './eval/library.js';
+import { render, type Value } from './eval/value.js';
+import type { CallFacts, Expr } from './ir.js';
+import type { MemberEntry } from './model.js';
+
+/** At most this many producers are made for one send whose destination can take several values. */
+const MAX_DESTINATIONS_PER_SITE = 4;
+
+/** A Rabbit binding declared in the estate: messages sent to `exchange` with a routing key `key` matches go to `queue`. */
+export interface RabbitBinding {
+  queue: string;
+  exchange: string;
+  /** A topic-exchange pattern (`*` one word, `#` any); `#` for a fanout binding. */
+  key: string;
+  service: string;
+  file: string;
+  line: number;
+}
+
+type CallExpr = Extract<Expr, { k: 'call' }>;
+type NewExpr = Extract<Expr, { k: 'new' }>;
+
+/** The call as an expression the evaluator reads. */
+export function callExpr(call: CallFacts): CallExpr | NewExpr {
+  if (call.kind === 'new' && call.type) return { k: 'new', type: call.type, ...(call.values ? { args: call.values } : {}) };
+  return { k: 'call', name: call.name, argCount: call.argCount, ...(call.receiver ? { of: call.receiver } : {}), ...(call.values ? { args: call.values } : {}) };
+}
+
+export interface MessagingContext {
+  ontology: Ontology;
+  source: string;
+  evaluator: Evaluator;
+  resolver: CallResolver;
+  configOf: (service: string) => ConfigView;
+  memberId: (member: MemberEntry) => string;
+  used: Set<string>;
+  nodes: NodeRecord[];
+  edges: EdgeRecord[];
+  bindings: RabbitBinding[];
+  /** Files whose groups hold edges made here (a handler in another file than its route). */
+  files: Set<string>;
+}
+
+/** One destination's value: its text, and what is unknown in it. */
+function destinationOf(value: Value): { text: string; resolved: boolean; reason?: string; from: string[]; profile?: string } {
+  const hole = value.pieces.find((p) => p.hole)?.hole;
+  return { text: render(value), resolved: !hole, ...(hole ? { reason: `the destination depends on ${hole.origin}` } : {}), from: value.from, ...(value.profile ? { profile: value.profile } : {}) };
+}
+
+/** A value that is a known string: no holes. */
+function known(values: readonly Value[]): boolean {
+  return values.length > 0 && values.every((v) => !v.pieces.some((p) => p.hole));
+}
+
+/** Spring Cloud Stream: the destination and messaging system a binding is bound to. */
+function streamBinding(binding: string, config: ConfigView): { destination: Value[] | undefined; protocol: string } {
+  const destination = config.lookup(`spring.cloud.stream.bindings.${binding}.destination`);
+  const binder = config.lookup(`spring.cloud.stream.bindings.${binding}.binder`) ?? config.lookup('spring.cloud.stream.default-binder');
+  const binderName = binder?.[0] ? render(binder[0]).toLowerCase() : 'kafka';
+  return { destination: destination?.filter((v) => v.bound === undefined), protocol: binderName.includes('rabbit') ? 'rabbit' : 'kafka' };
+}
+
+/** A send through a messaging template: one producer per value its destination can take. */
+export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: CallFacts, sink: MessageSink): void {
+  if (sink.minArgs !== undefined && call.argCount < sink.minArgs) return;
+  const expr = callExpr(call);
+  if (expr.k !== 'call') return;
+  const site: Site = { owner: caller.owner, member: caller, line: call.line };
+  const service = caller.owner.place.service;
+  const ev = ctx.evaluator;
+  ev.inService(service, () => {
+    let destinationOp = sink.destination;
+    let exchange: Value[] | undefined;
+    if (sink.routed && call.argCount >= sink.routed.minArgs) {
+      const key = ev.apply(sink.routed.key, expr, site, 0);
+      const typed = call.values?.[1] ? ctx.resolver.typeOf(call.values[1], caller, call.line) : undefined;
+      const stringTyped = typed !== undefined && !('unknown' in typed) && /^(?:java\.lang\.|kotlin\.)?String$/.test(typed.target.external ?? '');
+      if (stringTyped || known(key)) {
+        exchange = ev.apply(sink.routed.exchange, expr, site, 0);
+        destinationOp = sink.routed.key;
+      }
+    }
+    let values = ev.apply(destinationOp, expr, site, 0);
+    let protocol = sink.protocol;
+    const written = destinationOp.operands[0]?.startsWith('arg') ? call.args[Number(destinationOp.operands[0].slice(3))] : undefined;
+    if (protocol === 'binding') {
+      const config = ctx.configOf(service);
+      const bound: Value[] = [];
+      for (const v of values) {
+        if (!known([v])) {
+          bound.push(v);
+          continue;
+        }
+        const b = streamBinding(render(v), config);
+        protocol = b.protocol;
+        bound.push(...(b.destination?.length ? b.destination : [v]));
+      }
+      values = bound;
+      if (protocol === 'binding') protocol = 'kafka';
+    }
+    const exchangeText = exchange?.[0] ? render(exchange[0]) : undefined;
+    const seen = new Set<string>();
+    for (const v of values.slice(0, MAX_DESTINATIONS_PER_SITE)) {
+      const d = destinationOf(v);
+      if (seen.has(d.text)) continue;
+      seen.add(d.text);
+      addProducer(ctx, caller, call.line, {
+        protocol,
+        framework: sink.framework,
+        destination: d.text,
+        resolved: d.resolved,
+        ...(written !== undefined && !/^"[^"]*"$/.test(written.trim()) ? { destination_written: written } : {}),
+        ...(exchangeText !== undefined ? { exchange: exchangeText } : {}),
+        ...(d.reason ? { unresolved_reason: d.reason } : {}),
+        ...(d.from.length ? { value_from: d.from } : {}),
+        ...(d.profile ? { profile: d.profile } : {}),
+      });
+    }
+  });
+}
+
+function addProducer(ctx: MessagingContext, caller: MemberEntry, line: number, props: Record<string, string | boolean | number | string[]>): void {
+  const service = caller.owner.place.service;
+  const protocol = String(props.protocol);
+  const destination = String(props.destination);
+  let id = nodeId(ctx.ontology, ctx.source, 'producer', `${caller.owner.file.path}|${caller.qn}@${line}|${protocol} ${destination}`);
+  for (let n = 2; ctx.used.has(id); n++) id = nodeId(ctx.ontology, ctx.source, 'producer', `${caller.owner.file.path}|${caller.qn}@${line}|${protocol} ${destination}~${n}`);
+  ctx.used.add(id);
+  ctx.nodes.push({
+    id,
+    kind: 'producer',
+    name: `${protocol} ${destination}`,
+    qualified_name: `${service} -> ${protocol} ${destination}`,
+    source: ctx.source,
+    service,
+    module: caller.owner.place.module,
+    file: caller.owner.file.path,
+    line,
+    props: { ...props, caller: caller.qn, match: 'unmatched' },
+  });
+  ctx.edges.push({ type: 'DECLARES_PRODUCER', from: ctx.memberId(caller), to: id });
+}
+
+/**
+ * A declaration built as a chain of library calls, read from the call that ends it back to its start: each call's
+ * row says which part it gives (`bind(queue)`, `to(exchange)`, `with(key)`; `forAggregateType(channel)`,
+ * `onEvent(…, handler)`); the nearest one wins.
+ */
+export function declarationOf(ctx: MessagingContext, caller: MemberEntry, call: CallFacts, row: LibraryMethod, receivers: ReadonlySet<string>): void {
+  const declares = row.declares!;
+  const expr = callExpr(call);
+  // The inner links of a longer chain that declares the same thing are read with it (`to(x)` before `.with(k)`).
+  if (declares.what !== 'listener' && receivers.has(exprKey(expr))) return;
+  const site: Site = { owner: caller.owner, member: caller, line: call.line };
+  const service = caller.owner.place.service;
+  const ev = ctx.evaluator;
+  ev.inService(service, () => {
+    const roles = new Map<string, { values: Value[] }>();
+    for (let e: Expr | undefined = expr, first = true; e && (e.k === 'call' || e.k === 'new'); e = e.k === 'call' ? e.of : undefined, first = false) {
+      const r = first ? row : e.k === 'call' ? ev.libraryCall(e, site) : undefined;
+      for (const [role, op] of Object.entries(r?.roles ?? {})) if (!roles.has(role) && role !== 'handler') roles.set(role, { values: ev.apply(op, e, site, 0) });
+    }
+    const text = (role: string): string | undefined => {
+      const v = roles.get(role)?.values;
+      return v && known(v) ? render(v[0]!) : undefined;
+    };
+    if (declares.what === 'binding') {
+      const queue = text('queue');
+      const exchange = text('exchange');
+      const key = declares.key === 'queue' ? queue : declares.key === 'any' && !roles.has('key') ? '#' : text('key');
+      if (queue !== undefined && exchange !== undefined && key !== undefined) ctx.bindings.push({ queue, exchange, key, service, file: caller.owner.file.path, line: call.line });
+    } else if (declares.what === 'queue') {
+      const queue = text('queue');
+      const dlx = text('dead_letter_exchange');
+      if (queue === undefined || dlx === undefined) return;
+      // A queue with a dead-letter exchange sends what it rejects or lets expire there: a producer of that flow.
+      const ttl = text('ttl');
+      addProducer(ctx, caller, call.line, {
+        protocol: 'rabbit',
+        framework: 'spring_rabbit',
+        destination: text('dead_letter_routing_key') ?? queue,
+        exchange: dlx,
+        dead_letter_of: queue,
+        ...(ttl !== undefined && /^\d+$/.test(ttl) ? { ttl_ms: Number(ttl) } : {}),
+        resolved: true,
+      });
+    } else {
+      const channel = roles.get('channel');
+      if (!channel) return;
+      const handlerOperand = row.roles?.handler?.operands[0];
+      const handler = (handlerOperand?.startsWith('arg') ? handlerOf(ctx, caller, call.args[Number(handlerOperand.slice(3))]) : undefined) ?? caller;
+      const seen = new Set<string>();
+      for (const v of channel.values.slice(0, MAX_DESTINATIONS_PER_SITE)) {
+        const d = destinationOf(v);
+        if (seen.has(d.text)) continue;
+        seen.add(d.text);
+        addListener(ctx, caller, handler, call.line, declares.protocol ?? 'kafka', declares.framework ?? 'eventuate_tram', d);
+      }
+    }
+  });
+}
+
+/** The method a handler argument (`this::handleOrderCreated`) references; undefined for a lambda. */
+function handlerOf(ctx: MessagingContext, caller: MemberEntry, written: string | undefined): MemberEntry | undefined {
+  const m = written ? /^\s*([\w$.]+)\s*::\s*([\w$]+)\s*$/.exec(written) : undefined;
+  const ref = m && caller.facts.calls.find((c) => c.kind === 'method_ref' && c.name === m[2] && c.receiver && exprText(c.receiver) === m[1]);
+  const resolved = ref ? ctx.resolver.resolve(caller, ref) : undefined;
+  if (!resolved || 'unresolved' in resolved) return undefined;
+  for (const t of resolved.targets) if ('member' in t) return t.member;
+  return undefined;
+}
+
+function addListener(ctx: MessagingContext, declaring: MemberEntry, handler: MemberEntry, line: number, protocol: string, framework: string, d: ReturnType<typeof destinationOf>): void {
+  const owner = declaring.owner;
+  let id = nodeId(ctx.ontology, ctx.source, 'route', `${owner.file.path}|${handler.qn}|${protocol} ${d.text}`);
+  for (let n = 2; ctx.used.has(id); n++) id = nodeId(ctx.ontology, ctx.source, 'route', `${owner.file.path}|${handler.qn}|${protocol} ${d.text}~${n}`);
+  ctx.used.add(id);
+  ctx.nodes.push({
+    id,
+    kind: 'route',
+    name: `${protocol} ${d.text}`,
+    qualified_name: `${owner.place.service} ${protocol} ${d.text}`,
+    source: ctx.source,
+    service: owner.place.service,
+    module: owner.place.module,
+    file: owner.file.path,
+    line,
+    props: {
+      protocol,
+      destination: d.text,
+      framework,
+      handler: handler.qn,
+      controller: handler.owner.qn,
+      declared: true,
+      resolved: d.resolved,
+      ...(d.profile ? { profile: d.profile } : {}),
+    },
+  });
+  ctx.edges.push({ type: 'EXPOSES', from: ctx.memberId(handler), to: id });
+  ctx.files.add(handler.owner.file.path);
+}
+
+/** The receivers (as evaluator expressions) of a member's calls: inner links of chains. */
+export function receiversOf(member: MemberEntry): Set<string> {
+  const out = new Set<string>();
+  for (const c of member.facts.calls) {
+    for (let e = c.receiver; e && e.k === 'call'; e = e.of) out.add(exprKey(e));
+  }
+  return out;
+}
+
+/** An expression's identity, whatever order its keys were written in. */
+function exprKey(e: Expr): string {
+  return JSON.stringify(e, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+}
+
+/** Topic-exchange routing: `*` matches one word, `#` zero or more; a binding key without wildcards matches itself. */
+export function routingKeyMatches(pattern: string, key: string): boolean {
+  const p = pattern.split('.');
+  const k = key.split('.');
+  // Iterative matching over words, linear in the sizes with the usual star/hash backtracking bound.
+  const memo = new Map<string, boolean>();
+  const match = (i: number, j: number): boolean => {
+    const id = `${i},${j}`;
+    const cached = memo.get(id);
+    if (cached !== undefined) return cached;
+    let r: boolean;
+    if (i === p.length) r = j === k.length;
+    else if (p[i] === '#') r = match(i + 1, j) || (j < k.length && match(i, j + 1));
+    else r = j < k.length && (p[i] === '*' || p[i] === k[j]) && match(i + 1, j + 1);
+    memo.set(id, r);
+    return r;
+  };
+  return pattern === '#' || match(0, 0);
+}
