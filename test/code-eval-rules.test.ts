@@ -215,7 +215,6 @@ const KOTLIN: Case[] = [
     route: OWNERS,
     framework: 'web_client',
     base: 'http://customers-service',
-    todo: 'the call resolver types a property initializer in the calling method, where the constructor parameter `builder` is not in scope: the .uri(…) call is no sink (src/sources/code/calls.ts typeOfDeclared)',
   },
 ];
 

@@ -281,8 +281,10 @@ export class CallResolver {
         }
         // Java sees a Kotlin object through its INSTANCE field.
         if (of.isType && expr.name === 'INSTANCE' && of.target.entry.facts.flavor === 'object') return { target: of.target, strategy: of.strategy };
+        // An enum constant has its enum's type.
+        if (of.isType && of.target.entry.facts.enumConstants?.includes(expr.name)) return { target: of.target, strategy: of.strategy };
         const field = this.model.findField(of.target.entry, expr.name);
-        if (field) return this.typeOfDeclared(field.type, field.init, field.owner, caller, line, depth, of.strategy === 'this_super' ? 'field' : 'chained');
+        if (field) return this.typeOfField(field, caller, line, depth, of.strategy === 'this_super' ? 'field' : 'chained');
         const nested = this.model.typeByQn(`${of.target.entry.qn}.${expr.name}`, owner.place);
         if (nested) return { target: { entry: nested }, strategy: of.strategy, isType: true };
         return { unknown: 'unknown_receiver' };
@@ -350,7 +352,7 @@ export class CallResolver {
     if (param) return this.typeOfDeclared(param.type, undefined, caller.owner, caller, line, depth, 'parameter');
     for (let t: TypeEntry | undefined = caller.owner; t; t = t.outer) {
       const field = this.model.findField(t, name);
-      if (field) return this.typeOfDeclared(field.type, field.init, field.owner, caller, line, depth, 'field');
+      if (field) return this.typeOfField(field, caller, line, depth, 'field');
     }
     const asType = this.model.resolveTypeName(name, caller.owner);
     if (asType) {
@@ -359,6 +361,13 @@ export class CallResolver {
       return { target: asType, strategy, isType: true };
     }
     return { unknown: 'unknown_receiver' };
+  }
+
+  /** A field's type: declared, else inferred from its initializer where it is written (a Kotlin property built from a constructor parameter). */
+  private typeOfField(field: NonNullable<ReturnType<CodeModel['findField']>>, caller: MemberEntry, line: number, depth: number, strategy: CallStrategy): Typed {
+    if (field.type || !field.init || field.owner === caller.owner && caller.facts.kind === 'constructor') return this.typeOfDeclared(field.type, field.init, field.owner, caller, line, depth, strategy);
+    const context = field.owner.members.find((m) => m.facts.synthetic === 'primary_constructor') ?? field.owner.members.find((m) => m.facts.kind === 'constructor');
+    return this.typeOfDeclared(field.type, field.init, field.owner, context ?? caller, context ? field.line : line, depth, strategy);
   }
 
   private typeOfDeclared(type: TypeRef | undefined, init: Expr | undefined, declaredIn: TypeEntry, caller: MemberEntry, line: number, depth: number, strategy: CallStrategy): Typed {

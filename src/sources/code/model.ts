@@ -360,10 +360,10 @@ export class CodeModel {
   }
 
   /** A field visible in `entry`: its own, then inherited ones (breadth-first). */
-  findField(entry: TypeEntry, name: string): { owner: TypeEntry; type?: TypeRef; init?: import('./ir.js').Expr } | undefined {
+  findField(entry: TypeEntry, name: string): { owner: TypeEntry; type?: TypeRef; init?: import('./ir.js').Expr; line: number } | undefined {
     for (const t of this.ancestors(entry).project) {
       const f = this.memberIndex(t).fields.get(name);
-      if (f) return { owner: t, ...(f.type ? { type: f.type } : {}), ...(f.init ? { init: f.init } : {}) };
+      if (f) return { owner: t, ...(f.type ? { type: f.type } : {}), ...(f.init ? { init: f.init } : {}), line: f.line };
     }
     return undefined;
   }
