@@ -163,3 +163,15 @@ incrementalSuite('incremental re-index equals a full build: links between servic
   ['that first constant changed: the route two constants away, in another service, moves', (edit) => edit('contracts/src/main/java/com/acme/contracts/Prefixes.java', (t) => t.replace('ROOT = ""', 'ROOT = "/api"'))],
   ['a Stream binding moved to another destination in application.yml', (edit) => edit('inventory/src/main/resources/application.yml', (t) => t.replace('destination: orders.created', 'destination: orders.placed'))],
 ]);
+
+const MESSAGING = fileURLToPath(new URL('./fixtures/messaging', import.meta.url));
+const O = 'order-service/src/main/java/com/acme/order/';
+incrementalSuite('incremental re-index equals a full build: messaging through the evaluator', MESSAGING, 16, [
+  ['nothing changed', () => {}],
+  ['an enum constant argument changed (the send in another file goes to another topic)', (edit) => edit(`${O}Topic.java`, (t) => t.replace('"orders.created"', '"orders.placed"'))],
+  ['a channel constant changed (a field initializer in another file sends elsewhere)', (edit) => edit(`${O}AccountingChannels.java`, (t) => t.replace('"accountingService"', '"accounting"'))],
+  ['a binding key changed in another service (the exchange send reaches no queue)', (edit) => edit('billing-service/src/main/java/com/acme/billing/RabbitConfig.java', (t) => t.replace('with("order.*")', 'with("invoice.*")'))],
+  ['an aggregate class renamed (the Eventuate channel of a publisher in another file moves)', (edit, root) => {
+    edit(`${O}OrderDomainEventPublisher.java`, (t) => t.replace('Order.class', 'OrderDomainEvent.class'));
+  }],
+]);

@@ -2,7 +2,8 @@
  * Messaging through the value evaluator, on test/fixtures/messaging (one rule per send or listener):
  * order-service sends to Kafka topics named by an enum getter, by a local read inside a lambda, by a
  * @ConfigurationProperties getter, to a Rabbit exchange with routing keys, through StreamBridge, and publishes
- * Eventuate domain events (an AbstractAggregateDomainEventPublisher subclass) and saga commands (`send(…).to(…)`);
+ * Eventuate domain events (an AbstractAggregateDomainEventPublisher subclass) and saga commands (`send(…).to(…)`, a
+ * CommandEndpoint in a field initializer);
  * billing-service declares a topic exchange binding, a dead-letter queue with a TTL, and a @QueueBinding listener;
  * kitchen-service has Eventuate event and command handlers; audit-service (Kotlin) has a Stream consumer, a
  * @QueueBinding listener with a topic pattern and sends through an enum property and a template. Exact sets through
@@ -42,6 +43,8 @@ describe('messaging through the evaluator', () => {
       'audit-service -> kafka audit.archived [spring_kafka] audit.AuditPublisher#archived(Any)',
       'audit-service -> kafka audit.replayed [spring_kafka] audit.AuditPublisher#replayed(Any)',
       'billing-service -> rabbit billing.order-paid.dlq [spring_rabbit] billing.RabbitConfig#paidQueue() exchange=billing.dlx dead_letter_of=billing.order-paid ttl=60000',
+      // A saga command endpoint declared in a field initializer: sent from the constructor that runs it.
+      'order-service -> kafka accountingService [eventuate_tram] order.AccountingServiceProxy#<init>()',
       'order-service -> kafka audit.events [spring_cloud_stream] order.OrderEvents#audit(Object)',
       'order-service -> kafka com.acme.order.Order [eventuate_tram] order.OrderService#createOrder(List)',
       'order-service -> kafka kitchenService [eventuate_tram] order.CreateOrderSaga#makeCreateTicketCommand(Object)',
@@ -90,6 +93,7 @@ describe('messaging through the evaluator', () => {
       'audit-service -> kafka audit.replayed => kafka audit.replayed (unmatched, destination, 0)',
       // The dead-letter flow goes through billing.dlx to the queue bound there.
       'billing-service -> rabbit billing.order-paid.dlq => billing-service rabbit billing.order-paid.dlq (intra_service, exchange_binding, 0.9)',
+      'order-service -> kafka accountingService => kafka accountingService (unmatched, destination, 0)',
       'order-service -> kafka audit.events => audit-service kafka audit.events (cross_service, destination, 0.9)',
       'order-service -> kafka com.acme.order.Order => kitchen-service kafka com.acme.order.Order (cross_service, destination, 0.9)',
       'order-service -> kafka kitchenService => kitchen-service kafka kitchenService (cross_service, destination, 0.9)',

@@ -4,7 +4,7 @@ import type { EdgeRecord, NodeRecord, PropValue } from '../../graph/types.js';
 import { CallResolver, exprText, type ResolvedCall } from './calls.js';
 import { resolveInjections } from './inject.js';
 import { interfaceOf, namesOf, type InterfaceItems } from './interface.js';
-import type { AnnotationFacts, CallFacts, FileFacts, MemberFacts } from './ir.js';
+import type { AnnotationFacts, CallFacts, Expr, FileFacts, MemberFacts } from './ir.js';
 import type { ServiceInfo } from './layout.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import { type RoleOverrides, TypeClassifier } from './roles.js';
@@ -367,6 +367,7 @@ class FileEmitter {
     for (const entry of this.types) for (const member of entry.members) this.emitCalls(member);
     for (const entry of this.types) this.emitRoutes(entry);
     for (const entry of this.types) this.emitClients(entry);
+    for (const entry of this.types) this.emitFieldSinks(entry);
     for (const entry of this.types) this.emitStreamOutputs(entry);
     for (const entry of this.types) this.emitListeners(entry);
     return this.out;
@@ -427,6 +428,34 @@ class FileEmitter {
         ...(target.profile ? { profile: target.profile } : {}),
       },
     };
+  }
+
+  /**
+   * Sends and declarations in field initializers (`CommandEndpoint<…> create = CommandEndpointBuilder…withChannel(…)`),
+   * which run in the constructor: sinks of its context member.
+   */
+  private emitFieldSinks(entry: TypeEntry): void {
+    const context = entry.members.find((m) => m.facts.synthetic === 'primary_constructor') ?? entry.members.find((m) => m.facts.kind === 'constructor');
+    if (!context) return;
+    for (const field of entry.facts.fields) {
+      if (!field.init) continue;
+      const pending: Expr[] = [field.init];
+      for (let e = pending.pop(), seen = 0; e && seen < 200; e = pending.pop(), seen++) {
+        if (e.k === 'call') {
+          if (e.of) pending.push(e.of);
+          if (e.args) pending.push(...e.args);
+          const resolved = this.ctx.resolver.resolveCallExpr(context, e, field.line);
+          const first = 'unresolved' in resolved ? undefined : resolved.targets[0];
+          const row = first && 'external' in first ? LIBRARY.method(first.external.owner, first.external.name) : undefined;
+          if (!row || !first || !('external' in first)) continue;
+          const sink = { file: entry.file.path, member: context.qn, call: -1, owner: first.external.owner, expr: e, line: field.line };
+          if (row.http) this.out.sinks.push({ kind: 'http', ...sink });
+          if (row.message) this.out.sinks.push({ kind: 'message', ...sink });
+        } else if (e.k === 'concat') pending.push(...e.parts);
+        else if (e.k === 'cond') pending.push(...e.options);
+        else if (e.k === 'new' && e.args) pending.push(...e.args);
+      }
+    }
   }
 
   /** Output bindings of functional Spring Cloud Stream beans (Supplier, Function): each a producer of its bean. */

@@ -9,7 +9,8 @@ import { LIBRARY } from './eval/library.js';
 import { isAbsoluteUrl, joinPath, render, type Value } from './eval/value.js';
 import type { ValueOp } from './eval/library.js';
 import type { Site } from './eval/evaluator.js';
-import type { Expr } from './ir.js';
+import type { CallFacts, Expr } from './ir.js';
+import { exprText } from './calls.js';
 import { callExpr, declarationOf, type MessagingContext, producerNodes, type RabbitBinding, receiversOf } from './outbound-messages.js';
 import type { ServiceInfo } from './layout.js';
 import type { CodeModel, MemberEntry } from './model.js';
@@ -25,8 +26,10 @@ export interface OutboundSink {
   file: string;
   /** Qualified name of the calling member. */
   member: string;
-  /** Index of the call in the member's calls. */
+  /** Index of the call in the member's calls; -1 for a call in a field initializer, given as `expr` at `line`. */
   call: number;
+  expr?: Extract<Expr, { k: 'call' }>;
+  line?: number;
   /** The library type the call landed on. */
   owner: string;
 }
@@ -94,6 +97,11 @@ function urlValues(evaluator: Evaluator, op: ValueOp, expr: Extract<Expr, { k: '
   return out;
 }
 
+/** A call in a field initializer, as the call facts of a member body would give it. */
+function callFactsOf(expr: Extract<Expr, { k: 'call' }>, line: number): CallFacts {
+  return { kind: 'call', name: expr.name, argCount: expr.argCount, args: (expr.args ?? []).map(exprText), line, ...(expr.of ? { receiver: expr.of } : {}), ...(expr.args ? { values: expr.args } : {}) };
+}
+
 function pathOf(rest: string): string {
   return joinPathText('', rest.split(/[?#]/)[0]!);
 }
@@ -142,7 +150,7 @@ export function outboundGraph(input: {
   const receivers = new Map<MemberEntry, Set<string>>();
   for (const sink of input.sinks) {
     const caller = members.get(`${sink.file}\0${sink.member}`);
-    const call = caller?.facts.calls[sink.call];
+    const call = sink.expr ? callFactsOf(sink.expr, sink.line ?? 0) : caller?.facts.calls[sink.call];
     const library = call && LIBRARY.method(sink.owner, call.name);
     if (!caller || !call || !library) continue;
     if (sink.kind === 'message' && library.message) producerNodes(messaging, caller, call, library.message);
