@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { deploymentFileKind } from './deployment.js';
 import type { Language } from './ir.js';
 import { languageOfPath } from './parse/parser.js';
 
@@ -28,6 +29,13 @@ export interface Discovery {
   configFiles: string[];
   /** pom.xml, build.gradle(.kts), settings.gradle(.kts) outside any `src/` tree, sorted. */
   buildFiles: string[];
+  /**
+   * Files that may describe the deployment, by name alone (`deployment.ts` reads them): compose files, other YAML
+   * files (Kubernetes manifests when their content says so) and nginx configuration (`*.conf`, files under
+   * `nginx/`), outside test source sets; YAML and `.conf` files in `src/<set>/resources` are not (Spring config, HOCON).
+   * Sorted.
+   */
+  deploymentFiles: string[];
   /**
    * Skipped entries: a skipped directory counts once (its content is not walked), a skipped file counts once
    * (only .java / .kt files are counted). Hidden directories and node_modules are not counted.
@@ -60,6 +68,7 @@ interface Walk {
 const GRADLE_FILES = new Set(['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts']);
 const MAVEN_FILE = 'pom.xml';
 const CONFIG_FILE = /^(?:application|bootstrap)(?:-[^.]+)?\.(?:ya?ml|properties)$/;
+const RESOURCES_DIR = /(?:^|\/)src\/[^/]+\/resources(?:\/|$)/;
 const TEST_SOURCE_SET = /^(?:test|tests|it|testFixtures)$|^test[A-Z]|^integrationTest|^[a-z][A-Za-z0-9]*(?:Test|Tests|IT)$/;
 const ALWAYS_SKIPPED = new Set(['node_modules']);
 const PARALLEL_DIRS = 32;
@@ -85,6 +94,7 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
       files: [],
       configFiles: [],
       buildFiles: [],
+      deploymentFiles: [],
       skipped: { gitignored: 0, buildOutput: 0, tests: 0, excluded: 0 },
       warnings: [],
     },
@@ -226,7 +236,8 @@ async function addFile(walk: Walk, frame: Frame, ignores: IgnoreLevel[], name: s
   const language = languageOfPath(name);
   const isConfig = !frame.inTests && isConfigFileName(name);
   const isBuild = !frame.inSrc && !frame.inTests && isBuildFileName(name);
-  if (!language && !isConfig && !isBuild) return;
+  const isDeployment = !language && !isConfig && !isBuild && !frame.inTests && isDeploymentFile(frame, path);
+  if (!language && !isConfig && !isBuild && !isDeployment) return;
   if (matches(walk.exclude, path, false)) {
     if (language) walk.result.skipped.excluded++;
     return;
@@ -237,7 +248,14 @@ async function addFile(walk: Walk, frame: Frame, ignores: IgnoreLevel[], name: s
   }
   if (isConfig) walk.result.configFiles.push(path);
   if (isBuild) walk.result.buildFiles.push(path);
+  if (isDeployment) walk.result.deploymentFiles.push(path);
   if (language) await addSource(walk, path, language);
+}
+
+function isDeploymentFile(frame: Frame, path: string): boolean {
+  const kind = deploymentFileKind(path);
+  if (!kind) return false;
+  return kind === 'compose' || !frame.inSrc || !RESOURCES_DIR.test(frame.dir);
 }
 
 async function addSource(walk: Walk, path: string, language: Language): Promise<void> {
@@ -290,6 +308,7 @@ function sortResult(result: Discovery): Discovery {
   result.files.sort((a, b) => byString(a.path, b.path));
   result.configFiles.sort(byString);
   result.buildFiles.sort(byString);
+  result.deploymentFiles.sort(byString);
   result.warnings.sort(byString);
   return result;
 }
