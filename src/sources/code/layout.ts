@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { type DeploymentUnit, type EnvEntry, type NginxServer, type ProxyRule, readDeployment } from './deployment.js';
 import type { Discovery } from './discover.js';
 import { applicationName, parseSpringConfig, type SpringConfigFile } from './spring-config.js';
 
@@ -27,15 +28,50 @@ export interface ServiceInfo {
   config: Record<string, string>;
   /** Each other profile's own configuration (`application-dev.yml`, `on-profile` documents), by profile. */
   profiles: Record<string, Record<string, string>>;
-  /** The file each default-profile key comes from. */
+  /** The file each default-profile key comes from (`docker-compose.yml:42` for a deployment's environment). */
   configOrigins?: Record<string, string>;
+  /**
+   * Keys a deployment file sets from what it leaves to its own environment (`CONFIG_SERVICE_PASSWORD:
+   * $CONFIG_SERVICE_PASSWORD`, a Kubernetes secret): their value is not known, and no application file's value or
+   * `${…:default}` stands in for it. Key (as `config` would hold it, raw and relaxed) → why.
+   */
+  configHoles?: Record<string, string>;
+  /**
+   * The names other services may address it by, from the estate's deployment files: compose service keys,
+   * `container_name`, `hostname`, network aliases, Kubernetes workload names and the Services selecting them.
+   * Sorted, without repeats; empty when no deployment file describes it.
+   */
+  hosts: string[];
+  /** The deployment units (compose services, Kubernetes containers) that run it, by id. */
+  deployedBy?: string[];
 }
+
+/** An nginx proxy rule of the estate, with who runs it and where it sends requests. */
+export interface LayoutProxy extends ProxyRule {
+  /** The estate service that owns the nginx file (deploys it, or holds it in its directory), if any. */
+  service?: string;
+  /** The names the proxy itself is addressed by: the hosts of the compose services that mount or build the file. */
+  hosts: string[];
+  /** The estate services `targetHosts` name (by their hosts, else their names, any case). */
+  targetServices: string[];
+}
+
+/** A deployment unit of the estate, with the service it runs when it runs one. */
+export type LayoutDeployment = DeploymentUnit & { service?: string };
 
 export interface Layout {
   /** Services that own source files or a deployable build unit, sorted by name. */
   services: ServiceInfo[];
   /** The service and module of a file (posix, relative to the root); answers for any path, cached per directory. */
   locate(path: string): { service: string; module: string };
+  /** nginx proxy rules in the estate's deployment files, in file and line order. */
+  proxies: LayoutProxy[];
+  /** The nginx server blocks of those rules (`file` + `line` = a rule's `file` + `serverLine`), every location listed. */
+  proxyServers: NginxServer[];
+  /** Compose services and Kubernetes containers of the estate, matched to the services they run. */
+  deployments: LayoutDeployment[];
+  /** The service a host name (any case) addresses, from services' `hosts`; undefined when none or several claim it. */
+  serviceOfHost(host: string): string | undefined;
   warnings: string[];
 }
 
@@ -59,6 +95,9 @@ interface Scope {
   config: Record<string, string>;
   profiles: Record<string, Record<string, string>>;
   configOrigins: Record<string, string>;
+  configHoles: Record<string, string>;
+  hosts: Set<string>;
+  deployedBy: string[];
 }
 
 const BUILD_FILE_PREFERENCE = ['pom.xml', 'build.gradle.kts', 'build.gradle', 'settings.gradle.kts', 'settings.gradle'];
@@ -84,8 +123,18 @@ export function detectLayout(
 
   const scopes = collectScopes(discovery, units, serviceDirOfUnit, scopeDirOf);
   for (const scope of scopes.values()) nameScope(scope, configs, rootName);
+  const deployment = readDeployment(discovery.deploymentFiles ?? [], readText);
+  warnings.push(...deployment.warnings);
+  const runs = applyDeployment([...scopes.values()].filter(isListed), deployment.units, rootName, warnings);
   applyConfigServers([...scopes.values()], readText, warnings);
   const services = listServices(scopes, rootName, warnings);
+  const hostOwner = hostIndex(services);
+  const serviceOfHost = (host: string): string | undefined => hostOwner.get(host.toLowerCase());
+  const deployments: LayoutDeployment[] = deployment.units.map((u) => {
+    const scope = runs.get(u);
+    return scope ? { ...u, service: scope.name } : { ...u };
+  });
+  const proxies = layoutProxies(deployment.proxies, deployment.units, runs, [...scopes.values()].filter(isListed), services);
 
   const located = new Map<string, { service: string; module: string }>();
   const locate = (path: string): { service: string; module: string } => {
@@ -100,7 +149,7 @@ export function detectLayout(
     }
     return hit;
   };
-  return { services, locate, warnings };
+  return { services, locate, proxies, proxyServers: deployment.servers, deployments, serviceOfHost, warnings };
 }
 
 function buildUnits(buildFiles: string[]): Map<string, Unit> {
@@ -227,7 +276,7 @@ function collectScopes(
   const scope = (dir: string): Scope => {
     let s = scopes.get(dir);
     if (!s) {
-      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {}, profiles: {}, configOrigins: {} };
+      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {}, profiles: {}, configOrigins: {}, configHoles: {}, hosts: new Set(), deployedBy: [] };
       scopes.set(dir, s);
     }
     return s;
@@ -281,7 +330,7 @@ function applyConfigServers(scopes: Scope[], readText: (relPath: string) => stri
   for (const client of scopes) {
     if (servers.some((s) => s.scope === client) || !importsConfigServer(client)) continue;
     const uri = [client.config['spring.cloud.config.uri'], client.config['spring.config.import'], ...Object.values(client.profiles).flatMap((p) => [p['spring.cloud.config.uri'], p['spring.config.import']])].filter((x): x is string => !!x).join(' ');
-    const named = servers.filter((s) => new RegExp(`//${escapeRegExp(s.scope.name)}[:/]|//${escapeRegExp(lastSegment(s.scope.dir))}[:/]`).test(`${uri}/`));
+    const named = servers.filter((s) => [s.scope.name, lastSegment(s.scope.dir), ...s.scope.hosts].some((n) => new RegExp(`//${escapeRegExp(n)}[:/]`, 'i').test(`${uri}/`)));
     const server = named.length === 1 ? named[0]! : servers.length === 1 ? servers[0]! : undefined;
     if (!server) {
       warnings.push(`${client.name} imports configuration from a config server, and ${servers.length} config servers in the estate could serve it (${servers.map((s) => s.scope.name).join(', ')}); none is applied`);
@@ -302,6 +351,7 @@ function applyConfigServers(scopes: Scope[], readText: (relPath: string) => stri
         for (const [k, v] of f.values) {
           client.config[k] = v;
           client.configOrigins[k] = f.path;
+          delete client.configHoles[k];
         }
       } else {
         const own = (client.profiles[f.profile] ??= {});
@@ -346,8 +396,12 @@ function configRank(scope: Scope, path: string): number {
   return OWN_RESOURCES.test(relativeTo(owner.dir, path)) ? 0 : 1;
 }
 
+function isListed(scope: Scope): boolean {
+  return scope.fileCount > 0 || scope.units.some((u) => u.deployable);
+}
+
 function listServices(scopes: Map<string, Scope>, rootName: string, warnings: string[]): ServiceInfo[] {
-  const listed = [...scopes.values()].filter((s) => s.fileCount > 0 || s.units.some((u) => u.deployable));
+  const listed = [...scopes.values()].filter(isListed);
   disambiguate(listed, warnings);
   return listed.map((s) => toServiceInfo(s, rootName)).sort((a, b) => byString(a.name, b.name) || byString(a.dir, b.dir));
 }
@@ -379,9 +433,209 @@ function toServiceInfo(scope: Scope, rootName: string): ServiceInfo {
     config: scope.config,
     profiles: scope.profiles,
     configOrigins: scope.configOrigins,
+    hosts: [...scope.hosts].sort(byString),
   };
+  if (Object.keys(scope.configHoles).length) info.configHoles = scope.configHoles;
+  if (scope.deployedBy.length) info.deployedBy = [...scope.deployedBy].sort(byString);
   if (scope.applicationNameFile) info.applicationNameFile = scope.applicationNameFile;
   return info;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Deployment files: which unit runs which service, its environment as configuration, and the names it is reached by
+
+/**
+ * Each deployment unit to the service it runs: by build context (or Dockerfile) directory, the service's or below
+ * (a service at the root only by the root itself); else by image, its last path segment without tag equal to the
+ * service's name or directory; else by compose key, container name or (a single-container) workload name equal
+ * to the service's name. Then each matched service takes the units' hosts, and their environment as configuration.
+ */
+function applyDeployment(scopes: Scope[], units: readonly DeploymentUnit[], rootName: string, warnings: string[]): Map<DeploymentUnit, Scope> {
+  const runs = new Map<DeploymentUnit, Scope>();
+  const containersOf = new Map<string, number>();
+  for (const u of units) if (u.workload) containersOf.set(u.workload, (containersOf.get(u.workload) ?? 0) + 1);
+  for (const unit of units) {
+    const scope = matchUnit(unit, scopes, rootName, containersOf, warnings);
+    if (scope) runs.set(unit, scope);
+  }
+  const byScope = new Map<Scope, DeploymentUnit[]>();
+  for (const [unit, scope] of runs) (byScope.get(scope) ?? byScope.set(scope, []).get(scope)!).push(unit);
+  for (const [scope, own] of byScope) {
+    for (const u of own) {
+      for (const h of u.hosts) scope.hosts.add(h);
+      scope.deployedBy.push(u.id);
+    }
+    applyEnvironment(scope, mergeEnvironments(own), warnings);
+  }
+  return runs;
+}
+
+function matchUnit(unit: DeploymentUnit, scopes: Scope[], rootName: string, containersOf: Map<string, number>, warnings: string[]): Scope | undefined {
+  const pick = (rule: string, found: Scope[]): Scope | undefined | null => {
+    const distinct = [...new Set(found)];
+    if (distinct.length === 1) return distinct[0]!;
+    if (distinct.length > 1) {
+      warnings.push(`${unit.files[0]}:${unit.line}: ${unit.kind === 'compose' ? 'compose service' : 'Kubernetes container of'} ${unit.name} matches several services by ${rule} (${distinct.map((s) => s.name).sort(byString).join(', ')}); it is matched to none`);
+      return null;
+    }
+    return undefined;
+  };
+  const dirs = [...unit.buildContexts, ...unit.dockerfiles.map(parentDir)];
+  const byDir = dirs.flatMap((d) => {
+    const holding = scopes.filter((s) => (s.dir === '' ? d === '' : d === s.dir || d.startsWith(`${s.dir}/`)));
+    return holding.length ? [holding.reduce((a, b) => (b.dir.length > a.dir.length ? b : a))] : [];
+  });
+  const fromDir = pick('build directory', byDir);
+  if (fromDir !== undefined) return fromDir ?? undefined;
+  const images = unit.images.map(imageName).filter((x): x is string => !!x);
+  const fromImage = pick(
+    'image',
+    scopes.filter((s) => images.some((i) => i === s.name.toLowerCase() || i === dirName(s.dir, rootName).toLowerCase())),
+  );
+  if (fromImage !== undefined) return fromImage ?? undefined;
+  const single = !unit.workload || containersOf.get(unit.workload) === 1 || unit.container === unit.name;
+  const names = [...(single ? [unit.name] : []), ...unit.containerNames].map((n) => n.toLowerCase());
+  return pick('name', scopes.filter((s) => names.includes(s.name.toLowerCase()))) ?? undefined;
+}
+
+/** `registry:5000/team/orders-service:1.2@sha256:…` → `orders-service`. */
+function imageName(image: string): string | undefined {
+  const noDigest = image.split('@')[0]!;
+  const last = noDigest.slice(noDigest.lastIndexOf('/') + 1);
+  const colon = last.indexOf(':');
+  const name = (colon < 0 ? last : last.slice(0, colon)).toLowerCase();
+  return name && !name.includes('$') ? name : undefined;
+}
+
+/** Several units running one service: a variable they set alike keeps its value, one they set differently has none. */
+function mergeEnvironments(units: DeploymentUnit[]): EnvEntry[] {
+  const byName = new Map<string, EnvEntry[]>();
+  for (const u of [...units].sort((a, b) => byString(a.id, b.id))) for (const e of u.env) (byName.get(e.name) ?? byName.set(e.name, []).get(e.name)!).push(e);
+  const out: EnvEntry[] = [];
+  for (const [name, entries] of byName) {
+    const first = entries[0]!;
+    const differing = entries.filter((e) => (e.value ?? `\u0000${e.unknown}`) !== (first.value ?? `\u0000${first.unknown}`));
+    if (!differing.length) out.push(first);
+    else out.push({ name, written: first.written, file: first.file, line: first.line, unknown: `is set differently by ${[first, ...differing].map((e) => `${e.file}:${e.line} (${e.written})`).join(', ')}` });
+  }
+  return out;
+}
+
+/**
+ * Environment variables as Spring Boot binds them, over the application files (and their profiles): under their
+ * own name (`${ORDER_SERVICE_URL}`) and relaxed (`ORDER_SERVICE_URL` → `order.service.url`,
+ * `SPRING_CLOUD_GATEWAY_ROUTES_0_URI` → `spring.cloud.gateway.routes[0].uri`), replacing the value of every key
+ * whose environment form they are (`order-service.url`). A value the deployment leaves to its environment removes
+ * those keys and is recorded as a hole.
+ */
+function applyEnvironment(scope: Scope, env: EnvEntry[], warnings: string[]): void {
+  const configForms = formsIndex(scope.config);
+  const profileForms = Object.values(scope.profiles).map((p) => [p, formsIndex(p)] as const);
+  const set = (key: string, e: EnvEntry, origin: string): void => {
+    if (e.value !== undefined) {
+      scope.config[key] = e.value;
+      delete scope.configHoles[key];
+      for (const f of environmentForms(key)) (configForms.get(f) ?? configForms.set(f, new Set()).get(f)!).add(key);
+    } else {
+      delete scope.config[key];
+      scope.configHoles[key] = `environment variable ${e.name} (${origin}) ${e.unknown}`;
+    }
+    scope.configOrigins[key] = origin;
+  };
+  for (const e of env) {
+    const origin = `${e.file}:${e.line}`;
+    const form = e.name.toUpperCase();
+    const keys = new Set([e.name, relaxedEnvKey(e.name), ...(configForms.get(form) ?? [])]);
+    for (const key of keys) set(key, e, origin);
+    for (const [profile, forms] of profileForms) {
+      for (const key of [...keys, ...(forms.get(form) ?? [])]) {
+        if (profile[key] === undefined) continue;
+        if (e.value !== undefined) profile[key] = e.value;
+        else delete profile[key];
+      }
+    }
+    const relaxed = relaxedEnvKey(e.name);
+    if (relaxed === 'spring.application.name') {
+      if (e.value !== undefined && e.value.trim() && e.value.trim() !== scope.name) {
+        scope.name = e.value.trim();
+        scope.nameFrom = 'spring.application.name';
+        scope.applicationNameFile = e.file;
+      } else if (e.value === undefined) warnings.push(`${origin}: spring.application.name of ${scope.name} ${e.unknown}; the service keeps the name its files give it`);
+    }
+    // SPRING_APPLICATION_JSON: properties as JSON, over the other environment variables.
+    if (relaxed === 'spring.application.json' && e.value !== undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(e.value);
+      } catch {
+        warnings.push(`${origin}: ${e.name} is not JSON; not read`);
+        continue;
+      }
+      const flat: [string, string][] = [];
+      flattenJson(parsed, '', flat, 0);
+      for (const [key, value] of flat) set(key, { ...e, value }, origin);
+    }
+  }
+}
+
+function formsIndex(values: Readonly<Record<string, string>>): Map<string, Set<string>> {
+  const index = new Map<string, Set<string>>();
+  for (const key of Object.keys(values)) for (const f of environmentForms(key)) (index.get(f) ?? index.set(f, new Set()).get(f)!).add(key);
+  return index;
+}
+
+function flattenJson(value: unknown, prefix: string, out: [string, string][], depth: number): void {
+  if (depth > 32) return;
+  if (Array.isArray(value)) value.forEach((item, i) => flattenJson(item, `${prefix}[${i}]`, out, depth + 1));
+  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) flattenJson(v, prefix ? `${prefix}.${k}` : k, out, depth + 1);
+  else if (prefix) out.push([prefix, value === null ? '' : String(value)]);
+}
+
+/** `SPRING_APPLICATION_NAME` → `spring.application.name`, `ROUTES_0_URI` → `routes[0].uri`; other names as written. */
+export function relaxedEnvKey(name: string): string {
+  if (!/^[A-Z0-9_]+$/.test(name)) return name;
+  let out = '';
+  for (const seg of name.split('_')) {
+    if (!seg) continue;
+    if (/^\d+$/.test(seg) && out) out += `[${seg}]`;
+    else out += `${out ? '.' : ''}${seg.toLowerCase()}`;
+  }
+  return out || name;
+}
+
+/** The environment variable names Spring Boot would read a key from (`order-service.url` → ORDER_SERVICE_URL, ORDERSERVICE_URL). */
+function environmentForms(key: string): string[] {
+  const base = key.toUpperCase().replace(/\[(\d+)\]/g, '_$1');
+  return [...new Set([base.replace(/[.-]/g, '_'), base.replace(/-/g, '').replace(/\./g, '_')])];
+}
+
+/** Host (lower case) → service, for hosts exactly one service claims. */
+export function hostIndex(services: readonly ServiceInfo[]): Map<string, string> {
+  const claims = new Map<string, Set<string>>();
+  for (const s of services) for (const h of s.hosts) (claims.get(h.toLowerCase()) ?? claims.set(h.toLowerCase(), new Set()).get(h.toLowerCase())!).add(s.name);
+  const out = new Map<string, string>();
+  for (const [h, owners] of claims) if (owners.size === 1) out.set(h, [...owners][0]!);
+  return out;
+}
+
+function layoutProxies(rules: readonly ProxyRule[], units: readonly DeploymentUnit[], runs: Map<DeploymentUnit, Scope>, scopes: Scope[], services: readonly ServiceInfo[]): LayoutProxy[] {
+  const hosts = hostIndex(services);
+  const names = new Map<string, string>();
+  for (const s of services) if (!names.has(s.name.toLowerCase())) names.set(s.name.toLowerCase(), s.name);
+  const within = (file: string, dir: string): boolean => dir !== '' && (file === dir || file.startsWith(`${dir}/`));
+  return rules.map((rule) => {
+    const deploying = units.filter((u) => u.mounts.some((m) => within(rule.file, m)) || u.buildContexts.some((c) => within(rule.file, c)));
+    const runners = [...new Set(deploying.map((u) => runs.get(u)).filter((s): s is Scope => !!s))];
+    const holding = scopes.filter((s) => within(rule.file, s.dir)).sort((a, b) => b.dir.length - a.dir.length);
+    const owner = runners.length === 1 ? runners[0] : runners.length === 0 ? holding[0] : undefined;
+    const targets = rule.targetHosts.map((h) => hosts.get(h) ?? names.get(h)).filter((x): x is string => !!x);
+    return {
+      ...rule,
+      ...(owner ? { service: owner.name } : {}),
+      hosts: [...new Set(deploying.flatMap((u) => u.hosts))].sort(byString),
+      targetServices: [...new Set(targets)].sort(byString),
+    };
+  });
 }
 
 function dirName(dir: string, rootName: string): string {
