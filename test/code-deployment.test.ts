@@ -529,9 +529,9 @@ describe('layout (test/fixtures/deployment/estate)', () => {
     assert.equal(view.value('spring.datasource.password'), undefined, 'not the application file value');
   });
 
-  test('ConfigView takes a hole the deployment leaves for ${API_KEY:demo}, not the default', { todo: 'ConfigView does not read ServiceInfo.configHoles yet (see the report)' }, async () => {
+  test('ConfigView takes a hole the deployment leaves for ${API_KEY:demo}, not the default', async () => {
     const orders = service(await layoutOf(ROOT), 'orders');
-    const view = new ConfigView(orders.config, orders.profiles, orders.configOrigins);
+    const view = new ConfigView(orders.config, orders.profiles, orders.configOrigins, orders.configHoles);
     assert.deepEqual(show(view.value('payment.token')), [`{?${orders.configHoles!.API_KEY}}`]);
   });
 

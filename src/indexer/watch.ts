@@ -5,7 +5,9 @@ import type { WorkspaceConfig } from '../config/types.js';
 /** Directories whose changes never matter to an index. */
 const IGNORED_DIRS = new Set(['.git', 'node_modules', '.sextant', 'target', 'build', 'out', '.gradle', '.idea', '.mvn', 'dist']);
 /** Files whose changes can change a graph: sources, schemas, Spring configuration, build files. */
-const RELEVANT = /\.(java|kt|graphql|graphqls|gql|json|ya?ml|properties|xml|gradle|kts)$|^\.gitignore$/;
+const RELEVANT = /\.(java|kt|graphql|graphqls|gql|json|ya?ml|properties|xml|gradle|kts|conf|conf\.template|env)$|^\.(gitignore|env)$/;
+/** nginx keeps configuration in extension-less files under these directories. */
+const NGINX_DIRS = /(?:^|\/)(?:nginx|conf\.d|sites-[a-z]+)\/[^/.]+$/;
 
 export interface WatchEvents {
   /** Files changed; a rebuild follows after a quiet period. */
@@ -31,7 +33,7 @@ export function watchWorkspace(config: WorkspaceConfig, storeDir: string, rebuil
     ignored: (path, stats) => {
       if (path === store || path.startsWith(`${store}/`)) return true;
       if (IGNORED_DIRS.has(basename(path))) return true;
-      return Boolean(stats?.isFile()) && !RELEVANT.test(basename(path));
+      return Boolean(stats?.isFile()) && !RELEVANT.test(basename(path)) && !NGINX_DIRS.test(path.replace(/\\/g, '/'));
     },
   });
   let timer: NodeJS.Timeout | undefined;

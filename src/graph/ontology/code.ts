@@ -78,11 +78,12 @@ export const CODE_ONTOLOGY: OntologyModule = {
       location: ['service', 'file'],
       searchPrior: 1.2,
       properties: [
-        { name: 'name_from', type: 'enum', values: ['spring.application.name', 'directory'], description: 'Where the name comes from.', filter: ['eq'] },
+        { name: 'name_from', type: 'enum', values: ['spring.application.name', 'directory', 'deployment'], description: 'Where the name comes from (deployment: a reverse proxy the estate runs, named by its compose service or Kubernetes workload).', filter: ['eq'] },
         { name: 'build_tool', type: 'enum', values: ['maven', 'gradle', 'none'], description: 'Build tool of the service root.', filter: ['eq'] },
         { name: 'directory', type: 'string', description: 'Directory of the service, relative to the source root (empty for the root).', filter: ['eq', 'prefix'] },
         { name: 'modules', type: 'string_list', description: 'Build modules grouped under the service.', filter: ['eq'] },
         { name: 'files', type: 'integer', description: 'Number of indexed source files.', filter: ['range'] },
+        { name: 'hosts', type: 'string_list', description: 'Host names the estate\'s deployment files address it by (compose service, container_name, hostname, aliases, Kubernetes workload and Service names); clients calling these hosts reach it.', filter: ['eq'] },
       ],
     },
     {
@@ -237,7 +238,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
     },
     {
       name: 'FORWARDS',
-      description: 'A gateway route forwards to the routes of its target service it can reach: the request path rewritten as its filters say (StripPrefix, PrefixPath, RewritePath), matched by path pattern in the target service.',
+      description: 'A gateway or reverse-proxy route forwards to the routes of its target service it can reach: the request path rewritten as its filters say (StripPrefix, PrefixPath, a RewritePath prefix swap; nginx proxy_pass with or without a URI, and the location nginx would pick), matched by path pattern in the target service.',
       from: ['route'],
       to: ['route'],
       attrs: [],
@@ -245,7 +246,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
     },
     {
       name: 'HTTP_CALLS',
-      description: 'A client calls a route: matched by target service, HTTP method and path pattern (strategy service_method_path); a client whose target the source does not name (a relative URL, an HTTP interface without a URL) by method and path in any service (strategy method_path, confidence 0.5). Several matches are each ambiguous; none leads to an undeclared route (declared: false) with match unmatched.',
+      description: 'A client calls a route: matched by target service, HTTP method and path pattern (strategy service_method_path); a client whose target the source does not name (a relative URL, an HTTP interface without a URL) by method and path in any service (strategy method_path, confidence 0.5); a client whose path matches no route of its target but a gateway or proxy route of it (a call through the gateway host) reaches that route (strategy gateway_path), which FORWARDS on. Several matches are each ambiguous; none leads to an undeclared route (declared: false) with match unmatched.',
       from: ['client'],
       to: ['route'],
       attrs: [{ name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'ambiguous', 'unmatched', 'external'], description: 'How the call matched.', filterable: true }],

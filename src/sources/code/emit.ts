@@ -5,7 +5,9 @@ import { CallResolver, exprText, type ResolvedCall } from './calls.js';
 import { resolveInjections } from './inject.js';
 import { interfaceOf, namesOf, type InterfaceItems } from './interface.js';
 import type { AnnotationFacts, CallFacts, Expr, FileFacts, MemberFacts } from './ir.js';
-import type { ServiceInfo } from './layout.js';
+import { hostIndex, type LayoutProxy, type ServiceInfo } from './layout.js';
+import type { NginxServer } from './deployment.js';
+import { proxyGraph } from './proxies.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import { type RoleOverrides, TypeClassifier } from './roles.js';
 import type { CodeLinkPins } from '../../config/types.js';
@@ -28,6 +30,9 @@ export interface CodeGraphInput {
   overrides?: RoleOverrides;
   /** sextant.yaml `links`: targets and destinations the source cannot reveal. */
   links?: CodeLinkPins;
+  /** nginx proxy rules of the estate's deployment, and their server blocks. */
+  proxies?: readonly LayoutProxy[];
+  proxyServers?: readonly NginxServer[];
 }
 
 export interface CodeGraphStats {
@@ -246,13 +251,16 @@ export class CodeGraphAssembler {
       else if (n.kind === 'route') stats.routes++;
     }
     this.outboundFiles = new Set([...this.outboundFiles, ...outbound.files]);
-    const gateways = gatewayGraph(this.ontology, input.source, input.services, nodes);
+    const gateways = gatewayGraph(this.ontology, input.source, input.services, nodes, outbound.gatewayRoutes);
     nodes.push(...gateways.nodes);
     edges.push(...gateways.edges);
-    this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? '')]);
+    const proxies = proxyGraph(this.ontology, input.source, input.proxies ?? [], input.proxyServers ?? [], input.services, nodes);
+    nodes.push(...proxies.nodes);
+    edges.push(...proxies.edges);
+    this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? ''), ...proxies.nodes.map((n) => n.file ?? '')]);
     const warnings = pinLinks(nodes, input.links);
     const topology = new Topology();
-    matchClients(this.ontology, input.source, nodes, edges, topology);
+    matchClients(this.ontology, input.source, nodes, edges, topology, input.services);
     warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology, outbound.bindings), ...routePatternWarnings(nodes));
     topology.emit(nodes, edges);
     return { nodes, edges, stats, warnings };
@@ -331,7 +339,7 @@ function emitServices(ctx: EmitContext): NodeRecord[] {
     source: input.source,
     service: s.name,
     ...(s.applicationNameFile ? { file: s.applicationNameFile } : s.modules[0]?.buildFile ? { file: s.modules[0].buildFile } : {}),
-    props: { name_from: s.nameFrom, build_tool: s.buildTool, directory: s.dir, modules: [...(modules.get(s.name) ?? [])].sort(), files: files.get(s.name) ?? 0 },
+    props: { name_from: s.nameFrom, build_tool: s.buildTool, directory: s.dir, modules: [...(modules.get(s.name) ?? [])].sort(), files: files.get(s.name) ?? 0, ...(s.hosts?.length ? { hosts: s.hosts } : {}) },
   }));
 }
 
@@ -844,16 +852,24 @@ function pinLinks(nodes: NodeRecord[], links: CodeLinkPins | undefined): string[
  * either side matches any). One route: cross_service (or intra_service); several: each ambiguous; none: an
  * undeclared route node stands for the target, so the call stays visible. Sets each client's `match`.
  */
-function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology): void {
+function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology, services: readonly ServiceInfo[]): void {
   const routes = new Map<string, NodeRecord[]>();
   const byPath = new Map<string, NodeRecord[]>();
+  const forwarding = new Map<string, { route: NodeRecord; accepts: (path: string) => boolean }[]>();
   const clients: NodeRecord[] = [];
-  // Discovery names are case-insensitive (Eureka registers BILLING-SERVICE for billing-service).
+  // Discovery names are case-insensitive (Eureka registers BILLING-SERVICE for billing-service); deployment hosts
+  // (compose services, containers, Kubernetes Services) address services too, names first.
   const serviceNames = new Map(nodes.filter((n) => n.kind === 'service').map((n) => [n.name.toLowerCase(), n.name]));
+  for (const [host, service] of hostIndex(services)) if (!serviceNames.has(host)) serviceNames.set(host, service);
+  for (const n of nodes) if (n.kind === 'service' && Array.isArray(n.props.hosts)) for (const h of n.props.hosts) if (!serviceNames.has(String(h).toLowerCase())) serviceNames.set(String(h).toLowerCase(), n.name);
   for (const n of nodes) {
     if (n.kind === 'route' && n.props.protocol === 'http') {
       const key = `${n.service}\0${n.props.path_pattern}`;
       (routes.get(key) ?? routes.set(key, []).get(key)!).push(n);
+      if (GATEWAYS.has(String(n.props.framework)) && n.service) {
+        const compiled = compilePattern(String(n.props.path_regex));
+        if ('accepts' in compiled) (forwarding.get(n.service) ?? forwarding.set(n.service, []).get(n.service)!).push({ route: n, accepts: (p) => compiled.accepts(p) });
+      }
       const path = String(n.props.path_pattern);
       // An unresolved placeholder in a route's path is no evidence for a client that does not name the service.
       if (!path.includes('$')) (byPath.get(path) ?? byPath.set(path, []).get(path)!).push(n);
@@ -884,12 +900,24 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     // A path the source does not state (kept as written, no leading slash) matches nothing.
     const pattern = String(c.props.path_pattern);
     const candidates = !pattern.startsWith('/') ? [] : named ? (routes.get(`${service}\0${pattern}`) ?? []) : (byPath.get(pattern) ?? []);
-    const found = candidates.filter((r) => r.props.http_method === method || r.props.http_method === 'ANY' || method === 'ANY');
+    let found = candidates.filter((r) => r.props.http_method === method || r.props.http_method === 'ANY' || method === 'ANY');
+    // Through a gateway or proxy: no route of the service has the path, one of its forwarding routes accepts it.
+    let viaGateway = false;
+    if (!found.length && named && pattern.startsWith('/')) {
+      const concrete = pattern.replace(/\{\}/g, 'x');
+      const through = (forwarding.get(service) ?? []).filter((g) => g.accepts(concrete)).map((g) => g.route);
+      // The most specific gateway path wins, as gateways order their routes (a catch-all /** comes last).
+      const best = through.sort((a, b) => String(b.props.path).length - String(a.props.path).length).slice(0, 1);
+      if (best.length) {
+        found = best;
+        viaGateway = true;
+      }
+    }
     const target = named ? service : found.length === 1 ? (found[0]!.service ?? '') : '';
     const match = found.length === 0 ? 'unmatched' : found.length > 1 ? 'ambiguous' : target === c.service ? 'intra_service' : 'cross_service';
     c.props.match = match;
     const confidence = match === 'unmatched' ? 0 : match === 'ambiguous' ? 0.4 : !named ? 0.5 : c.props.resolved ? 0.9 : 0.6;
-    const attrs = { match, confidence: c.props.pinned && match !== 'unmatched' && match !== 'ambiguous' ? 0.95 : confidence, strategy: c.props.pinned ? 'pinned_service_method_path' : named ? 'service_method_path' : 'method_path' };
+    const attrs = { match, confidence: c.props.pinned && match !== 'unmatched' && match !== 'ambiguous' ? 0.95 : viaGateway ? Math.min(confidence, 0.8) : confidence, strategy: c.props.pinned ? 'pinned_service_method_path' : viaGateway ? 'gateway_path' : named ? 'service_method_path' : 'method_path' };
     for (const r of found) edges.push({ type: 'HTTP_CALLS', from: c.id, to: r.id, attrs });
     if (target) topology.add(c.service ?? '', target, 'http', match !== 'unmatched', attrs.confidence);
     if (found.length) continue;
@@ -913,6 +941,9 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
     edges.push({ type: 'HTTP_CALLS', from: c.id, to, attrs });
   }
 }
+
+/** Route frameworks that forward what they accept rather than serve it. */
+const GATEWAYS = new Set(['spring_cloud_gateway', 'zuul', 'nginx']);
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)$/i;
 

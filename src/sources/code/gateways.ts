@@ -3,12 +3,14 @@ import type { Ontology } from '../../graph/ontology/index.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
 import { compilePattern } from '../../search/patterns.js';
-import type { ServiceInfo } from './layout.js';
+import type { CallFacts } from './ir.js';
+import { hostIndex, type ServiceInfo } from './layout.js';
+import type { MemberEntry } from './model.js';
 import { joinPath } from './routes.js';
 
 /** A route a gateway declares in configuration: the paths it accepts and where it sends them. */
 export interface GatewayRoute {
-  framework: 'spring_cloud_gateway' | 'zuul';
+  framework: 'spring_cloud_gateway' | 'zuul' | 'nginx';
   id: string;
   /** Ant-style path pattern (`/api/vet/**`). */
   path: string;
@@ -19,9 +21,36 @@ export interface GatewayRoute {
   strip: number;
   /** A prefix added before forwarding (PrefixPath). */
   prefix: string;
-  /** A filter that rewrites the path in a way not evaluated (RewritePath, SetPath): no forward is inferred. */
+  /** RewritePath of one literal prefix to another (`/api/(?<segment>.*)` → `/${segment}`). */
+  rewrite?: { from: string; to: string };
+  /** A filter that rewrites the path in a way not evaluated (SetPath, a RewritePath with other groups): no forward is inferred. */
   opaque?: string;
+  /** Host predicates (`Host=**.example.org`). */
+  hosts?: string[];
   file?: string;
+  line?: number;
+}
+
+/**
+ * `RewritePath=<regex>, <replacement>` when it swaps one literal prefix for another: `^/api/(?<segment>.*)` with
+ * `/$\{segment}` (YAML escapes `$`), `/red/?(?<s>/?.*)` with `${s}`, `(.*)` with `$1`.
+ */
+export function rewriteOf(regex: string, replacement: string): { from: string; to: string } | undefined {
+  const r = regex.trim().replace(/^\^/, '').replace(/\$$/, '');
+  const open = r.indexOf('(');
+  if (open < 0) return undefined;
+  let from = r.slice(0, open);
+  const group = r.slice(open);
+  const named = /^\((?:\?<(\w+)>)?(?:\/\?)?\.\*\)$/.exec(group);
+  if (!named) return undefined;
+  if (from.endsWith('/?')) from = `${from.slice(0, -2)}/`;
+  if (/(?<!\\)[.*+?()[\]{}|^$]/.test(from)) return undefined;
+  from = from.replace(/\\(.)/g, '$1');
+  const name = named[1];
+  const rep = /^(.*?)(?:\$\\?\{(\w+)\}|\$(\d))$/.exec(replacement.trim());
+  if (!rep || /[$\\]/.test(rep[1]!)) return undefined;
+  if (rep[2] !== undefined ? rep[2] !== name : rep[3] !== '1' || name !== undefined) return undefined;
+  return { from, to: rep[1]! };
 }
 
 const SCG_PREFIXES = ['spring.cloud.gateway.routes', 'spring.cloud.gateway.server.webflux.routes', 'spring.cloud.gateway.server.webmvc.routes', 'spring.cloud.gateway.mvc.routes'];
@@ -55,18 +84,11 @@ export function gatewayRoutesOf(service: ServiceInfo): GatewayRoute[] {
       const uri = config[`${base}.uri`] ?? '';
       const predicates = listOf(config, `${base}.predicates`);
       const filters = listOf(config, `${base}.filters`);
-      let strip = 0;
-      let pathPrefix = '';
-      let opaque: string | undefined;
-      for (const f of filters) {
-        const [name, args = ''] = f.split(/=(.*)/s);
-        if (name === 'StripPrefix') strip = Number(args.trim()) || 0;
-        else if (name === 'PrefixPath') pathPrefix = args.trim();
-        else if (name === 'RewritePath' || name === 'SetPath') opaque = f;
-      }
+      const rewriting = filtersOf(filters.map((f) => f.split(/=(.*)/s) as [string, string?]).map(([name, args = '']) => ({ name, args: name === 'RewritePath' ? splitRewrite(args) : [args.trim()] })));
       const paths = predicates.filter((p) => p.startsWith('Path=')).flatMap((p) => p.slice(5).split(',').map((x) => x.trim()).filter(Boolean));
+      const hosts = predicates.filter((p) => p.startsWith('Host=')).flatMap((p) => p.slice(5).split(',').map((x) => x.trim()).filter(Boolean));
       for (const path of paths) {
-        out.push({ framework: 'spring_cloud_gateway', id: config[`${base}.id`] ?? `${i}`, path, target: hostOf(uri), targetUri: uri, strip, prefix: pathPrefix, ...(opaque ? { opaque } : {}), ...(origin(`${base}.uri`) ? { file: origin(`${base}.uri`)! } : {}) });
+        out.push({ framework: 'spring_cloud_gateway', id: config[`${base}.id`] ?? `${i}`, path, target: hostOf(uri), targetUri: uri, ...rewriting, ...(hosts.length ? { hosts } : {}), ...(origin(`${base}.uri`) ? { file: origin(`${base}.uri`)! } : {}) });
       }
     }
   }
@@ -93,12 +115,36 @@ export function gatewayRoutesOf(service: ServiceInfo): GatewayRoute[] {
   return out;
 }
 
+/** `regex, replacement` (the replacement has no comma; the regex may). */
+function splitRewrite(args: string): string[] {
+  const cut = args.lastIndexOf(',');
+  return cut < 0 ? [args] : [args.slice(0, cut).trim(), args.slice(cut + 1).trim()];
+}
+
+/** What a route's filters do to the path: StripPrefix, PrefixPath, RewritePath (a prefix swap), else opaque. */
+export function filtersOf(filters: readonly { name: string; args: string[] }[]): Pick<GatewayRoute, 'strip' | 'prefix' | 'rewrite' | 'opaque'> {
+  let strip = 0;
+  let prefix = '';
+  let rewrite: GatewayRoute['rewrite'];
+  let opaque: string | undefined;
+  for (const f of filters) {
+    const name = f.name.charAt(0).toUpperCase() + f.name.slice(1);
+    if (name === 'StripPrefix') strip = Number(f.args[0]?.trim()) || 0;
+    else if (name === 'PrefixPath') prefix = f.args[0]?.trim() ?? '';
+    else if (name === 'RewritePath') {
+      rewrite = f.args.length === 2 ? rewriteOf(f.args[0]!, f.args[1]!) : undefined;
+      if (!rewrite) opaque = `RewritePath=${f.args.join(', ')}`;
+    } else if (name === 'SetPath') opaque = `SetPath=${f.args.join(', ')}`;
+  }
+  return { strip, prefix, ...(rewrite ? { rewrite } : {}), ...(opaque ? { opaque } : {}) };
+}
+
 function hostOf(uri: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\/([^/:?#]+)/i.exec(uri.trim())?.[1] ?? '';
 }
 
 /** `/api/vet/**` as a regular expression over request paths. */
-function globRegex(glob: string): string {
+export function globRegex(glob: string): string {
   return glob
     .split('/')
     .map((seg) => (seg === '**' ? '\u0000' : seg.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]*\}/g, '[^/]+').replace(/\*/g, '[^/]*')))
@@ -112,17 +158,20 @@ function globRegex(glob: string): string {
  * service a request through it can reach: the target route's path with the stripped segments put back (or the
  * added prefix taken off) must match the gateway path.
  */
-export function gatewayGraph(ontology: Ontology, source: string, services: readonly ServiceInfo[], nodes: readonly NodeRecord[]): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
+export function gatewayGraph(ontology: Ontology, source: string, services: readonly ServiceInfo[], nodes: readonly NodeRecord[], declared: readonly { service: string; route: GatewayRoute }[] = []): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
   const out: NodeRecord[] = [];
   const edges: EdgeRecord[] = [];
   const serviceNames = new Map(services.map((s) => [s.name.toLowerCase(), s.name]));
+  for (const [host, service] of hostIndex(services)) if (!serviceNames.has(host)) serviceNames.set(host, service);
   const routesOf = new Map<string, NodeRecord[]>();
   for (const n of nodes) if (n.kind === 'route' && n.props.protocol === 'http' && n.props.declared === true && n.service) (routesOf.get(n.service) ?? routesOf.set(n.service, []).get(n.service)!).push(n);
-  for (const service of services) {
-    for (const g of gatewayRoutesOf(service)) {
+  const all = [...services.flatMap((service) => gatewayRoutesOf(service).map((route) => ({ service: service.name, route }))), ...declared];
+  for (const { service: serviceName, route: g } of all) {
+    {
+      const service = { name: serviceName };
       const target = serviceNames.get(g.target.toLowerCase());
       const id = nodeId(ontology, source, 'route', `gateway|${service.name}|${g.framework}|${g.id}|${g.path}`);
-      const rewrite = [g.strip ? `StripPrefix=${g.strip}` : '', g.prefix ? `PrefixPath=${g.prefix}` : '', g.opaque ?? ''].filter(Boolean).join(', ');
+      const rewrite = [g.hosts?.length ? `Host=${g.hosts.join(',')}` : '', g.strip ? `StripPrefix=${g.strip}` : '', g.prefix ? `PrefixPath=${g.prefix}` : '', g.rewrite ? `RewritePath=${g.rewrite.from} -> ${g.rewrite.to}` : '', g.opaque ?? ''].filter(Boolean).join(', ');
       out.push({
         id,
         kind: 'route',
@@ -131,6 +180,7 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
         source,
         service: service.name,
         ...(g.file ? { file: g.file } : {}),
+        ...(g.line !== undefined ? { line: g.line } : {}),
         props: {
           protocol: 'http',
           http_method: 'ANY',
@@ -148,7 +198,11 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
       if (!('accepts' in accepts)) continue;
       const kept = g.path.split('/').filter(Boolean).slice(0, g.strip);
       for (const r of routesOf.get(target) ?? []) {
-        const path = String(r.props.path_pattern);
+        let path = String(r.props.path_pattern);
+        if (g.rewrite) {
+          if (!path.startsWith(g.rewrite.to)) continue;
+          path = `${g.rewrite.from}${path.slice(g.rewrite.to.length)}`.replace(/\/{2,}/g, '/');
+        }
         if (g.prefix && !path.startsWith(g.prefix)) continue;
         const forwarded = g.prefix ? path.slice(g.prefix.length) || '/' : path;
         const outside = joinPath(`/${kept.join('/')}`, forwarded).replace(/\{\}/g, 'x');
@@ -157,4 +211,36 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
     }
   }
   return { nodes: out, edges };
+}
+
+/** The string values an argument can take (known ones only), as the evaluator gives them. */
+export type ArgValues = (call: CallFacts, index: number) => string[];
+
+const DSL_FILTERS = new Set(['stripPrefix', 'prefixPath', 'rewritePath', 'setPath']);
+
+/**
+ * Routes of the Spring Cloud Gateway Java DSL in one `@Bean` method: each `builder.routes().route(id, r -> r.path(…)
+ * .filters(f -> f.stripPrefix(1)).uri("lb://service"))`. The lambdas' parameters have no declared type, so a route's
+ * predicates and filters are the lambda calls between its `route(…)` call and the next one.
+ */
+export function dslGatewayRoutes(member: MemberEntry, routeCalls: readonly CallFacts[], argValues: ArgValues): GatewayRoute[] {
+  const out: GatewayRoute[] = [];
+  const starts = [...routeCalls].sort((a, b) => a.line - b.line);
+  starts.forEach((start, i) => {
+    const end = i + 1 < starts.length ? starts[i + 1]!.line - 1 : member.facts.endLine;
+    const inside = member.facts.calls.filter((c) => c.inLambda && c.kind === 'call' && c.line >= start.line && c.line <= end);
+    const first = (name: string) => inside.find((c) => c.name === name);
+    const uri = first('uri');
+    if (!uri) return;
+    const targetUri = argValues(uri, 0)[0];
+    if (targetUri === undefined) return;
+    const paths = inside.filter((c) => c.name === 'path').flatMap((c) => c.args.flatMap((_, n) => argValues(c, n)));
+    const hosts = inside.filter((c) => c.name === 'host').flatMap((c) => c.args.flatMap((_, n) => argValues(c, n)));
+    const filters = inside.filter((c) => DSL_FILTERS.has(c.name)).map((c) => ({ name: c.name, args: c.args.map((written, n) => argValues(c, n)[0] ?? written) }));
+    const id = start.argCount >= 2 ? (argValues(start, 0)[0] ?? `${i}`) : `${i}`;
+    for (const path of paths.length ? paths : ['/**']) {
+      out.push({ framework: 'spring_cloud_gateway', id, path, target: hostOf(targetUri), targetUri, ...filtersOf(filters), ...(hosts.length ? { hosts } : {}), file: member.owner.file.path, line: start.line });
+    }
+  });
+  return out;
 }

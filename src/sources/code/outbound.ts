@@ -11,6 +11,7 @@ import type { ValueOp } from './eval/library.js';
 import type { Site } from './eval/evaluator.js';
 import type { CallFacts, Expr } from './ir.js';
 import { exprText } from './calls.js';
+import { dslGatewayRoutes, type GatewayRoute } from './gateways.js';
 import { callExpr, declarationOf, type MessagingContext, producerNodes, type RabbitBinding, receiversOf } from './outbound-messages.js';
 import type { ServiceInfo } from './layout.js';
 import type { CodeModel, MemberEntry } from './model.js';
@@ -126,18 +127,18 @@ export function outboundGraph(input: {
   services: readonly ServiceInfo[];
   sinks: readonly OutboundSink[];
   memberId: (member: MemberEntry) => string;
-}): { nodes: NodeRecord[]; edges: EdgeRecord[]; bindings: RabbitBinding[]; files: Set<string> } {
+}): { nodes: NodeRecord[]; edges: EdgeRecord[]; bindings: RabbitBinding[]; files: Set<string>; gatewayRoutes: { service: string; route: GatewayRoute }[] } {
   const nodes: NodeRecord[] = [];
   const edges: EdgeRecord[] = [];
   const bindings: RabbitBinding[] = [];
   const files = new Set<string>();
-  if (!input.sinks.length) return { nodes, edges, bindings, files };
+  if (!input.sinks.length) return { nodes, edges, bindings, files, gatewayRoutes: [] };
   const views = new Map<string, ConfigView>();
   const configOf = (service: string): ConfigView => {
     let view = views.get(service);
     if (!view) {
       const s = input.services.find((x) => x.name === service);
-      views.set(service, (view = new ConfigView(s?.config ?? {}, s?.profiles ?? {}, s?.configOrigins ?? {})));
+      views.set(service, (view = new ConfigView(s?.config ?? {}, s?.profiles ?? {}, s?.configOrigins ?? {}, s?.configHoles ?? {})));
     }
     return view;
   };
@@ -148,12 +149,18 @@ export function outboundGraph(input: {
   const used = new Set<string>();
   const messaging: MessagingContext = { ontology: input.ontology, source: input.source, evaluator, resolver: input.resolver, configOf, memberId: input.memberId, used, nodes, edges, bindings, files };
   const receivers = new Map<MemberEntry, Set<string>>();
+  const gatewayCalls = new Map<MemberEntry, CallFacts[]>();
   for (const sink of input.sinks) {
     const caller = members.get(`${sink.file}\0${sink.member}`);
     const call = sink.expr ? callFactsOf(sink.expr, sink.line ?? 0) : caller?.facts.calls[sink.call];
     const library = call && LIBRARY.method(sink.owner, call.name);
     if (!caller || !call || !library) continue;
     if (sink.kind === 'message' && library.message) producerNodes(messaging, caller, call, library.message);
+    if (sink.kind === 'declares' && library.declares?.what === 'gateway_route') {
+      const list = gatewayCalls.get(caller) ?? gatewayCalls.set(caller, []).get(caller)!;
+      list.push(call);
+      continue;
+    }
     if (sink.kind === 'declares' && library.declares) {
       let inner = receivers.get(caller);
       if (!inner) receivers.set(caller, (inner = receiversOf(caller)));
@@ -211,6 +218,19 @@ export function outboundGraph(input: {
       edges.push({ type: 'DECLARES_CLIENT', from: input.memberId(caller), to: id });
     }
   }
+  const gatewayRoutes: { service: string; route: GatewayRoute }[] = [];
+  for (const [member, calls] of gatewayCalls) {
+    const service = member.owner.place.service;
+    const argValues = (call: CallFacts, index: number): string[] => {
+      const arg = call.values?.[index];
+      if (!arg) return [];
+      if (arg.k === 'literal' && arg.value === undefined && /^\d+$/.test(call.args[index] ?? '')) return [call.args[index]!];
+      const values = evaluator.inService(service, () => evaluator.values(arg, { owner: member.owner, member, line: call.line }));
+      return values.filter((v) => !v.pieces.some((p) => p.hole)).map(render);
+    };
+    for (const route of dslGatewayRoutes(member, calls, argValues)) gatewayRoutes.push({ service, route });
+  }
   for (const n of nodes) files.add(n.file ?? '');
-  return { nodes, edges, bindings, files };
+  for (const g of gatewayRoutes) files.add(g.route.file ?? '');
+  return { nodes, edges, bindings, files, gatewayRoutes };
 }

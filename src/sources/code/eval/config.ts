@@ -11,27 +11,48 @@ export function canonicalKey(key: string): string {
 
 const MAX_DEPTH = 8;
 
+/** The environment variable Spring binds a key from: `order-service.url` → `ORDER_SERVICE_URL`, `a[0].b` → `A_0_B`. */
+export function environmentForm(key: string): string {
+  return key.replace(/\[(\d+)\]/g, '_$1').replace(/[.-]/g, '_').toUpperCase();
+}
+
 /**
  * A service's configuration as its code sees it: keys in any relaxed form, `${…}` placeholders (with defaults)
  * expanded, each value saying which file set it; the default profile first, then each other profile.
  */
 export class ConfigView {
   private readonly layers: { profile: string | null; values: Map<string, { key: string; value: string }> }[];
+  private readonly holes: Map<string, { key: string; reason: string }>;
 
   constructor(
     config: Readonly<Record<string, string>>,
     profiles: Readonly<Record<string, Readonly<Record<string, string>>>>,
     private readonly origins: Readonly<Record<string, string>> = {},
+    /** Keys the deployment sets to a value the estate does not state (`KEY: $SECRET`): unknown, not their defaults. */
+    holes: Readonly<Record<string, string>> = {},
   ) {
     const index = (values: Readonly<Record<string, string>>) => new Map(Object.entries(values).map(([key, value]) => [canonicalKey(key), { key, value }]));
     this.layers = [{ profile: null, values: index(config) }, ...Object.keys(profiles).sort().map((p) => ({ profile: p, values: index({ ...config, ...profiles[p] }) }))];
+    this.holes = new Map(Object.entries(holes).map(([key, reason]) => [canonicalKey(key), { key, reason }]));
+  }
+
+  /** A key the deployment leaves unknown, as a hole saying so. */
+  private hole(key: string): Value[] | undefined {
+    const hole = this.holes.get(canonicalKey(key)) ?? this.holes.get(canonicalKey(environmentForm(key)));
+    return hole ? unknown(hole.reason).map((v) => ({ ...v, from: [`${this.origins[hole.key] ?? 'deployment'}: ${hole.key}`] })) : undefined;
+  }
+
+  /** A key's entry in one layer: its relaxed form, else the environment variable Spring would read it from. */
+  private entry(values: Map<string, { key: string; value: string }>, key: string): { key: string; value: string } | undefined {
+    return values.get(canonicalKey(key)) ?? values.get(canonicalKey(environmentForm(key)));
   }
 
   /** The value of a key, or undefined when no profile sets it. */
   value(key: string): Value[] | undefined {
-    const canonical = canonicalKey(key);
+    const hole = this.hole(key);
+    if (hole) return hole;
     for (const layer of this.layers) {
-      const found = layer.values.get(canonical);
+      const found = this.entry(layer.values, key);
       if (!found) continue;
       const from = `${this.origins[found.key] ?? 'configuration'}: ${found.key}`;
       return this.expand(found.value, layer.values, 0).map((v) => ({ ...v, from: [...new Set([from, ...v.from])], ...(layer.profile ? { profile: layer.profile } : {}) }));
@@ -67,9 +88,11 @@ export class ConfigView {
       const body = text.slice(start + 2, end);
       const colon = topLevelColon(body);
       const key = (colon < 0 ? body : body.slice(0, colon)).trim();
-      const found = values.get(canonicalKey(key));
+      const found = this.entry(values, key);
+      const hole = this.hole(key);
       let part: Value[];
-      if (found) {
+      if (hole) part = hole;
+      else if (found) {
         const from = `${this.origins[found.key] ?? 'configuration'}: ${found.key}`;
         part = this.expand(found.value, values, depth + 1).map((v) => ({ ...v, from: [...new Set([from, ...v.from])] }));
       } else if (profiles && this.value(key)) part = this.value(key)!;

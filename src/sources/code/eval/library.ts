@@ -21,8 +21,8 @@ export interface LibraryMethod {
   message?: MessageSink;
   /** What this call contributes to a declaration built as a chain (`BindingBuilder.bind(q).to(x).with(k)`): role → value. */
   roles?: Record<string, ValueOp>;
-  /** The chain ends here and declares a Rabbit `binding` or `queue`, or a `listener` (with its messaging system). */
-  declares?: { what: 'binding' | 'queue' | 'listener'; protocol?: string; framework?: string; key?: 'queue' | 'any' };
+  /** The chain ends here and declares a Rabbit `binding` or `queue`, a `listener` (with its messaging system), or a gateway route (`RouteLocatorBuilder`). */
+  declares?: { what: 'binding' | 'queue' | 'listener' | 'gateway_route'; protocol?: string; framework?: string; key?: 'queue' | 'any' };
 }
 
 /**

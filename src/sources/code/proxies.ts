@@ -1,0 +1,83 @@
+import { dirname } from 'node:path';
+import { nodeId } from '../../graph/ids.js';
+import type { Ontology } from '../../graph/ontology/index.js';
+import { pathPattern } from '../../graph/ontology/code.js';
+import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
+import { requestPathFor, selectLocation, type NginxServer } from './deployment.js';
+import { globRegex } from './gateways.js';
+import type { LayoutProxy, ServiceInfo } from './layout.js';
+
+/** The path a location matches, as a route path: `location /api/` → `/api/**`, `location = /x` → `/x`. */
+function routePath(rule: LayoutProxy): { path: string; regex: string } {
+  const { kind, path } = rule.location;
+  if (kind === 'exact') return { path, regex: globRegex(path) };
+  if (kind === 'prefix' || kind === 'prefix_no_regex') {
+    const glob = path.endsWith('/') ? `${path}**` : `${path}*`;
+    return { path: glob, regex: globRegex(glob).replace(/\[\^\/\]\*$/, '.*') };
+  }
+  return { path: `~${kind === 'regex' ? '' : '*'} ${path}`, regex: `(?s:.*)(?${kind === 'regex' ? '' : 'i'}:${path})(?s:.*)` };
+}
+
+/**
+ * nginx `location … { proxy_pass …; }` rules as routes of the service that runs the proxy (a service of its own,
+ * named by its deployment host, when no estate service owns the file), each FORWARDING to the routes of the
+ * services it reaches that a request through it can land on: the target route's path mapped back through the rule
+ * (prefix replacement included) must be a request nginx would send to this location of its server.
+ */
+export function proxyGraph(ontology: Ontology, source: string, proxies: readonly LayoutProxy[], servers: readonly NginxServer[], services: readonly ServiceInfo[], nodes: readonly NodeRecord[]): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
+  const out: NodeRecord[] = [];
+  const edges: EdgeRecord[] = [];
+  if (!proxies.length) return { nodes: out, edges };
+  const known = new Set(services.map((s) => s.name));
+  const routesOf = new Map<string, NodeRecord[]>();
+  for (const n of nodes) if (n.kind === 'route' && n.props.protocol === 'http' && n.props.declared === true && n.service) (routesOf.get(n.service) ?? routesOf.set(n.service, []).get(n.service)!).push(n);
+  const proxyServices = new Map<string, NodeRecord>();
+  for (const rule of proxies) {
+    const service = rule.service ?? rule.hosts[0] ?? 'nginx';
+    if (!known.has(service) && !proxyServices.has(service)) {
+      proxyServices.set(service, {
+        id: nodeId(ontology, source, 'service', service),
+        kind: 'service',
+        name: service,
+        qualified_name: service,
+        source,
+        service,
+        file: rule.file,
+        props: { name_from: 'deployment', build_tool: 'none', directory: dirname(rule.file) === '.' ? '' : dirname(rule.file), modules: [], files: 0, hosts: [...new Set(rule.hosts.length ? rule.hosts : [service])].sort() },
+      });
+    }
+    const { path, regex } = routePath(rule);
+    const id = nodeId(ontology, source, 'route', `proxy|${rule.file}|${rule.line}|${rule.location.kind} ${rule.location.path}`);
+    out.push({
+      id,
+      kind: 'route',
+      name: `ANY ${path}`,
+      qualified_name: `${service} ANY ${path}`,
+      source,
+      service,
+      file: rule.file,
+      line: rule.line,
+      props: {
+        protocol: 'http',
+        http_method: 'ANY',
+        path,
+        path_pattern: pathPattern(path),
+        path_regex: regex,
+        framework: 'nginx',
+        gateway_target: `proxy_pass ${rule.proxyPass}${rule.serverNames.length ? ` (server_name ${rule.serverNames.join(' ')})` : ''}`,
+        declared: true,
+        resolved: rule.targetServices.length > 0 && rule.pathMode !== 'unknown',
+      },
+    });
+    const server = servers.find((s) => s.file === rule.file && s.line === rule.serverLine);
+    for (const target of rule.targetServices) {
+      for (const r of routesOf.get(target) ?? []) {
+        const request = requestPathFor(rule, String(r.props.path_pattern).replace(/\{\}/g, 'x'));
+        if (request === undefined) continue;
+        if (server && selectLocation(server.locations, request)?.line !== rule.location.line) continue;
+        edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.85, strategy: 'proxy_location' } });
+      }
+    }
+  }
+  return { nodes: [...proxyServices.values(), ...out], edges };
+}
