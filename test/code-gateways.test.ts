@@ -3,7 +3,8 @@
  * Java DSL (Path with StripPrefix, a RewritePath prefix swap, a Host predicate to an external URL), a YAML route
  * with RewritePath, an nginx `location … proxy_pass` the compose file mounts into a proxy container, and web-bff
  * calling through the gateway by its service name, by the host name compose gives it, through the nginx host, and
- * through a base URL only docker-compose.yml sets. Exact sets through `sextant call`, and `trace` across the hop.
+ * through a base URL only docker-compose.yml sets, and through client interfaces code builds on a base URL
+ * (HttpServiceProxyFactory, Feign.builder()). Exact sets through `sextant call`, and `trace` across the hop.
  */
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +63,10 @@ describe('gateways and proxies', () => {
       'web-bff -> api.local GET /customers-api/customers/{id} => edge ANY /customers-api/** (gateway_path, cross_service)',
       'web-bff -> edge GET /api/orders/{id} => edge ANY /api/orders/** (gateway_path, cross_service)',
       'web-bff -> edge GET /pay/{id} => edge ANY /pay/** (gateway_path, cross_service)',
+      // An @HttpExchange interface built by HttpServiceProxyFactory on a RestClient's base URL, and an OpenFeign
+      // @RequestLine interface targeted by Feign.builder(): each call lands on its route directly.
+      'web-bff -> order-service GET /orders/{id} => order-service GET /orders/{id} (service_method_path, cross_service)',
+      'web-bff -> payment-service GET /payments/{id} => payment-service GET /payments/{id} (service_method_path, cross_service)',
       'web-bff -> www.shop.local GET /shop/orders/{id} => proxy ANY /shop/** (gateway_path, cross_service)',
     ]);
     const payment = await cli('find', { kind: 'client', filter: { caller: 'com.acme.bff.ShopClient#payment(String)' } });

@@ -329,6 +329,12 @@ export class CallResolver {
   private libraryReturn(owner: string, name: string, expr: Extract<Expr, { k: 'call' }>, caller: MemberEntry, line: number, depth: number): Typed {
     const returns = LIBRARY.method(owner, name)?.returns;
     if (!returns) return { unknown: 'unknown_return_type' };
+    if (returns === '$class0') {
+      // `createClient(OrdersApi.class)`: an instance of the class the literal names.
+      const arg = expr.args?.[0];
+      const target = arg?.k === 'class_literal' ? this.typeVariableSafe(arg.type, caller.owner) : undefined;
+      return target ? { target, strategy: 'chained' } : { unknown: 'unknown_return_type' };
+    }
     if (returns === '$0' || returns === '$arg0') {
       const from = returns === '$0' ? expr.of : expr.args?.[0];
       const typed = from ? this.typeOf(from, caller, line, depth + 1) : undefined;

@@ -115,3 +115,22 @@ export function httpExchangeClientsOf(entry: TypeEntry, constants: Constants): H
   }
   return out;
 }
+
+/**
+ * The calls of a plain OpenFeign interface (`@RequestLine("GET /orders/{id}")`, no `@FeignClient`): the base URL is
+ * the one `Feign.builder()…target(Api.class, url)` gives it, found with the rest of the estate.
+ */
+export function requestLineClientsOf(entry: TypeEntry, constants: Constants): HttpClientCall[] {
+  if (entry.facts.kind !== 'interface' || entry.facts.annotations.some((a) => a.name === 'FeignClient')) return [];
+  const out: HttpClientCall[] = [];
+  for (const m of entry.members) {
+    const line = m.facts.annotations.find((a) => a.name === 'RequestLine')?.args.value?.[0];
+    if (!line || m.facts.kind !== 'method') continue;
+    const part = constants.part(line, entry);
+    const match = /^\s*([A-Z]+)\s+(\S+)/.exec(part.text);
+    if (!match) continue;
+    const path = joinPath('', match[2]!.split('?')[0]!);
+    out.push({ framework: 'feign', method: m, httpMethod: match[1]!, path, targetService: '', resolved: false, ...(part.derived ? { written: part.written } : {}), ...profileOf(part) });
+  }
+  return out;
+}

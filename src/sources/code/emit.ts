@@ -11,10 +11,10 @@ import { proxyGraph } from './proxies.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import { type RoleOverrides, TypeClassifier } from './roles.js';
 import type { CodeLinkPins } from '../../config/types.js';
-import { feignClientsOf, httpExchangeClientsOf } from './clients.js';
+import { feignClientsOf, httpExchangeClientsOf, requestLineClientsOf } from './clients.js';
 import { type HttpTarget, urlValue } from './http-calls.js';
 import { LIBRARY } from './eval/library.js';
-import { outboundGraph, type OutboundSink } from './outbound.js';
+import { outboundGraph, type OutboundSink, withClientBase } from './outbound.js';
 import { type RabbitBinding, routingKeyMatches } from './outbound-messages.js';
 import { gatewayGraph } from './gateways.js';
 import { listenersOf, streamBinding, streamFunctionsOf } from './messaging.js';
@@ -243,6 +243,17 @@ export class CodeGraphAssembler {
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
     const outbound = outboundGraph({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m) });
+    if (outbound.clientBases.size) {
+      // Interfaces whose proxies code builds on a base URL (HttpServiceProxyFactory, Feign builders) call there.
+      nodes.forEach((n, i) => {
+        if (n.kind !== 'client' || n.props.target_service !== undefined) return;
+        const bases = outbound.clientBases.get(String(n.props.caller).split('#')[0]!);
+        if (bases) {
+          nodes[i] = withClientBase(n, bases);
+          this.outboundFiles.add(n.file ?? '');
+        }
+      });
+    }
     nodes.push(...outbound.nodes);
     edges.push(...outbound.edges);
     for (const n of outbound.nodes) {
@@ -403,7 +414,7 @@ class FileEmitter {
   /** Outbound HTTP calls a client interface declares; which routes they reach is matched across the estate later. */
   private emitClients(entry: TypeEntry): void {
     const constants = this.constantsOf(entry);
-    for (const c of [...feignClientsOf(this.ctx.model, entry, constants), ...httpExchangeClientsOf(entry, constants)]) {
+    for (const c of [...feignClientsOf(this.ctx.model, entry, constants), ...httpExchangeClientsOf(entry, constants), ...requestLineClientsOf(entry, constants)]) {
       const id = allocate(this.ctx, this.ids!, 'client', `${entry.file.path}|${c.method.qn}|${c.httpMethod} ${c.path}`);
       this.out.stats.clients++;
       const inFile = c.method.owner.file === entry.file;

@@ -6,7 +6,7 @@ import type { CallResolver } from './calls.js';
 import { ConfigView } from './eval/config.js';
 import { Evaluator } from './eval/evaluator.js';
 import { LIBRARY } from './eval/library.js';
-import { isAbsoluteUrl, joinPath, render, type Value } from './eval/value.js';
+import { isAbsoluteUrl, joinPath, literal, render, type Value } from './eval/value.js';
 import type { ValueOp } from './eval/library.js';
 import type { Site } from './eval/evaluator.js';
 import type { CallFacts, Expr } from './ir.js';
@@ -98,6 +98,23 @@ function urlValues(evaluator: Evaluator, op: ValueOp, expr: Extract<Expr, { k: '
   return out;
 }
 
+/**
+ * A client interface's declared call placed on a base URL code gives it elsewhere: the call's path joined to each
+ * base (a host names the target service); the node is copied, never changed in place (emissions are reused).
+ */
+export function withClientBase(node: NodeRecord, bases: readonly Value[]): NodeRecord {
+  const known = bases.filter((b) => !b.pieces.some((p) => p.hole));
+  const base = known[0];
+  if (!base || known.some((b) => render(b) !== render(base))) {
+    const reason = !base ? bases[0]?.pieces.find((p) => p.hole)?.hole?.origin : 'the interface is built on several base URLs';
+    return reason ? { ...node, props: { ...node.props, unresolved_reason: `the base URL is ${reason}` } } : node;
+  }
+  const t = urlTarget(joinPath([base], literal(String(node.props.path)))[0]!);
+  const method = String(node.props.http_method);
+  const props = { ...node.props, path: t.path, path_pattern: pathPattern(t.path), target_url: render(base), ...(t.targetService ? { target_service: t.targetService } : {}), ...(base.from.length ? { value_from: base.from } : {}), resolved: t.resolved };
+  return { ...node, name: `${method} ${t.path}`, qualified_name: `${node.service} -> ${t.targetService || '?'} ${method} ${t.path}`, props };
+}
+
 /** A call in a field initializer, as the call facts of a member body would give it. */
 function callFactsOf(expr: Extract<Expr, { k: 'call' }>, line: number): CallFacts {
   return { kind: 'call', name: expr.name, argCount: expr.argCount, args: (expr.args ?? []).map(exprText), line, ...(expr.of ? { receiver: expr.of } : {}), ...(expr.args ? { values: expr.args } : {}) };
@@ -127,12 +144,20 @@ export function outboundGraph(input: {
   services: readonly ServiceInfo[];
   sinks: readonly OutboundSink[];
   memberId: (member: MemberEntry) => string;
-}): { nodes: NodeRecord[]; edges: EdgeRecord[]; bindings: RabbitBinding[]; files: Set<string>; gatewayRoutes: { service: string; route: GatewayRoute }[] } {
+}): {
+  nodes: NodeRecord[];
+  edges: EdgeRecord[];
+  bindings: RabbitBinding[];
+  files: Set<string>;
+  gatewayRoutes: { service: string; route: GatewayRoute }[];
+  /** Base URLs of client interfaces built in code (HttpServiceProxyFactory, Feign builders), by interface. */
+  clientBases: Map<string, Value[]>;
+} {
   const nodes: NodeRecord[] = [];
   const edges: EdgeRecord[] = [];
   const bindings: RabbitBinding[] = [];
   const files = new Set<string>();
-  if (!input.sinks.length) return { nodes, edges, bindings, files, gatewayRoutes: [] };
+  if (!input.sinks.length) return { nodes, edges, bindings, files, gatewayRoutes: [], clientBases: new Map() };
   const views = new Map<string, ConfigView>();
   const configOf = (service: string): ConfigView => {
     let view = views.get(service);
@@ -150,12 +175,30 @@ export function outboundGraph(input: {
   const messaging: MessagingContext = { ontology: input.ontology, source: input.source, evaluator, resolver: input.resolver, configOf, memberId: input.memberId, used, nodes, edges, bindings, files };
   const receivers = new Map<MemberEntry, Set<string>>();
   const gatewayCalls = new Map<MemberEntry, CallFacts[]>();
+  const clientBases = new Map<string, Value[]>();
   for (const sink of input.sinks) {
     const caller = members.get(`${sink.file}\0${sink.member}`);
     const call = sink.expr ? callFactsOf(sink.expr, sink.line ?? 0) : caller?.facts.calls[sink.call];
     const library = call && LIBRARY.method(sink.owner, call.name);
     if (!caller || !call || !library) continue;
     if (sink.kind === 'message' && library.message) producerNodes(messaging, caller, call, library.message);
+    if (sink.kind === 'declares' && library.declares?.what === 'client_base') {
+      // `factory.createClient(OrdersApi.class)`, `Feign.builder()…target(OrdersApi.class, url)`: where an interface's calls go.
+      const expr = callExpr(call);
+      const site = { owner: caller.owner, member: caller, line: call.line };
+      const roles = library.roles ?? {};
+      evaluator.inService(caller.owner.place.service, () => {
+        const iface = roles.interface ? evaluator.apply(roles.interface, expr, site, 0) : [];
+        const bases = roles.base ? evaluator.apply(roles.base, expr, site, 0).filter((b) => b.pieces.length > 0 && b.bound === undefined) : [];
+        for (const i of iface) {
+          if (i.pieces.some((p) => p.hole)) continue;
+          const list = clientBases.get(render(i)) ?? clientBases.set(render(i), []).get(render(i))!;
+          list.push(...bases);
+        }
+      });
+      files.add(caller.owner.file.path);
+      continue;
+    }
     if (sink.kind === 'declares' && library.declares?.what === 'gateway_route') {
       const list = gatewayCalls.get(caller) ?? gatewayCalls.set(caller, []).get(caller)!;
       list.push(call);
@@ -232,5 +275,5 @@ export function outboundGraph(input: {
   }
   for (const n of nodes) files.add(n.file ?? '');
   for (const g of gatewayRoutes) files.add(g.route.file ?? '');
-  return { nodes, edges, bindings, files, gatewayRoutes };
+  return { nodes, edges, bindings, files, gatewayRoutes, clientBases };
 }

@@ -9,7 +9,7 @@ export interface LibraryMethod {
   owner: string;
   name: string;
   static?: boolean;
-  /** Qualified return type; `$0` is the receiver's first type argument, `$arg0` the first argument's type. */
+  /** Qualified return type; `$0` is the receiver's first type argument, `$arg0` the first argument's type, `$class0` the class a class-literal first argument names. */
   returns?: string;
   /** How the result's value follows (see `ValueOp`). */
   value?: ValueOp;
@@ -22,7 +22,7 @@ export interface LibraryMethod {
   /** What this call contributes to a declaration built as a chain (`BindingBuilder.bind(q).to(x).with(k)`): role → value. */
   roles?: Record<string, ValueOp>;
   /** The chain ends here and declares a Rabbit `binding` or `queue`, a `listener` (with its messaging system), or a gateway route (`RouteLocatorBuilder`). */
-  declares?: { what: 'binding' | 'queue' | 'listener' | 'gateway_route'; protocol?: string; framework?: string; key?: 'queue' | 'any' };
+  declares?: { what: 'binding' | 'queue' | 'listener' | 'gateway_route' | 'client_base'; protocol?: string; framework?: string; key?: 'queue' | 'any' };
 }
 
 /**
