@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { LIBRARY } from '../src/sources/code/eval/library.js';
+import { renderLibraryTable, withLibraryTable } from '../src/sources/code/eval/library-docs.js';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Ontology, OntologyError, sextantOntology, type OntologyModule } from '../src/graph/ontology/index.js';
@@ -13,6 +15,11 @@ const kind = (name: string, idPrefix: string, props: OntologyModule['nodeKinds']
 test('docs/ontology.md is generated from the ontology and has not drifted (npm run docs)', () => {
   const onDisk = readFileSync(new URL('../docs/ontology.md', import.meta.url), 'utf8');
   assert.equal(onDisk, renderOntologyDoc(sextantOntology()), 'docs/ontology.md is stale: run `npm run docs`');
+});
+
+test('docs/links.md shows the library table as library.json has it (npm run docs)', () => {
+  const onDisk = readFileSync(new URL('../docs/links.md', import.meta.url), 'utf8');
+  assert.equal(onDisk, withLibraryTable(onDisk, renderLibraryTable(LIBRARY)), 'the library table in docs/links.md is stale: run `npm run docs`');
 });
 
 test('filter fields, edge endpoints and tool schemas derive from the declarations', () => {

@@ -151,6 +151,11 @@ export class Library {
     return this.configTypes.get(type);
   }
 
+  /** Library classes bound from configuration, for documentation. */
+  configurationRows(): { type: string; prefix: string }[] {
+    return [...this.configTypes].map(([type, prefix]) => ({ type, prefix }));
+  }
+
   /** Every row, for documentation. */
   rows(): LibraryMethod[] {
     return [...this.methods.values()].flat();
