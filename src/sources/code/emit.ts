@@ -243,17 +243,14 @@ export class CodeGraphAssembler {
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
     const outbound = outboundGraph({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m) });
-    if (outbound.clientBases.size) {
-      // Interfaces whose proxies code builds on a base URL (HttpServiceProxyFactory, Feign builders) call there.
-      nodes.forEach((n, i) => {
-        if (n.kind !== 'client' || n.props.target_service !== undefined) return;
-        const bases = outbound.clientBases.get(String(n.props.caller).split('#')[0]!);
-        if (bases) {
-          nodes[i] = withClientBase(n, bases);
-          this.outboundFiles.add(n.file ?? '');
-        }
-      });
-    }
+    // Interfaces whose proxies code builds on a base URL (HttpServiceProxyFactory, Feign builders) call there; the
+    // others say why their target is unknown.
+    nodes.forEach((n, i) => {
+      if (n.kind !== 'client' || n.props.target_service !== undefined || (n.props.framework !== 'http_exchange' && n.props.framework !== 'feign')) return;
+      const bases = outbound.clientBases.get(String(n.props.caller).split('#')[0]!);
+      if (bases) nodes[i] = withClientBase(n, bases);
+      else if (n.props.unresolved_reason === undefined) nodes[i] = { ...n, props: { ...n.props, unresolved_reason: 'the interface names no URL, and no code in the estate builds it on a base URL' } };
+    });
     nodes.push(...outbound.nodes);
     edges.push(...outbound.edges);
     for (const n of outbound.nodes) {
