@@ -6,6 +6,7 @@
  * unknown, with the reason, and are never guessed.
  */
 import YAML from 'yaml';
+import { matchingBrace } from './spring-config.js';
 import { patternAccepts } from '../../search/patterns.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -351,7 +352,7 @@ export function interpolateCompose(text: string, vars: Readonly<Record<string, s
       continue;
     }
     if (next === '{') {
-      const end = closingBrace(text, dollar + 2);
+      const end = matchingBrace(text, dollar + 2);
       if (end < 0) {
         out += text.slice(dollar);
         break;
@@ -407,19 +408,6 @@ export function interpolateCompose(text: string, vars: Readonly<Record<string, s
   return { value: out };
 }
 
-function closingBrace(text: string, from: number): number {
-  let depth = 0;
-  for (let i = from; i < text.length; i++) {
-    if (text[i] === '$' && text[i + 1] === '{') {
-      depth++;
-      i++;
-    } else if (text[i] === '}') {
-      if (depth === 0) return i;
-      depth--;
-    }
-  }
-  return -1;
-}
 
 /** `KEY=value` lines of a `.env` or `env_file` (comments, `export`, quotes). */
 export function readDotEnv(file: string, text: string): EnvEntry[] {
