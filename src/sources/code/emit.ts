@@ -460,6 +460,7 @@ class FileEmitter {
         if (e.k === 'call') {
           if (e.of) pending.push(e.of);
           if (e.args) pending.push(...e.args);
+          if (!LIBRARY.sendingNames().has(e.name)) continue;
           const resolved = this.ctx.resolver.resolveCallExpr(context, e, field.line);
           const first = 'unresolved' in resolved ? undefined : resolved.targets[0];
           const row = first && 'external' in first ? LIBRARY.method(first.external.owner, first.external.name) : undefined;

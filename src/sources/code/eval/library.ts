@@ -151,6 +151,14 @@ export class Library {
     return this.configTypes.get(type);
   }
 
+  /** Names of the methods whose calls send a request or a message (a cheap test before resolving a call). */
+  sendingNames(): ReadonlySet<string> {
+    this.sending ??= new Set(this.rows().filter((r) => r.http || r.message).map((r) => r.name));
+    return this.sending;
+  }
+
+  private sending: Set<string> | undefined;
+
   /** Library classes bound from configuration, for documentation. */
   configurationRows(): { type: string; prefix: string }[] {
     return [...this.configTypes].map(([type, prefix]) => ({ type, prefix }));
