@@ -4,7 +4,7 @@ import AjvModule from 'ajv';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateSynthetic } from '../src/bench/synthetic.js';
+import { generateSynthetic } from '../bench/synthetic.js';
 import { SqliteStore } from '../src/graph/sqlite/store.js';
 import { listTools, runTool } from '../src/query/index.js';
 import { indexSchema, SHOP_SDL, type TestIndex } from './helpers/index.js';

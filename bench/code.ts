@@ -13,20 +13,20 @@
  * SEXTANT_BENCH_CODE_INCREMENTAL_FILES (small estate, default 2000), SEXTANT_BENCH_CODE_FILES_PER_SERVICE
  * (default 100) and SEXTANT_BENCH_CODE_ROUNDS (incremental rounds, default 3).
  *
- * CLI (used for the child process): `node --expose-gc dist/bench/code.js index <estateDir> <storeDir>` indexes cold
- * and prints an `IndexRun` JSON document on stdout.
+ * CLI (used for the child process): `node --expose-gc dist-bench/bench/code.js index <estateDir> <storeDir>` indexes
+ * cold and prints an `IndexRun` JSON document on stdout.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { CodeSourceConfig, WorkspaceConfig } from '../config/types.js';
-import { sextantOntology, type Ontology } from '../graph/ontology/index.js';
-import { openStore } from '../graph/open.js';
-import type { Predicate, Store } from '../graph/store.js';
-import type { NodeRecord } from '../graph/types.js';
-import { buildWorkspace, type BuildReport } from '../indexer/build.js';
+import type { CodeSourceConfig, WorkspaceConfig } from '../src/config/types.js';
+import { sextantOntology, type Ontology } from '../src/graph/ontology/index.js';
+import { openStore } from '../src/graph/open.js';
+import type { Predicate, Store } from '../src/graph/store.js';
+import type { NodeRecord } from '../src/graph/types.js';
+import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
 import { editOneFile, generateEstate, type EstateStats } from './estate.js';
 import { Rng, RssSampler, gc, log, mb, round, storeBytes, timeTool, type ToolCall, type ToolReport } from './util.js';
 
@@ -226,7 +226,7 @@ async function watchRounds(root: string, storeDir: string, ontology: Ontology, c
 /** Runs `code.js index` in a child process and returns its report with the parent-side wall time. */
 function indexInChild(root: string, storeDir: string): Promise<IndexRun & { process_seconds: number }> {
   const self = fileURLToPath(import.meta.url);
-  // Under tsx (tests) this file is TypeScript; the child needs the same loader.
+  // Under tsx (`node --import tsx bench/run.ts`) this file is TypeScript; the child needs the same loader.
   const loader = self.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const t0 = performance.now();
   return new Promise((resolvePromise, reject) => {
@@ -560,7 +560,7 @@ const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pat
 if (invokedDirectly) {
   const [command, root, storeDir] = process.argv.slice(2);
   if (command !== 'index' || !root || !storeDir) {
-    process.stderr.write('usage: node --expose-gc dist/bench/code.js index <estateDir> <storeDir>\n');
+    process.stderr.write('usage: node --expose-gc dist-bench/bench/code.js index <estateDir> <storeDir>\n');
     process.exit(2);
   }
   const rss = new RssSampler();

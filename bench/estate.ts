@@ -13,7 +13,7 @@
  * Deterministic: a plan is drawn from one seeded PRNG, and every file is rendered from its own PRNG seeded by
  * (seed, path), so the same options always give a byte-identical tree. Nothing is ever deleted from `dir`.
  *
- * CLI: `node dist/bench/estate.js <dir> <services> <filesPerService> [seed] [kotlinShare]` prints the stats JSON.
+ * CLI: `node dist-bench/bench/estate.js <dir> <services> <filesPerService> [seed] [kotlinShare]` prints the stats JSON.
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -2065,7 +2065,7 @@ const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pat
 if (invokedDirectly) {
   const [dir, services, filesPerService, seed, kotlinShare] = process.argv.slice(2);
   if (!dir || !services || !filesPerService) {
-    process.stderr.write('usage: node dist/bench/estate.js <dir> <services> <filesPerService> [seed] [kotlinShare]\n');
+    process.stderr.write('usage: node dist-bench/bench/estate.js <dir> <services> <filesPerService> [seed] [kotlinShare]\n');
     process.exit(2);
   }
   const started = performance.now();

@@ -15,8 +15,8 @@
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { SqliteStore } from '../graph/sqlite/store.js';
-import { validateGraph } from '../graph/validate.js';
+import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { validateGraph } from '../src/graph/validate.js';
 import { codeOptions, runCodeEstate, type CodeEstateReport } from './code.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';

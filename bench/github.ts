@@ -6,11 +6,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { GraphqlSourceConfig } from '../config/types.js';
-import { sextantOntology } from '../graph/ontology/index.js';
-import { SqliteStore } from '../graph/sqlite/store.js';
-import { validateGraph } from '../graph/validate.js';
-import { buildGraphqlSource } from '../sources/graphql/index.js';
+import type { GraphqlSourceConfig } from '../src/config/types.js';
+import { sextantOntology } from '../src/graph/ontology/index.js';
+import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { validateGraph } from '../src/graph/validate.js';
+import { buildGraphqlSource } from '../src/sources/graphql/index.js';
 import { Rng, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolCall, type ToolReport } from './util.js';
 
 /** Where the installed package keeps `schema.graphql` (its `exports` map hides the file from `require.resolve`). */

@@ -5,9 +5,9 @@
  * seed yields the same nodes, edges and order. It has its own small ontology module so it does not depend on the
  * code ontology's progress.
  */
-import { nodeId } from '../graph/ids.js';
-import { Ontology, type OntologyModule } from '../graph/ontology/index.js';
-import type { EdgeRecord, NodeRecord, PropValue } from '../graph/types.js';
+import { nodeId } from '../src/graph/ids.js';
+import { Ontology, type OntologyModule } from '../src/graph/ontology/index.js';
+import type { EdgeRecord, NodeRecord, PropValue } from '../src/graph/types.js';
 import { Rng, Zipf, type ToolCall } from './util.js';
 
 export const BENCH_SOURCE = 'estate';

@@ -1,7 +1,7 @@
 /** Shared pieces of the benchmark: a seeded PRNG, a Zipf sampler, latency statistics, memory sampling, timing. */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { runTool, type ToolContext } from '../query/index.js';
+import { runTool, type ToolContext } from '../src/query/index.js';
 
 // ------------------------------------------------------------------------------------------------ randomness
 
