@@ -45,6 +45,7 @@ export function extractJava(path: string, text: string, parser: Parser): FileFac
     const root = tree.rootNode;
     facts.parseErrors = countParseErrors(root);
     const extractor = new JavaExtractor(facts);
+    exprMemo = new Map();
     withNestingLimits(facts, () => {
       for (const child of root.namedChildren) {
         if (!child) continue;
@@ -56,6 +57,7 @@ export function extractJava(path: string, text: string, parser: Parser): FileFac
     });
     return facts;
   } finally {
+    exprMemo = undefined;
     tree.delete();
   }
 }
@@ -772,6 +774,22 @@ const LITERAL_TYPES: Record<string, Extract<Expr, { k: 'literal' }>['type']> = {
  * (MAX_EXPR_DEPTH) is reported as deep nesting; value expressions stop quietly at VALUE_DEPTH.
  */
 export function toExpr(node: Node, depth = 0, limit = MAX_EXPR_DEPTH): Expr {
+  // A chain's inner calls are each a call of their own and part of every outer call's receiver: one shared object
+  // per node keeps a chain of n calls linear in memory instead of quadratic (the worker's structured clone keeps
+  // the sharing).
+  // Shared across uses, an expression is read to the receiver limit whatever asked for it first.
+  if (!exprMemo) return toExprUncached(node, depth, limit);
+  const memo = exprMemo.get(node.id);
+  if (memo) return memo;
+  const expr = toExprUncached(node, depth, MAX_EXPR_DEPTH);
+  exprMemo.set(node.id, expr);
+  return expr;
+}
+
+/** Shared expressions of the file being extracted, by node id. */
+let exprMemo: Map<number, Expr> | undefined;
+
+function toExprUncached(node: Node, depth: number, limit: number): Expr {
   if (depth > limit) {
     if (limit === MAX_EXPR_DEPTH) tooDeep(node);
     return otherExpr(node);

@@ -74,6 +74,7 @@ function extractTree(parser: Parser, text: string, tree: Tree, extractor: Kotlin
     }
     const root = current.rootNode;
     extractor.file.parseErrors += countParseErrors(root);
+    exprMemo = new Map();
     try {
       // When recovery fails badly the root itself is the ERROR node.
       if (ty(root) === 'ERROR') extractor.recover(root, undefined);
@@ -82,6 +83,7 @@ function extractTree(parser: Parser, text: string, tree: Tree, extractor: Kotlin
       // A shape this extractor did not foresee: keep what was extracted before it.
     }
   } finally {
+    exprMemo = undefined;
     current.delete();
   }
 }
@@ -1641,6 +1643,20 @@ function inferredType(node: Node | undefined): TypeRef | undefined {
 
 /** A receiver or value expression; what is nested deeper than MAX_EXPR_DEPTH is `other` (its text). */
 export function toExpr(node: Node, depth = 0, limit = MAX_EXPR_DEPTH): Expr {
+  // One shared object per node: a chain's inner calls are calls of their own and part of every outer receiver
+  // (see the Java extractor); node ids are unique within one tree, and the memo lives for one tree.
+  // Shared across uses, an expression is read to the receiver limit whatever asked for it first.
+  if (!exprMemo) return toExprUncached(node, depth, limit);
+  const memo = exprMemo.get(node.id);
+  if (memo) return memo;
+  const expr = toExprUncached(node, depth, MAX_EXPR_DEPTH);
+  exprMemo.set(node.id, expr);
+  return expr;
+}
+
+let exprMemo: Map<number, Expr> | undefined;
+
+function toExprUncached(node: Node, depth: number, limit: number): Expr {
   if (depth > limit) {
     if (limit === MAX_EXPR_DEPTH) tooDeep(node);
     return other(node);
