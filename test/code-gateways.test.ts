@@ -1,7 +1,7 @@
 /**
  * Gateways and reverse proxies as routes, on test/fixtures/gateways: a Spring Cloud Gateway `RouteLocatorBuilder`
  * Java DSL (Path with StripPrefix, a RewritePath prefix swap, a Host predicate to an external URL), a YAML route
- * with RewritePath, an nginx `location … proxy_pass` the compose file mounts into a proxy container, and web-bff
+ * with RewritePath, the discovery locator, an nginx `location … proxy_pass` the compose file mounts into a proxy container, and web-bff
  * calling through the gateway by its service name, by the host name compose gives it, through the nginx host, and
  * through a base URL only docker-compose.yml sets, and through client interfaces code builds on a base URL
  * (HttpServiceProxyFactory, Feign.builder()). Exact sets through `sextant call`, and `trace` across the hop.
@@ -38,9 +38,14 @@ describe('gateways and proxies', () => {
     const found = await cli('find', { kind: 'route', filter: { framework: ['spring_cloud_gateway', 'nginx'] }, limit: 100 });
     assert.deepEqual(found.results.map((n: any) => `${n.qualified_name} [${n.attributes.framework}] ${n.attributes.gateway_target} ${n.file}`).sort(), [
       'edge ANY /api/orders/** [spring_cloud_gateway] lb://order-service (StripPrefix=1) edge/src/main/java/com/acme/edge/EdgeRoutes.java',
+      // The discovery locator: one route per other service of the estate, its id as the prefix.
+      'edge ANY /customer-service/** [spring_cloud_gateway] lb://customer-service (RewritePath=/customer-service/ -> /) edge/src/main/resources/application.yml',
       'edge ANY /customers-api/** [spring_cloud_gateway] lb://customer-service (RewritePath=/customers-api/ -> /) edge/src/main/java/com/acme/edge/EdgeRoutes.java',
       'edge ANY /legacy/** [spring_cloud_gateway] http://legacy.example.org (Host=legacy.example.org) edge/src/main/java/com/acme/edge/EdgeRoutes.java',
+      'edge ANY /order-service/** [spring_cloud_gateway] lb://order-service (RewritePath=/order-service/ -> /) edge/src/main/resources/application.yml',
       'edge ANY /pay/** [spring_cloud_gateway] lb://payment-service (RewritePath=/pay/ -> /payments/) edge/src/main/resources/application.yml',
+      'edge ANY /payment-service/** [spring_cloud_gateway] lb://payment-service (RewritePath=/payment-service/ -> /) edge/src/main/resources/application.yml',
+      'edge ANY /web-bff/** [spring_cloud_gateway] lb://web-bff (RewritePath=/web-bff/ -> /) edge/src/main/resources/application.yml',
       'proxy ANY /shop/** [nginx] proxy_pass http://order-service:8080/ (server_name www.shop.local) nginx/nginx.conf',
     ]);
   });
@@ -49,10 +54,16 @@ describe('gateways and proxies', () => {
     assert.deepEqual(await pairs('route', 'FORWARDS'), [
       'edge ANY /api/orders/** => order-service GET /orders/{id} (gateway_route)',
       'edge ANY /api/orders/** => order-service POST /orders (gateway_route)',
+      'edge ANY /customer-service/** => customer-service GET /customers/{id} (gateway_route)',
+      'edge ANY /customer-service/** => customer-service POST /customers (gateway_route)',
       'edge ANY /customers-api/** => customer-service GET /customers/{id} (gateway_route)',
       'edge ANY /customers-api/** => customer-service POST /customers (gateway_route)',
+      'edge ANY /order-service/** => order-service GET /orders/{id} (gateway_route)',
+      'edge ANY /order-service/** => order-service POST /orders (gateway_route)',
       // /pay/x becomes /payments/x: POST /payments (no trailing segment) is out of its reach.
       'edge ANY /pay/** => payment-service GET /payments/{id} (gateway_route)',
+      'edge ANY /payment-service/** => payment-service GET /payments/{id} (gateway_route)',
+      'edge ANY /payment-service/** => payment-service POST /payments (gateway_route)',
       'proxy ANY /shop/** => order-service GET /orders/{id} (proxy_location)',
       'proxy ANY /shop/** => order-service POST /orders (proxy_location)',
     ]);
@@ -63,6 +74,7 @@ describe('gateways and proxies', () => {
       'web-bff -> api.local GET /customers-api/customers/{id} => edge ANY /customers-api/** (gateway_path, cross_service)',
       'web-bff -> edge GET /api/orders/{id} => edge ANY /api/orders/** (gateway_path, cross_service)',
       'web-bff -> edge GET /pay/{id} => edge ANY /pay/** (gateway_path, cross_service)',
+      'web-bff -> edge GET /payment-service/payments/{id} => edge ANY /payment-service/** (gateway_path, cross_service)',
       // An @HttpExchange interface built by HttpServiceProxyFactory on a RestClient's base URL, and an OpenFeign
       // @RequestLine interface targeted by Feign.builder(): each call lands on its route directly.
       'web-bff -> order-service GET /orders/{id} => order-service GET /orders/{id} (service_method_path, cross_service)',

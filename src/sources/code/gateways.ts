@@ -115,6 +115,27 @@ export function gatewayRoutesOf(service: ServiceInfo): GatewayRoute[] {
   return out;
 }
 
+const LOCATOR_PREFIXES = ['spring.cloud.gateway.discovery.locator', 'spring.cloud.gateway.server.webflux.discovery.locator'];
+
+/**
+ * The discovery locator (`spring.cloud.gateway.discovery.locator.enabled: true`): a route `/<service-id>/**` to
+ * `lb://<service-id>` for every other service of the estate, its prefix rewritten away. The service id is the
+ * registry's: lower case with `lower-case-service-id: true`, else as the service names itself (Eureka upper-cases
+ * it; paths are matched as written).
+ */
+function discoveryRoutesOf(gateway: ServiceInfo, services: readonly ServiceInfo[]): GatewayRoute[] {
+  const prefix = LOCATOR_PREFIXES.find((p) => gateway.config[`${p}.enabled`] === 'true');
+  if (!prefix) return [];
+  const lower = gateway.config[`${prefix}.lower-case-service-id`] === 'true' || gateway.config[`${prefix}.lowerCaseServiceId`] === 'true';
+  const file = gateway.configOrigins?.[`${prefix}.enabled`];
+  return services
+    .filter((s) => s.name !== gateway.name)
+    .map((s) => {
+      const id = lower ? s.name.toLowerCase() : s.name;
+      return { framework: 'spring_cloud_gateway', id: `discovery:${id}`, path: `/${id}/**`, target: s.name, targetUri: `lb://${id}`, strip: 0, prefix: '', rewrite: { from: `/${id}/`, to: '/' }, ...(file ? { file } : {}) } satisfies GatewayRoute;
+    });
+}
+
 /** `regex, replacement` (the replacement has no comma; the regex may). */
 function splitRewrite(args: string): string[] {
   const cut = args.lastIndexOf(',');
@@ -165,7 +186,7 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
   for (const [host, service] of hostIndex(services)) if (!serviceNames.has(host)) serviceNames.set(host, service);
   const routesOf = new Map<string, NodeRecord[]>();
   for (const n of nodes) if (n.kind === 'route' && n.props.protocol === 'http' && n.props.declared === true && n.service) (routesOf.get(n.service) ?? routesOf.set(n.service, []).get(n.service)!).push(n);
-  const all = [...services.flatMap((service) => gatewayRoutesOf(service).map((route) => ({ service: service.name, route }))), ...declared];
+  const all = [...services.flatMap((service) => [...gatewayRoutesOf(service), ...discoveryRoutesOf(service, services)].map((route) => ({ service: service.name, route }))), ...declared];
   for (const { service: serviceName, route: g } of all) {
     {
       const service = { name: serviceName };
