@@ -761,13 +761,13 @@ export class SqliteStore implements Store {
     const candidates = only ? [...only] : [...new Set([...groups.keys(), ...old.keys()])];
     const touched = candidates.filter((g) => groups.get(g)?.hash !== old.get(g)).sort();
     if (touched.length > Math.max(8, (only ? old.size : groups.size) / 3)) return false;
-    const oldRows: { rid: number; id: string; name: string; grp: string; row: string }[] = [];
+    const oldRows: { rid: number; id: string; name: string; grp: string; row: string; order: string }[] = [];
     const columns = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.service, n.module, n.file, n.line, p.props';
     const select = this.stmt(`SELECT ${columns} FROM nodes n JOIN node_props p ON p.rid = n.rid WHERE n.source = ? AND n.file = ?`);
     const selectNull = this.stmt(`SELECT ${columns} FROM nodes n JOIN node_props p ON p.rid = n.rid WHERE n.source = ? AND n.file IS NULL`);
     for (const g of touched) {
       const rows = (g === '' ? selectNull.all(source) : select.all(source, g)) as Row[];
-      for (const r of rows) oldRows.push({ rid: r.rid as number, id: r.id as string, name: r.name as string, grp: g, row: rowKey(r) });
+      for (const r of rows) oldRows.push({ rid: r.rid as number, id: r.id as string, name: r.name as string, grp: g, row: rowKey(r), order: `${r.kind as string}\0${r.qualified_name as string}` });
     }
     const oldById = new Map(oldRows.map((r) => [r.id, r]));
     const fresh = touched.flatMap((g) => groups.get(g)?.nodes ?? []);
@@ -793,6 +793,9 @@ export class SqliteStore implements Store {
     const byId = new Map(fresh.map((n) => [n.id, n]));
     const gone = oldRows.filter((r) => !freshIds.has(r.id));
     const changed = oldRows.filter((r) => freshIds.has(r.id) && rowKey(byId.get(r.id)!) !== r.row);
+    // A node whose kind or qualified name changed under the same id (a client whose target became known) belongs
+    // elsewhere in the (kind, qualified name, id) order its rid keeps: only a full write places it.
+    if (changed.some((r) => `${byId.get(r.id)!.kind}\0${byId.get(r.id)!.qualified_name}` !== r.order)) return false;
     const goneRids = gone.map((r) => r.rid);
     this.runWhereIn(oldRows.map((r) => r.rid), ['DELETE FROM edges WHERE src IN']);
     this.runWhereIn([...goneRids, ...changed.map((r) => r.rid)], [...SEARCH_TABLES.flatMap(unindexSearchSql).map((sql) => `${sql} IN`), 'DELETE FROM node_terms WHERE rid IN']);
