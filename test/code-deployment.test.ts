@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import {
+import { readConnector,
   type DeploymentUnit,
   deploymentFileKind,
   forwardPath,
@@ -703,4 +703,18 @@ describe('real estates (../shared/corpora)', { skip: available ? false : 'the co
     assert.equal(password.length, 1);
     assert.ok(password[0]!.pieces.length === 1 && password[0]!.pieces[0]!.hole, `a hole, not an invented value: ${JSON.stringify(password)}`);
   });
+});
+
+test('Debezium connector registrations: topics per named table; patterns, reroutes and bad JSON are said', () => {
+  const ok = readConnector('debezium/register.json', JSON.stringify({ name: 'inv', config: { 'connector.class': 'io.debezium.connector.mysql.MySqlConnector', 'database.server.name': 'dbserver1', 'table.include.list': 'inventory.customers, inventory.orders' } }));
+  assert.deepEqual(ok.connectors.map((c) => [c.name, c.topics]), [['inv', ['dbserver1.inventory.customers', 'dbserver1.inventory.orders']]]);
+  assert.deepEqual(ok.warnings, []);
+  const pattern = readConnector('connect/a.json', JSON.stringify({ 'connector.class': 'io.debezium.connector.postgresql.PostgresConnector', 'topic.prefix': 'p', 'table.include.list': 'public.orders,public.audit_.*' }));
+  assert.deepEqual(pattern.connectors[0]!.topics, ['p.public.orders']);
+  assert.match(pattern.warnings[0]!, /connect\/a\.json:1: connector a lists tables as patterns/);
+  const rerouted = readConnector('connect/outbox.json', JSON.stringify({ name: 'outbox', config: { 'connector.class': 'io.debezium.connector.postgresql.PostgresConnector', 'topic.prefix': 'p', 'table.include.list': 'public.outbox', transforms: 'outbox', 'transforms.outbox.type': 'io.debezium.transforms.outbox.EventRouter' } }));
+  assert.deepEqual(rerouted.connectors[0]!.topics, []);
+  assert.match(rerouted.warnings[0]!, /reroutes its topics with a transform/);
+  assert.deepEqual(readConnector('connect/other.json', JSON.stringify({ 'connector.class': 'io.confluent.connect.jdbc.JdbcSourceConnector' })).connectors, []);
+  assert.match(readConnector('connect/broken.json', '{"name": ').warnings[0]!, /^connect\/broken\.json:1: not JSON/);
 });

@@ -6,7 +6,8 @@
  * CommandEndpoint in a field initializer);
  * billing-service declares a topic exchange binding, a dead-letter queue with a TTL, and a @QueueBinding listener;
  * kitchen-service has Eventuate event and command handlers; audit-service (Kotlin) has a Stream consumer, a
- * @QueueBinding listener with a topic pattern and sends through an enum property and a template. Exact sets through
+ * @QueueBinding listener with a topic pattern and sends through an enum property and a template; a Debezium connector
+ * registration publishes its tables' changes, which kitchen-service listens to. Exact sets through
  * `sextant call`.
  */
 import assert from 'node:assert/strict';
@@ -36,7 +37,7 @@ describe('messaging through the evaluator', () => {
       .map((n: any) => {
         const a = n.attributes;
         const extra = [a.exchange !== undefined ? `exchange=${a.exchange}` : '', a.dead_letter_of ? `dead_letter_of=${a.dead_letter_of} ttl=${a.ttl_ms}` : '', a.resolved ? '' : `unresolved: ${a.unresolved_reason}`].filter(Boolean).join(' ');
-        return `${n.qualified_name} [${a.framework}] ${a.caller.replace(/^com\.acme\./, '')}${extra ? ` ${extra}` : ''}`;
+        return `${n.qualified_name} [${a.framework}] ${a.caller?.replace(/^com\.acme\./, '') ?? a.connector}${extra ? ` ${extra}` : ''}`;
       })
       .sort();
     assert.deepEqual(got, [
@@ -54,6 +55,9 @@ describe('messaging through the evaluator', () => {
       'order-service -> kafka {topic} [spring_kafka] order.OrderEvents#unknown(String,Object) unresolved: the destination depends on parameter topic',
       'order-service -> rabbit order.paid [spring_rabbit] order.OrderEvents#paid(Object) exchange=payments',
       'order-service -> rabbit refund.issued [spring_rabbit] order.OrderEvents#refunded(Object) exchange=payments',
+      // Change data capture: the Debezium connector debezium/register-orders.json registers, one topic per table.
+      'orders-connector -> kafka ordersdb.public.order_lines [debezium] io.debezium.connector.postgresql.PostgresConnector',
+      'orders-connector -> kafka ordersdb.public.orders [debezium] io.debezium.connector.postgresql.PostgresConnector',
     ]);
     const fromConfig = found.results.filter((n: any) => n.attributes.value_from).map((n: any) => `${n.name}: ${n.attributes.value_from.join(', ')}`).sort();
     assert.deepEqual(fromConfig, [
@@ -80,6 +84,7 @@ describe('messaging through the evaluator', () => {
       'kitchen-service kafka kitchenService [eventuate_tram] kitchen.KitchenCommandHandler#createTicket(CommandMessage)',
       'kitchen-service kafka orders.cancelled [spring_kafka] kitchen.KitchenEventConsumer#onOrderTopic(Object)',
       'kitchen-service kafka orders.created [spring_kafka] kitchen.KitchenEventConsumer#onOrderTopic(Object)',
+      'kitchen-service kafka ordersdb.public.orders [spring_kafka] kitchen.KitchenEventConsumer#onOrderRow(Object)',
     ]);
   });
 
@@ -104,6 +109,8 @@ describe('messaging through the evaluator', () => {
       // order.paid matches the billing binding `order.*` on exchange payments, not audit's `refund.#`.
       'order-service -> rabbit order.paid => billing-service rabbit billing.order-paid (cross_service, exchange_binding, 0.9)',
       'order-service -> rabbit refund.issued => audit-service rabbit audit.refunds (cross_service, exchange_binding, 0.9)',
+      'orders-connector -> kafka ordersdb.public.order_lines => kafka ordersdb.public.order_lines (unmatched, destination, 0)',
+      'orders-connector -> kafka ordersdb.public.orders => kitchen-service kafka ordersdb.public.orders (cross_service, destination, 0.9)',
     ]);
   });
 });

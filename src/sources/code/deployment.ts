@@ -176,7 +176,54 @@ export interface DeploymentUnit {
   hosts: string[];
 }
 
+/** A Debezium connector the estate registers: the Kafka topics its captured tables publish to. */
+export interface CdcConnector {
+  name: string;
+  file: string;
+  line: number;
+  connectorClass: string;
+  /** `<topic.prefix>.<schema>.<table>` for each table of `table.include.list`. */
+  topics: string[];
+}
+
+/**
+ * A Kafka Connect registration (`{"name": …, "config": {…}}` or the bare config) of a Debezium source connector:
+ * its topics are `<topic.prefix | database.server.name>.<table>` for each listed table. Tables given as patterns,
+ * and topics rerouted by a transform, cannot be named: a warning says so.
+ */
+export function readConnector(file: string, text: string): { connectors: CdcConnector[]; warnings: string[] } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return { connectors: [], warnings: [`${file}:1: not JSON (${err instanceof Error ? err.message : String(err)}); skipped`] };
+  }
+  const out: CdcConnector[] = [];
+  const warnings: string[] = [];
+  for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (!item || typeof item !== 'object') continue;
+    const obj = item as Record<string, unknown>;
+    const config = (obj.config && typeof obj.config === 'object' ? obj.config : obj) as Record<string, unknown>;
+    const str = (key: string): string | undefined => (typeof config[key] === 'string' ? (config[key] as string) : undefined);
+    const connectorClass = str('connector.class') ?? '';
+    if (!connectorClass.startsWith('io.debezium.')) continue;
+    const name = typeof obj.name === 'string' ? obj.name : (str('name') ?? file.slice(file.lastIndexOf('/') + 1).replace(/\.json$/, ''));
+    const prefix = str('topic.prefix') ?? str('database.server.name');
+    const transforms = (str('transforms') ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+    const rerouted = transforms.some((t) => /Router|EventRouter/.test(str(`transforms.${t}.type`) ?? ''));
+    const tables = (str('table.include.list') ?? str('table.whitelist') ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+    const literal = tables.filter((t) => /^[\w$-]+(?:\.[\w$-]+)+$/.test(t));
+    if (!prefix) warnings.push(`${file}:1: connector ${name} names no topic.prefix (database.server.name); its topics are not known`);
+    else if (rerouted) warnings.push(`${file}:1: connector ${name} reroutes its topics with a transform; they are not read`);
+    else if (literal.length < tables.length || !tables.length) warnings.push(`${file}:1: connector ${name} lists ${tables.length ? 'tables as patterns' : 'no tables'}; only named tables become topics`);
+    out.push({ name, file, line: 1, connectorClass, topics: prefix && !rerouted ? literal.map((t) => `${prefix}.${t}`) : [] });
+  }
+  return { connectors: out, warnings };
+}
+
 export interface Deployment {
+  /** Debezium connectors registered from the estate's files. */
+  connectors: CdcConnector[];
   units: DeploymentUnit[];
   proxies: ProxyRule[];
   /** The nginx server blocks the proxies belong to, with all their locations (for {@link selectLocation}). */
@@ -192,6 +239,9 @@ export interface Deployment {
 const COMPOSE_FILE = /^(?:docker-)?compose(?:[.-][^/]*)?\.ya?ml$/;
 const YAML_FILE = /\.ya?ml$/;
 const NGINX_DIRS = new Set(['nginx', 'conf.d', 'sites-available', 'sites-enabled']);
+/** Kafka Connect connector registrations (`register-postgres.json`, `debezium/orders.json`). */
+const CONNECTOR_FILE = /debezium|connect|register|cdc/i;
+const CONNECTOR_DIRS = new Set(['debezium', 'connect', 'connectors', 'kafka-connect']);
 
 export function isComposeFileName(name: string): boolean {
   return COMPOSE_FILE.test(name);
@@ -201,9 +251,10 @@ export function isComposeFileName(name: string): boolean {
  * What a file may be to {@link readDeployment}, from its path alone (posix, relative): a compose file, a YAML file
  * that may hold Kubernetes manifests (its content decides), or an nginx configuration.
  */
-export function deploymentFileKind(path: string): 'compose' | 'kubernetes' | 'nginx' | undefined {
+export function deploymentFileKind(path: string): 'compose' | 'kubernetes' | 'nginx' | 'connector' | undefined {
   const slash = path.lastIndexOf('/');
   const name = path.slice(slash + 1);
+  if (name.endsWith('.json') && (CONNECTOR_FILE.test(name) || path.slice(0, Math.max(0, slash)).split('/').some((d) => CONNECTOR_DIRS.has(d)))) return 'connector';
   if (COMPOSE_FILE.test(name)) return 'compose';
   if (YAML_FILE.test(name)) return 'kubernetes';
   if (name.endsWith('.conf') || name.endsWith('.conf.template')) return 'nginx';
@@ -1157,6 +1208,7 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
   const servers: NginxServer[] = [];
   const upstreams: NginxUpstream[] = [];
   const helm: string[] = [];
+  const connectors: CdcConnector[] = [];
   const dotEnvs = new Map<string, Record<string, string>>();
   const dotEnvOf = (dir: string): Record<string, string> => {
     let vars = dotEnvs.get(dir);
@@ -1192,6 +1244,11 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
       workloads.push(...r.workloads);
       kubeServices.push(...r.services);
       configMaps.push(...r.configMaps);
+    } else if (kind === 'connector') {
+      if (!text.includes('io.debezium')) continue;
+      const r = readConnector(path, text);
+      warnings.push(...r.warnings);
+      connectors.push(...r.connectors);
     } else {
       if (!mentionsProxy(text)) continue;
       const r = readNginx(path, text);
@@ -1206,7 +1263,7 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
   for (const group of compose.values()) units.push(composeUnit(group, read, warnings));
   units.push(...kubeUnits(workloads, kubeServices, configMaps));
   units.sort((a, b) => byString(a.id, b.id));
-  return { units, proxies: resolveUpstreams(rules, upstreams), servers, upstreams, kubeServices, warnings };
+  return { connectors, units, proxies: resolveUpstreams(rules, upstreams), servers, upstreams, kubeServices, warnings };
 }
 
 function composeUnit(group: ComposeService[], read: (path: string) => string | undefined, warnings: string[]): DeploymentUnit {

@@ -6,7 +6,8 @@ import { resolveInjections } from './inject.js';
 import { interfaceOf, namesOf, type InterfaceItems } from './interface.js';
 import type { AnnotationFacts, CallFacts, Expr, FileFacts, MemberFacts } from './ir.js';
 import { hostIndex, type LayoutProxy, type ServiceInfo } from './layout.js';
-import type { NginxServer } from './deployment.js';
+import type { CdcConnector, NginxServer } from './deployment.js';
+import { cdcGraph } from './cdc.js';
 import { proxyGraph } from './proxies.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import { type RoleOverrides, TypeClassifier } from './roles.js';
@@ -33,6 +34,8 @@ export interface CodeGraphInput {
   /** nginx proxy rules of the estate's deployment, and their server blocks. */
   proxies?: readonly LayoutProxy[];
   proxyServers?: readonly NginxServer[];
+  /** Debezium connectors of the estate's deployment. */
+  connectors?: readonly CdcConnector[];
 }
 
 export interface CodeGraphStats {
@@ -265,7 +268,10 @@ export class CodeGraphAssembler {
     const proxies = proxyGraph(this.ontology, input.source, input.proxies ?? [], input.proxyServers ?? [], input.services, nodes);
     nodes.push(...proxies.nodes);
     edges.push(...proxies.edges);
-    this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? ''), ...proxies.nodes.map((n) => n.file ?? '')]);
+    const cdc = cdcGraph(this.ontology, input.source, input.connectors ?? [], input.services);
+    nodes.push(...cdc);
+    stats.producers += cdc.filter((n) => n.kind === 'producer').length;
+    this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? ''), ...proxies.nodes.map((n) => n.file ?? ''), ...cdc.map((n) => n.file ?? '')]);
     const warnings = pinLinks(nodes, input.links);
     const topology = new Topology();
     matchClients(this.ontology, input.source, nodes, edges, topology, input.services);

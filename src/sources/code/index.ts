@@ -90,14 +90,14 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     },
     deployable,
   );
-  const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, layout.services, layout.proxies, layout.proxyServers]);
+  const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, layout.services, layout.proxies, layout.proxyServers, layout.connectors]);
   const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
   const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
   for (const p of cache.keys()) if (!next.has(p)) changed.add(p);
   let graph: ReturnType<CodeGraphAssembler['assemble']>;
   try {
     graph = assembler.assemble(
-      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers },
+      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors },
       session && session.layoutKey === layoutKey ? changed : undefined,
     );
   } catch (err) {

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { type DeploymentUnit, type EnvEntry, type NginxServer, type ProxyRule, readDeployment } from './deployment.js';
+import { type CdcConnector, type DeploymentUnit, type EnvEntry, type NginxServer, type ProxyRule, readDeployment } from './deployment.js';
 import type { Discovery } from './discover.js';
 import { applicationName, parseSpringConfig, type SpringConfigFile } from './spring-config.js';
 
@@ -68,6 +68,8 @@ export interface Layout {
   proxies: LayoutProxy[];
   /** The nginx server blocks of those rules (`file` + `line` = a rule's `file` + `serverLine`), every location listed. */
   proxyServers: NginxServer[];
+  /** Debezium connectors the estate registers (change-data-capture topics). */
+  connectors: CdcConnector[];
   /** Compose services and Kubernetes containers of the estate, matched to the services they run. */
   deployments: LayoutDeployment[];
   /** The service a host name (any case) addresses, from services' `hosts`; undefined when none or several claim it. */
@@ -149,7 +151,7 @@ export function detectLayout(
     }
     return hit;
   };
-  return { services, locate, proxies, proxyServers: deployment.servers, deployments, serviceOfHost, warnings };
+  return { services, locate, proxies, proxyServers: deployment.servers, connectors: deployment.connectors, deployments, serviceOfHost, warnings };
 }
 
 function buildUnits(buildFiles: string[]): Map<string, Unit> {
