@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import type { FileFacts, Language } from '../ir.js';
+import type { Expr, FileFacts, Language } from '../ir.js';
 
 /**
  * How deep the helpers that must recurse (receiver expressions, written types, a member class inside a member
@@ -113,4 +113,32 @@ export function emptyFacts(path: string, language: Language, text: string): File
   const banner = bannerGenerator(text);
   if (banner) facts.generatedBanner = banner;
   return facts;
+}
+
+/**
+ * One shared expression object per syntax node while a tree is extracted: a chain's inner calls are calls of their
+ * own and part of every outer call's receiver, and a method's return is often a call too, so sharing keeps a chain
+ * of n calls linear in memory instead of quadratic (the worker's structured clone keeps the sharing). Node ids are
+ * unique within one tree; the memo lives for one `withExprMemo` run.
+ */
+let exprMemo: Map<number, Expr> | undefined;
+
+export function withExprMemo<T>(run: () => T): T {
+  const outer = exprMemo;
+  exprMemo = new Map();
+  try {
+    return run();
+  } finally {
+    exprMemo = outer;
+  }
+}
+
+/** `uncached(node, depth, limit)`, shared: an expression is read to the receiver limit whatever asked for it first. */
+export function sharedExpr(node: Node, depth: number, limit: number, uncached: (node: Node, depth: number, limit: number) => Expr): Expr {
+  if (!exprMemo) return uncached(node, depth, limit);
+  const memo = exprMemo.get(node.id);
+  if (memo) return memo;
+  const expr = uncached(node, depth, MAX_EXPR_DEPTH);
+  exprMemo.set(node.id, expr);
+  return expr;
 }

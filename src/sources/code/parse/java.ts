@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
-import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNestingLimits } from './common.js';
 
 /** Node types inside a body that never hold a call, a local or a type: the walker does not descend into them. */
 const BODY_LEAVES = new Set([
@@ -45,8 +45,7 @@ export function extractJava(path: string, text: string, parser: Parser): FileFac
     const root = tree.rootNode;
     facts.parseErrors = countParseErrors(root);
     const extractor = new JavaExtractor(facts);
-    exprMemo = new Map();
-    withNestingLimits(facts, () => {
+    withExprMemo(() => withNestingLimits(facts, () => {
       for (const child of root.namedChildren) {
         if (!child) continue;
         if (child.type === 'package_declaration') facts.package = packageName(child);
@@ -54,10 +53,9 @@ export function extractJava(path: string, text: string, parser: Parser): FileFac
         else if (child.type in TYPE_DECLARATIONS) extractor.topLevel(child);
         else if (child.type === 'ERROR') extractor.recover(child);
       }
-    });
+    }));
     return facts;
   } finally {
-    exprMemo = undefined;
     tree.delete();
   }
 }
@@ -774,20 +772,8 @@ const LITERAL_TYPES: Record<string, Extract<Expr, { k: 'literal' }>['type']> = {
  * (MAX_EXPR_DEPTH) is reported as deep nesting; value expressions stop quietly at VALUE_DEPTH.
  */
 export function toExpr(node: Node, depth = 0, limit = MAX_EXPR_DEPTH): Expr {
-  // A chain's inner calls are each a call of their own and part of every outer call's receiver: one shared object
-  // per node keeps a chain of n calls linear in memory instead of quadratic (the worker's structured clone keeps
-  // the sharing).
-  // Shared across uses, an expression is read to the receiver limit whatever asked for it first.
-  if (!exprMemo) return toExprUncached(node, depth, limit);
-  const memo = exprMemo.get(node.id);
-  if (memo) return memo;
-  const expr = toExprUncached(node, depth, MAX_EXPR_DEPTH);
-  exprMemo.set(node.id, expr);
-  return expr;
+  return sharedExpr(node, depth, limit, toExprUncached);
 }
-
-/** Shared expressions of the file being extracted, by node id. */
-let exprMemo: Map<number, Expr> | undefined;
 
 function toExprUncached(node: Node, depth: number, limit: number): Expr {
   if (depth > limit) {

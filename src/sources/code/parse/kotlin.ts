@@ -1,6 +1,6 @@
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
-import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNestingLimits } from './common.js';
 
 /**
  * Kotlin extraction, in the JVM view Java code has of it: a file's top-level functions and properties sit on a
@@ -74,16 +74,16 @@ function extractTree(parser: Parser, text: string, tree: Tree, extractor: Kotlin
     }
     const root = current.rootNode;
     extractor.file.parseErrors += countParseErrors(root);
-    exprMemo = new Map();
-    try {
-      // When recovery fails badly the root itself is the ERROR node.
-      if (ty(root) === 'ERROR') extractor.recover(root, undefined);
-      else for (const child of root.namedChildren) extractor.topLevel(child);
-    } catch {
-      // A shape this extractor did not foresee: keep what was extracted before it.
-    }
+    withExprMemo(() => {
+      try {
+        // When recovery fails badly the root itself is the ERROR node.
+        if (ty(root) === 'ERROR') extractor.recover(root, undefined);
+        else for (const child of root.namedChildren) extractor.topLevel(child);
+      } catch {
+        // A shape this extractor did not foresee: keep what was extracted before it.
+      }
+    });
   } finally {
-    exprMemo = undefined;
     current.delete();
   }
 }
@@ -1643,18 +1643,8 @@ function inferredType(node: Node | undefined): TypeRef | undefined {
 
 /** A receiver or value expression; what is nested deeper than MAX_EXPR_DEPTH is `other` (its text). */
 export function toExpr(node: Node, depth = 0, limit = MAX_EXPR_DEPTH): Expr {
-  // One shared object per node: a chain's inner calls are calls of their own and part of every outer receiver
-  // (see the Java extractor); node ids are unique within one tree, and the memo lives for one tree.
-  // Shared across uses, an expression is read to the receiver limit whatever asked for it first.
-  if (!exprMemo) return toExprUncached(node, depth, limit);
-  const memo = exprMemo.get(node.id);
-  if (memo) return memo;
-  const expr = toExprUncached(node, depth, MAX_EXPR_DEPTH);
-  exprMemo.set(node.id, expr);
-  return expr;
+  return sharedExpr(node, depth, limit, toExprUncached);
 }
-
-let exprMemo: Map<number, Expr> | undefined;
 
 function toExprUncached(node: Node, depth: number, limit: number): Expr {
   if (depth > limit) {
