@@ -246,6 +246,16 @@ export class CallResolver {
     return undefined;
   }
 
+  /** The project method a method reference written as an argument (`handler::get`, `this::onEvent`) names, if any. */
+  methodRef(member: MemberEntry, written: string): MemberEntry | undefined {
+    const m = /^\s*([\w$.]+)\s*::\s*([\w$]+)\s*$/.exec(written);
+    const call = m && member.facts.calls.find((c) => c.kind === 'method_ref' && c.name === m[2] && c.receiver && exprText(c.receiver) === m[1]);
+    const resolved = call ? this.resolve(member, call) : undefined;
+    if (!resolved || 'unresolved' in resolved) return undefined;
+    for (const t of resolved.targets) if ('member' in t) return t.member;
+    return undefined;
+  }
+
   /** The static type of a receiver expression (the receiver-resolution cascade). */
   typeOf(expr: Expr, caller: MemberEntry, line: number, depth = 0): Typed {
     if (depth > 12) return { unknown: 'unknown_receiver' };

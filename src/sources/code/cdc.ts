@@ -1,9 +1,9 @@
-import { dirname } from 'node:path';
 import { nodeId } from '../../graph/ids.js';
 import type { Ontology } from '../../graph/ontology/index.js';
 import type { NodeRecord } from '../../graph/types.js';
 import type { CdcConnector } from './deployment.js';
 import type { ServiceInfo } from './layout.js';
+import { deploymentService } from './proxies.js';
 
 /**
  * Change-data-capture: each Debezium connector the estate registers is a producer of its tables' topics, outside the
@@ -18,16 +18,7 @@ export function cdcGraph(ontology: Ontology, source: string, connectors: readonl
     if (!c.topics.length) continue;
     if (!known.has(c.name) && !made.has(c.name)) {
       made.add(c.name);
-      out.push({
-        id: nodeId(ontology, source, 'service', c.name),
-        kind: 'service',
-        name: c.name,
-        qualified_name: c.name,
-        source,
-        service: c.name,
-        file: c.file,
-        props: { name_from: 'deployment', build_tool: 'none', directory: dirname(c.file) === '.' ? '' : dirname(c.file), modules: [], files: 0 },
-      });
+      out.push(deploymentService(ontology, source, c.name, c.file));
     }
     for (const topic of c.topics) {
       out.push({

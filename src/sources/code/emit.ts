@@ -13,7 +13,7 @@ import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeE
 import { type RoleOverrides, TypeClassifier } from './roles.js';
 import type { CodeLinkPins } from '../../config/types.js';
 import { feignClientsOf, httpExchangeClientsOf, requestLineClientsOf } from './clients.js';
-import { type HttpTarget, urlValue } from './http-calls.js';
+import type { HttpTarget } from './http-calls.js';
 import { LIBRARY } from './eval/library.js';
 import { outboundGraph, type OutboundSink, withClientBase } from './outbound.js';
 import { type RabbitBinding, routingKeyMatches } from './outbound-messages.js';
@@ -546,19 +546,11 @@ class FileEmitter {
   }
 
   /** HTTP routes the type serves, each exposed by its handler (which may be inherited from another file). */
-  /** The method a handler argument like `handler::get` references, through call resolution. */
-  private handlerRef(member: MemberEntry, written: string): MemberEntry | undefined {
-    const m = /^\s*([\w$.]+)\s*::\s*([\w$]+)\s*$/.exec(written);
-    const call = m && member.facts.calls.find((c) => c.kind === 'method_ref' && c.name === m[2] && c.receiver && exprText(c.receiver) === m[1]);
-    const resolved = call ? this.ctx.resolver.resolve(member, call) : undefined;
-    if (!resolved || 'unresolved' in resolved) return undefined;
-    for (const t of resolved.targets) if ('member' in t) return t.member;
-    return undefined;
-  }
+
 
   private emitRoutes(entry: TypeEntry): void {
     const constants = this.constantsOf(entry);
-    const routes = [...routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', constants), ...functionalRoutesOf(entry, constants, (m, w) => this.handlerRef(m, w))];
+    const routes = [...routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', constants), ...functionalRoutesOf(entry, constants, (m, w) => this.ctx.resolver.methodRef(m, w))];
     const contextPath = routes.length ? contextPathOf(constants) : '';
     for (const route of routes) {
       const r = contextPath ? { ...route, path: joinPath(contextPath, route.path) } : route;
@@ -876,7 +868,8 @@ function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], e
   // (compose services, containers, Kubernetes Services) address services too, names first.
   const serviceNames = new Map(nodes.filter((n) => n.kind === 'service').map((n) => [n.name.toLowerCase(), n.name]));
   for (const [host, service] of hostIndex(services)) if (!serviceNames.has(host)) serviceNames.set(host, service);
-  for (const n of nodes) if (n.kind === 'service' && Array.isArray(n.props.hosts)) for (const h of n.props.hosts) if (!serviceNames.has(String(h).toLowerCase())) serviceNames.set(String(h).toLowerCase(), n.name);
+  // Services only the deployment has (a proxy container) are addressed by their hosts too.
+  for (const n of nodes) if (n.kind === 'service' && n.props.name_from === 'deployment' && Array.isArray(n.props.hosts)) for (const h of n.props.hosts) if (!serviceNames.has(String(h).toLowerCase())) serviceNames.set(String(h).toLowerCase(), n.name);
   for (const n of nodes) {
     if (n.kind === 'route' && n.props.protocol === 'http') {
       const key = `${n.service}\0${n.props.path_pattern}`;

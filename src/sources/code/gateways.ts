@@ -174,6 +174,13 @@ export function globRegex(glob: string): string {
     .replace(/\u0000/g, '.*');
 }
 
+/** The declared HTTP routes of each service: what a gateway or proxy can forward to. */
+export function httpRoutesByService(nodes: readonly NodeRecord[]): Map<string, NodeRecord[]> {
+  const out = new Map<string, NodeRecord[]>();
+  for (const n of nodes) if (n.kind === 'route' && n.props.protocol === 'http' && n.props.declared === true && n.service) (out.get(n.service) ?? out.set(n.service, []).get(n.service)!).push(n);
+  return out;
+}
+
 /**
  * Gateway route nodes for every service's configuration, and FORWARDS edges from each to the routes of its target
  * service a request through it can reach: the target route's path with the stripped segments put back (or the
@@ -184,51 +191,47 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
   const edges: EdgeRecord[] = [];
   const serviceNames = new Map(services.map((s) => [s.name.toLowerCase(), s.name]));
   for (const [host, service] of hostIndex(services)) if (!serviceNames.has(host)) serviceNames.set(host, service);
-  const routesOf = new Map<string, NodeRecord[]>();
-  for (const n of nodes) if (n.kind === 'route' && n.props.protocol === 'http' && n.props.declared === true && n.service) (routesOf.get(n.service) ?? routesOf.set(n.service, []).get(n.service)!).push(n);
+  const routesOf = httpRoutesByService(nodes);
   const all = [...services.flatMap((service) => [...gatewayRoutesOf(service), ...discoveryRoutesOf(service, services)].map((route) => ({ service: service.name, route }))), ...declared];
-  for (const { service: serviceName, route: g } of all) {
-    {
-      const service = { name: serviceName };
-      const target = serviceNames.get(g.target.toLowerCase());
-      const id = nodeId(ontology, source, 'route', `gateway|${service.name}|${g.framework}|${g.id}|${g.path}`);
-      const rewrite = [g.hosts?.length ? `Host=${g.hosts.join(',')}` : '', g.strip ? `StripPrefix=${g.strip}` : '', g.prefix ? `PrefixPath=${g.prefix}` : '', g.rewrite ? `RewritePath=${g.rewrite.from} -> ${g.rewrite.to}` : '', g.opaque ?? ''].filter(Boolean).join(', ');
-      out.push({
-        id,
-        kind: 'route',
-        name: `ANY ${g.path}`,
-        qualified_name: `${service.name} ANY ${g.path}`,
-        source,
-        service: service.name,
-        ...(g.file ? { file: g.file } : {}),
-        ...(g.line !== undefined ? { line: g.line } : {}),
-        props: {
-          protocol: 'http',
-          http_method: 'ANY',
-          path: g.path,
-          path_pattern: pathPattern(g.path),
-          path_regex: globRegex(g.path),
-          framework: g.framework,
-          gateway_target: `${g.targetUri}${rewrite ? ` (${rewrite})` : ''}`,
-          declared: true,
-          resolved: !!target && !g.opaque,
-        },
-      });
-      if (!target || g.opaque) continue;
-      const accepts = compilePattern(globRegex(g.path));
-      if (!('accepts' in accepts)) continue;
-      const kept = g.path.split('/').filter(Boolean).slice(0, g.strip);
-      for (const r of routesOf.get(target) ?? []) {
-        let path = String(r.props.path_pattern);
-        if (g.rewrite) {
-          if (!path.startsWith(g.rewrite.to)) continue;
-          path = `${g.rewrite.from}${path.slice(g.rewrite.to.length)}`.replace(/\/{2,}/g, '/');
-        }
-        if (g.prefix && !path.startsWith(g.prefix)) continue;
-        const forwarded = g.prefix ? path.slice(g.prefix.length) || '/' : path;
-        const outside = joinPath(`/${kept.join('/')}`, forwarded).replace(/\{\}/g, 'x');
-        if (accepts.accepts(outside)) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route' } });
+  for (const { service, route: g } of all) {
+    const target = serviceNames.get(g.target.toLowerCase());
+    const id = nodeId(ontology, source, 'route', `gateway|${service}|${g.framework}|${g.id}|${g.path}`);
+    const rewrite = [g.hosts?.length ? `Host=${g.hosts.join(',')}` : '', g.strip ? `StripPrefix=${g.strip}` : '', g.prefix ? `PrefixPath=${g.prefix}` : '', g.rewrite ? `RewritePath=${g.rewrite.from} -> ${g.rewrite.to}` : '', g.opaque ?? ''].filter(Boolean).join(', ');
+    out.push({
+      id,
+      kind: 'route',
+      name: `ANY ${g.path}`,
+      qualified_name: `${service} ANY ${g.path}`,
+      source,
+      service,
+      ...(g.file ? { file: g.file } : {}),
+      ...(g.line !== undefined ? { line: g.line } : {}),
+      props: {
+        protocol: 'http',
+        http_method: 'ANY',
+        path: g.path,
+        path_pattern: pathPattern(g.path),
+        path_regex: globRegex(g.path),
+        framework: g.framework,
+        gateway_target: `${g.targetUri}${rewrite ? ` (${rewrite})` : ''}`,
+        declared: true,
+        resolved: !!target && !g.opaque,
+      },
+    });
+    if (!target || g.opaque) continue;
+    const accepts = compilePattern(globRegex(g.path));
+    if (!('accepts' in accepts)) continue;
+    const kept = g.path.split('/').filter(Boolean).slice(0, g.strip);
+    for (const r of routesOf.get(target) ?? []) {
+      let path = String(r.props.path_pattern);
+      if (g.rewrite) {
+        if (!path.startsWith(g.rewrite.to)) continue;
+        path = `${g.rewrite.from}${path.slice(g.rewrite.to.length)}`.replace(/\/{2,}/g, '/');
       }
+      if (g.prefix && !path.startsWith(g.prefix)) continue;
+      const forwarded = g.prefix ? path.slice(g.prefix.length) || '/' : path;
+      const outside = joinPath(`/${kept.join('/')}`, forwarded).replace(/\{\}/g, 'x');
+      if (accepts.accepts(outside)) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route' } });
     }
   }
   return { nodes: out, edges };

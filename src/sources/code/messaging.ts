@@ -99,10 +99,12 @@ function queueName(queue: AnnotationFacts | undefined, entry: TypeEntry, constan
  * else the binding's own name) and the messaging system of its binder (`…bindings.<binding>.binder`, else
  * `spring.cloud.stream.default-binder`, else Kafka).
  */
-export function streamBinding(binding: string, constants: Constants): { destination: string; protocol: MessagingProtocol; configured: boolean } {
-  const configured = constants.setting(`spring.cloud.stream.bindings.${binding}.destination`);
-  const binder = (constants.setting(`spring.cloud.stream.bindings.${binding}.binder`) ?? constants.setting('spring.cloud.stream.default-binder') ?? 'kafka').toLowerCase();
-  return { destination: configured ?? binding, protocol: binder.includes('rabbit') ? 'rabbit' : 'kafka', configured: configured !== undefined };
+export function streamBinding(binding: string, settings: Constants | ((key: string) => string | undefined)): { destination: string; protocol: MessagingProtocol; configured: boolean; key: string } {
+  const setting = typeof settings === 'function' ? settings : (key: string) => settings.setting(key);
+  const key = `spring.cloud.stream.bindings.${binding}.destination`;
+  const configured = setting(key);
+  const binder = (setting(`spring.cloud.stream.bindings.${binding}.binder`) ?? setting('spring.cloud.stream.default-binder') ?? 'kafka').toLowerCase();
+  return { destination: configured ?? binding, protocol: binder.includes('rabbit') ? 'rabbit' : 'kafka', configured: configured !== undefined, key };
 }
 
 /** A functional Spring Cloud Stream bean: a `@Bean` method returning a Consumer, Function or Supplier. */
@@ -138,23 +140,6 @@ export function streamFunctionsOf(entry: TypeEntry, constants: Constants): Strea
     out.push({ bean: m, name, ...(kind.input ? { input: `${name}-in-0` } : {}), ...(kind.output ? { output: `${name}-out-0` } : {}) });
   }
   return out;
-}
-
-/** Send methods whose first argument is the destination (a binding name for StreamBridge), by the qualified name of the template. */
-const SENDERS: Record<string, { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms' | 'spring_rabbit' | 'spring_cloud_stream'; methods: Set<string> }> = {
-  'org.springframework.cloud.stream.function.StreamBridge': { protocol: 'kafka', framework: 'spring_cloud_stream', methods: new Set(['send']) },
-  'org.springframework.kafka.core.KafkaTemplate': { protocol: 'kafka', framework: 'spring_kafka', methods: new Set(['send']) },
-  'org.springframework.kafka.core.KafkaOperations': { protocol: 'kafka', framework: 'spring_kafka', methods: new Set(['send']) },
-  'org.springframework.jms.core.JmsTemplate': { protocol: 'jms', framework: 'spring_jms', methods: new Set(['send', 'convertAndSend']) },
-  'org.springframework.amqp.rabbit.core.RabbitTemplate': { protocol: 'rabbit', framework: 'spring_rabbit', methods: new Set(['send', 'convertAndSend', 'convertSendAndReceive']) },
-  'org.springframework.amqp.rabbit.core.RabbitOperations': { protocol: 'rabbit', framework: 'spring_rabbit', methods: new Set(['send', 'convertAndSend', 'convertSendAndReceive']) },
-  'org.springframework.amqp.core.AmqpTemplate': { protocol: 'rabbit', framework: 'spring_rabbit', methods: new Set(['send', 'convertAndSend', 'convertSendAndReceive']) },
-};
-
-/** The messaging system of a library method that sends to the destination in its first argument, if it is one. */
-export function senderOf(owner: string, method: string): { protocol: MessagingProtocol; framework: 'spring_kafka' | 'spring_jms' | 'spring_rabbit' | 'spring_cloud_stream' } | undefined {
-  const sender = SENDERS[owner];
-  return sender && sender.methods.has(method) ? sender : undefined;
 }
 
 /**

@@ -2,13 +2,13 @@ import { nodeId } from '../../graph/ids.js';
 import type { Ontology } from '../../graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
 import type { CallResolver } from './calls.js';
-import { exprText } from './calls.js';
 import type { ConfigView } from './eval/config.js';
 import type { Evaluator, Site } from './eval/evaluator.js';
 import type { LibraryMethod, MessageSink } from './eval/library.js';
 import { render, type Value } from './eval/value.js';
 import type { CallFacts, Expr } from './ir.js';
 import type { MemberEntry } from './model.js';
+import { streamBinding } from './messaging.js';
 
 /** At most this many producers are made for one send whose destination can take several values. */
 const MAX_DESTINATIONS_PER_SITE = 4;
@@ -59,14 +59,6 @@ function known(values: readonly Value[]): boolean {
   return values.length > 0 && values.every((v) => !v.pieces.some((p) => p.hole));
 }
 
-/** Spring Cloud Stream: the destination and messaging system a binding is bound to. */
-function streamBinding(binding: string, config: ConfigView): { destination: Value[] | undefined; protocol: string } {
-  const destination = config.lookup(`spring.cloud.stream.bindings.${binding}.destination`);
-  const binder = config.lookup(`spring.cloud.stream.bindings.${binding}.binder`) ?? config.lookup('spring.cloud.stream.default-binder');
-  const binderName = binder?.[0] ? render(binder[0]).toLowerCase() : 'kafka';
-  return { destination: destination?.filter((v) => v.bound === undefined), protocol: binderName.includes('rabbit') ? 'rabbit' : 'kafka' };
-}
-
 /** A send through a messaging template: one producer per value its destination can take. */
 export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: CallFacts, sink: MessageSink): void {
   if (sink.minArgs !== undefined && call.argCount < sink.minArgs) return;
@@ -98,9 +90,13 @@ export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: 
           bound.push(v);
           continue;
         }
-        const b = streamBinding(render(v), config);
+        // The binding's destination as configuration gives it, with the file it comes from.
+        const b = streamBinding(render(v), (key) => {
+          const found = config.lookup(key)?.find((x) => x.bound === undefined);
+          return found ? render(found) : undefined;
+        });
         protocol = b.protocol;
-        bound.push(...(b.destination?.length ? b.destination : [v]));
+        bound.push(...(b.configured ? config.lookup(b.key)!.filter((x) => x.bound === undefined) : [v]));
       }
       values = bound;
       if (protocol === 'binding') protocol = 'kafka';
@@ -195,7 +191,7 @@ export function declarationOf(ctx: MessagingContext, caller: MemberEntry, call: 
       const channel = roles.get('channel');
       if (!channel) return;
       const handlerOperand = row.roles?.handler?.operands[0];
-      const handler = (handlerOperand?.startsWith('arg') ? handlerOf(ctx, caller, call.args[Number(handlerOperand.slice(3))]) : undefined) ?? caller;
+      const handler = (handlerOperand?.startsWith('arg') ? ctx.resolver.methodRef(caller, call.args[Number(handlerOperand.slice(3))] ?? '') : undefined) ?? caller;
       const seen = new Set<string>();
       for (const v of channel.values.slice(0, MAX_DESTINATIONS_PER_SITE)) {
         const d = destinationOf(v);
@@ -205,16 +201,6 @@ export function declarationOf(ctx: MessagingContext, caller: MemberEntry, call: 
       }
     }
   });
-}
-
-/** The method a handler argument (`this::handleOrderCreated`) references; undefined for a lambda. */
-function handlerOf(ctx: MessagingContext, caller: MemberEntry, written: string | undefined): MemberEntry | undefined {
-  const m = written ? /^\s*([\w$.]+)\s*::\s*([\w$]+)\s*$/.exec(written) : undefined;
-  const ref = m && caller.facts.calls.find((c) => c.kind === 'method_ref' && c.name === m[2] && c.receiver && exprText(c.receiver) === m[1]);
-  const resolved = ref ? ctx.resolver.resolve(caller, ref) : undefined;
-  if (!resolved || 'unresolved' in resolved) return undefined;
-  for (const t of resolved.targets) if ('member' in t) return t.member;
-  return undefined;
 }
 
 function addListener(ctx: MessagingContext, declaring: MemberEntry, handler: MemberEntry, line: number, protocol: string, framework: string, d: ReturnType<typeof destinationOf>): void {

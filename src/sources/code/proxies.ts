@@ -4,8 +4,26 @@ import type { Ontology } from '../../graph/ontology/index.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
 import { requestPathFor, selectLocation, type NginxServer } from './deployment.js';
-import { globRegex } from './gateways.js';
+import { globRegex, httpRoutesByService } from './gateways.js';
 import type { LayoutProxy, ServiceInfo } from './layout.js';
+
+/**
+ * A service the estate deploys without code of its own (an nginx container, a Debezium connector), named by its
+ * deployment (`name_from: deployment`).
+ */
+export function deploymentService(ontology: Ontology, source: string, name: string, file: string, hosts?: readonly string[]): NodeRecord {
+  const directory = dirname(file) === '.' ? '' : dirname(file);
+  return {
+    id: nodeId(ontology, source, 'service', name),
+    kind: 'service',
+    name,
+    qualified_name: name,
+    source,
+    service: name,
+    file,
+    props: { name_from: 'deployment', build_tool: 'none', directory, modules: [], files: 0, ...(hosts ? { hosts: [...new Set(hosts)].sort() } : {}) },
+  };
+}
 
 /** The path a location matches, as a route path: `location /api/` → `/api/**`, `location = /x` → `/x`. */
 function routePath(rule: LayoutProxy): { path: string; regex: string } {
@@ -29,23 +47,11 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
   const edges: EdgeRecord[] = [];
   if (!proxies.length) return { nodes: out, edges };
   const known = new Set(services.map((s) => s.name));
-  const routesOf = new Map<string, NodeRecord[]>();
-  for (const n of nodes) if (n.kind === 'route' && n.props.protocol === 'http' && n.props.declared === true && n.service) (routesOf.get(n.service) ?? routesOf.set(n.service, []).get(n.service)!).push(n);
+  const routesOf = httpRoutesByService(nodes);
   const proxyServices = new Map<string, NodeRecord>();
   for (const rule of proxies) {
     const service = rule.service ?? rule.hosts[0] ?? 'nginx';
-    if (!known.has(service) && !proxyServices.has(service)) {
-      proxyServices.set(service, {
-        id: nodeId(ontology, source, 'service', service),
-        kind: 'service',
-        name: service,
-        qualified_name: service,
-        source,
-        service,
-        file: rule.file,
-        props: { name_from: 'deployment', build_tool: 'none', directory: dirname(rule.file) === '.' ? '' : dirname(rule.file), modules: [], files: 0, hosts: [...new Set(rule.hosts.length ? rule.hosts : [service])].sort() },
-      });
-    }
+    if (!known.has(service) && !proxyServices.has(service)) proxyServices.set(service, deploymentService(ontology, source, service, rule.file, rule.hosts.length ? rule.hosts : [service]));
     const { path, regex } = routePath(rule);
     const id = nodeId(ontology, source, 'route', `proxy|${rule.file}|${rule.line}|${rule.location.kind} ${rule.location.path}`);
     out.push({

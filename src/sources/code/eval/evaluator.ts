@@ -169,14 +169,11 @@ export class Evaluator {
   private superArgument(expr: CallExpr | Extract<Expr, { k: 'new' }>, index: number, site: Site, depth: number): Value[] {
     const member = site.member ?? this.contextMember(site.owner);
     const typed = expr.k === 'call' && expr.of && member ? this.resolver.typeOf(expr.of, member, site.line) : undefined;
-    let type = typed && !('unknown' in typed) ? typed.target.entry : undefined;
-    if (expr.k === 'call' && !expr.of) type = site.owner;
-    for (let t = type, hops = 0; t && hops < 8; hops++) {
-      const sites = t.members.flatMap((m) => (m.facts.kind === 'constructor' ? m.facts.calls.filter((c) => c.kind === 'super_ctor' && !c.implicit).map((c) => ({ m, c })) : []));
-      const found = sites.filter(({ c }) => c.values?.[index]);
-      if (found.length) return union(...found.map(({ m, c }) => this.values(c.values![index]!, { owner: t!, member: m, line: c.line }, depth + 1)));
-      const parent = t.facts.supertypes.find((s) => s.relation !== 'implements');
-      t = parent ? this.model.resolveType(parent.type, t).entry : undefined;
+    const type = expr.k === 'call' && !expr.of ? site.owner : typed && !('unknown' in typed) ? typed.target.entry : undefined;
+    // The class itself first, then its project ancestors (only classes have super(…) calls).
+    for (const t of type ? this.model.ancestors(type).project : []) {
+      const sites = t.members.flatMap((m) => (m.facts.kind === 'constructor' ? m.facts.calls.filter((c) => c.kind === 'super_ctor' && !c.implicit && c.values?.[index]).map((c) => ({ m, c })) : []));
+      if (sites.length) return union(...sites.map(({ m, c }) => this.values(c.values![index]!, { owner: t, member: m, line: c.line }, depth + 1)));
     }
     return unknown(`the argument ${index + 1} its class passes to super(…)`);
   }
