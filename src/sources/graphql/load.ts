@@ -314,8 +314,26 @@ function sha256(text: string): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Endpoint
 
-const FULL_QUERY = getIntrospectionQuery({ descriptions: true, directiveIsRepeatable: true, inputValueDeprecation: true, specifiedByUrl: true, schemaDescription: true });
-const PLAIN_QUERY = getIntrospectionQuery();
+/** The optional parts of the introspection query, each with the introspection fields it adds and what is lost without it. */
+const INTROSPECTION_FEATURES = [
+  { option: 'inputValueDeprecation', fields: ['isDeprecated', 'deprecationReason', 'includeDeprecated'], lost: 'argument deprecation' },
+  { option: 'directiveIsRepeatable', fields: ['isRepeatable'], lost: 'repeatable directives' },
+  { option: 'specifiedByUrl', fields: ['specifiedByURL', 'specifiedByUrl'], lost: 'specifiedBy URLs' },
+  { option: 'schemaDescription', fields: ['description'], lost: 'the schema description' },
+] as const;
+type IntrospectionFeature = (typeof INTROSPECTION_FEATURES)[number]['option'];
+
+function introspectionQuery(features: ReadonlySet<IntrospectionFeature>): string {
+  return getIntrospectionQuery({ descriptions: true, ...Object.fromEntries([...features].map((f) => [f, true])) });
+}
+
+/**
+ * The features an introspection answer's errors reject: those whose fields an error message names as a word
+ * (Hugr v0.3.41 lists `__InputValue.isDeprecated` but answers "isDeprecated: couldn't find field resolver").
+ */
+function rejectedFeatures(errors: readonly string[], features: ReadonlySet<IntrospectionFeature>): IntrospectionFeature[] {
+  return INTROSPECTION_FEATURES.filter((f) => features.has(f.option) && f.fields.some((name) => errors.some((m) => new RegExp(`\\b${name}\\b`).test(m)))).map((f) => f.option);
+}
 
 type Attempt = { kind: 'schema'; schema: Record<string, unknown>; errors: string[] } | { kind: 'errors'; errors: string[] };
 
@@ -441,15 +459,35 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
   // when the server has them. The probe is an ordinary query any server answers (or refuses harmlessly).
   const probe = await ask(EXTENSION_PROBE);
   const extensionFields = probe ? extensionFieldsOf(probe) : undefined;
-  const fullQuery = extensionFields ? extendedIntrospectionQuery(FULL_QUERY, extensionFields) : FULL_QUERY;
-  let attempt = await post(fullQuery);
+  // Ask for every optional part first; a server that rejects some loses only those (named in the warning), and
+  // keeps Hugr's extension fields, which is what makes it recognisable as Hugr at all.
+  const features = new Set<IntrospectionFeature>(INTROSPECTION_FEATURES.map((f) => f.option));
+  const queryWith = (withExtensions: boolean): string => {
+    const base = introspectionQuery(features);
+    return withExtensions && extensionFields ? extendedIntrospectionQuery(base, extensionFields) : base;
+  };
+  let attempt = await post(queryWith(true));
+  const firstErrors = attempt.kind === 'errors' ? attempt.errors : [];
   const warnings: string[] = [];
-  if (attempt.kind === 'errors') {
-    const first = attempt.errors;
-    attempt = await post(PLAIN_QUERY);
-    if (attempt.kind === 'schema') {
-      warnings.push(redact(`endpoint ${origin} rejected the extended introspection query (${summarizeErrors(first)}); used the plain one, so the schema description, argument deprecation, repeatable directives and specifiedBy URLs may be missing`));
-    }
+  for (let round = 0; attempt.kind === 'errors' && round < INTROSPECTION_FEATURES.length; round++) {
+    const rejected = rejectedFeatures(attempt.errors, features);
+    if (rejected.length === 0) break;
+    for (const f of rejected) features.delete(f);
+    attempt = await post(queryWith(true));
+  }
+  if (attempt.kind === 'errors' && features.size > 0) {
+    features.clear();
+    attempt = await post(queryWith(true));
+  }
+  let extensionsDropped = false;
+  if (attempt.kind === 'errors' && extensionFields) {
+    attempt = await post(queryWith(false));
+    extensionsDropped = attempt.kind === 'schema';
+  }
+  if (attempt.kind === 'schema' && (features.size < INTROSPECTION_FEATURES.length || extensionsDropped)) {
+    const lost: string[] = INTROSPECTION_FEATURES.filter((f) => !features.has(f.option)).map((f) => f.lost);
+    if (extensionsDropped) lost.push(`Hugr's introspection extensions (${[...extensionFields!.type, ...extensionFields!.field].join(', ')})`);
+    warnings.push(redact(`endpoint ${origin} rejected part of the introspection query (${summarizeErrors(firstErrors)}); read it without ${lost.join(', ')}`));
   }
   if (attempt.kind === 'errors') {
     throw new GraphqlSourceError(
