@@ -13,6 +13,7 @@ import { graphqlMutateTool, graphqlQueryTool } from './tools/graphql-query.js';
 import { graphqlValidateTool } from './tools/graphql-validate.js';
 import { asObject } from './coerce.js';
 import type { Ontology } from '../graph/ontology/index.js';
+import { ViewStore } from './view/store.js';
 
 export type { ToolContext, ToolDef } from './tool.js';
 export { ToolError } from './errors.js';
@@ -63,8 +64,11 @@ async function runUnchecked(ctx: ToolContext, name: string, rawArgs: unknown): P
     }
     const args = asObject(rawArgs, 'arguments') ?? {};
     checkArguments(tool, ctx.ontology, args);
-    const result = await tool.run(ctx, args);
-    return { ...result, index: await freshnessOf(ctx) } as unknown as ToolResult;
+    // Every answer about a Hugr source this server can query is made from what the caller's role may see.
+    const viewed = ctx.data && ctx.data.sources.size > 0 ? new ViewStore(ctx.store, ctx.data) : undefined;
+    const result = await tool.run(viewed ? { ...ctx, store: viewed } : ctx, args);
+    const views = viewed && viewed.used.size > 0 ? { views: [...viewed.used.values()].sort((a, b) => (a.source < b.source ? -1 : 1)) } : {};
+    return { ...result, ...views, index: await freshnessOf(ctx) } as unknown as ToolResult;
   } catch (err) {
     if (err instanceof ToolError) return { ok: false, error: err.body };
     const message = err instanceof Error ? err.message : String(err);

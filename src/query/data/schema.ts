@@ -1,5 +1,7 @@
 import { buildASTSchema, buildClientSchema, parse, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
 import type { Store } from '../../graph/store.js';
+import { fail } from '../errors.js';
+import { hasCallerSchemas } from '../view/store.js';
 
 const cache = new Map<string, { hash: string; schema: GraphQLSchema }>();
 
@@ -8,6 +10,12 @@ const cache = new Map<string, { hash: string; schema: GraphQLSchema }>();
  * introspection JSON); undefined for an index written before sources kept it. Cached per source and content hash.
  */
 export async function indexedSchema(store: Store, source: string): Promise<GraphQLSchema | undefined> {
+  // A caller's view: what the caller's role may query, never the schema the service credential saw.
+  const viewed = hasCallerSchemas(store) ? await store.viewSchema(source) : undefined;
+  if (viewed) {
+    if (viewed.schema) return viewed.schema;
+    fail({ code: 'no_identity', message: `Source "${source}" is shown as each caller may see it, and this request has no view: ${viewed.report.reason ?? 'no caller identity'}.` });
+  }
   const info = (await store.sources()).find((s) => s.name === source);
   if (!info) return undefined;
   const key = `${store.location}\u0000${source}`;
