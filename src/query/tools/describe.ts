@@ -15,6 +15,7 @@ export const describeTool: ToolDef = {
     [
       'Full records by id: every stored property, where the node is declared, and `edges: {TYPE: {in, out}}` counts so you know which `neighbors` calls will return something. A route also lists its `callers`: the clients and producers that reach it, from every service, with the calling method and how the call matched.',
       'Pass `id`, or `ids` for several (at most 50). An exact qualified name is accepted in place of an id when it names exactly one node; otherwise use `resolve` first.',
+      'How to query a Hugr data object or function once described (paths, filters, order_by, nested arguments, aggregations): the MCP resource sextant://guide/hugr.',
     ].join('\n'),
   params: () => [
     { name: 'id', description: 'One node id (or an exact qualified name that names exactly one node).', schema: { type: 'string', minLength: 1 } },

@@ -72,6 +72,7 @@ export const fieldValuesTool: ToolDef = {
     [
       'The distinct values of a column of a Hugr data object with how many rows have each (most frequent first), and statistics the field\'s type allows (rows, non-null count, min, max, avg, sum), through its bucket aggregation and aggregation queries, run as the caller.',
       'Use it to pick filter values. `filter` narrows the rows (the data object\'s filter type); `args` are the arguments of a parameterised view. A list of values over the source\'s `data.max_bytes` is cut to fit (`truncated: true`, `cuts`).',
+      'Hugr filters and aggregations are explained, with examples, in the MCP resource sextant://guide/hugr.',
     ].join('\n'),
   params: () => [
     { name: 'data_object', description: 'The data object: its id, path (sales.orders), type name (shop_items) or query name.', schema: { type: 'string', minLength: 1 }, required: true },

@@ -10,7 +10,7 @@ export const graphqlValidateTool: ToolDef = {
   name: 'graphql_validate',
   title: 'Validate a GraphQL document',
   description: () =>
-    'Checks a GraphQL document against the indexed schema of a source, without running it: `valid`, and every problem with its line and column and the names GraphQL suggests instead. Nothing is sent to the server.',
+    'Checks a GraphQL document against the indexed schema of a source, without running it: `valid`, and every problem with its line and column and the names GraphQL suggests instead. Nothing is sent to the server. How Hugr queries are shaped: the MCP resource sextant://guide/hugr.',
   params: () => [
     { name: 'query', description: 'The GraphQL document to check.', schema: { type: 'string', minLength: 1 }, required: true },
     { name: 'source', description: 'The GraphQL source whose schema to check against (needed when several are indexed).', schema: { type: 'string' } },
