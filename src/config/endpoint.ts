@@ -171,7 +171,12 @@ export function megabytes(bytes: number): string {
  * is refused before reading.
  */
 export async function readCapped(res: Response, cap: number): Promise<string> {
-  if (!res.body) return '';
+  return (await readCappedBytes(res, cap)).toString('utf8');
+}
+
+/** As `readCapped`, for a binary body (an Arrow IPC answer). */
+export async function readCappedBytes(res: Response, cap: number): Promise<Buffer> {
+  if (!res.body) return Buffer.alloc(0);
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > cap) {
     await res.body.cancel().catch(() => undefined);
@@ -190,5 +195,5 @@ export async function readCapped(res: Response, cap: number): Promise<string> {
     }
     chunks.push(Buffer.from(value));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

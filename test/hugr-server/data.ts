@@ -3,7 +3,8 @@
  * order_by, limit, offset; by primary key; aggregation; bucket aggregation), the insert and delete mutations, and
  * function calls that echo their arguments. Enough for the data tools' tests, not a query engine.
  */
-import { getNamedType, isListType, isNonNullType, Kind, type FieldNode, type GraphQLFieldResolver, type GraphQLResolveInfo, type GraphQLType } from 'graphql';
+import { getNamedType, isListType, isNonNullType, isObjectType, Kind, type FieldNode, type GraphQLFieldResolver, type GraphQLResolveInfo, type GraphQLType } from 'graphql';
+import { directivesOf } from '../helpers/hugr.js';
 
 export type Row = Record<string, unknown>;
 type Json = Record<string, unknown>;
@@ -199,6 +200,42 @@ export function dataResolver(model: DataModel): GraphQLFieldResolver<unknown, un
     }
     if (src && Array.isArray(src.__values)) return aggregate(src.__values, info.fieldName, args);
     const value = src?.[info.fieldName];
+    if (value === undefined && src) {
+      const related = relatedRows(model.rows, info, src, args);
+      if (related !== undefined) return related;
+    }
     return typeof value === 'function' ? (value as (a: Json) => unknown)(args) : value;
   };
+}
+
+/**
+ * The rows a relation field (`@references_query`) of a data object reaches from `row`, by the `@references` it
+ * names: on the row's own type (it holds the keys: many-to-one, or many-to-many through the m2m table's other
+ * reference) or on the target type (one-to-many). A list field gets the matching rows (filter, order, limit,
+ * offset applied), a single one the first or null; undefined when the field is no relation.
+ */
+function relatedRows(rows: Map<string, Row[]>, info: GraphQLResolveInfo, row: Row, args: Json): unknown {
+  const field = info.parentType.getFields()[info.fieldName];
+  const query = field && directivesOf(field).find((d) => d.name === 'references_query');
+  if (!query) return undefined;
+  const target = getNamedType(info.returnType).name;
+  const targetType = info.schema.getType(target);
+  const named = (holder: Parameters<typeof directivesOf>[0]) => directivesOf(holder).find((d) => d.name === 'references' && d.args['name'] === query.args['name'])?.args;
+  const keys = (r: Json | undefined, k: string) => ((r?.[k] as string[] | undefined) ?? []);
+  const same = (a: Row, af: string[], b: Row, bf: string[]) => af.length > 0 && af.every((f, i) => a[f] === b[bf[i]!]);
+  let found: Row[] = [];
+  const own = named(info.parentType);
+  if (own && own['is_m2m'] === true) {
+    const m2mType = info.schema.getType(own['m2m_name'] as string);
+    const toTarget = isObjectType(m2mType) ? directivesOf(m2mType).find((d) => d.name === 'references' && d.args['references_name'] === target)?.args : undefined;
+    const links = (rows.get(own['m2m_name'] as string) ?? []).filter((l) => same(row, keys(own, 'source_fields'), l, keys(own, 'references_fields')));
+    found = (rows.get(target) ?? []).filter((t) => links.some((l) => same(l, keys(toTarget, 'source_fields'), t, keys(toTarget, 'references_fields'))));
+  } else if (own) {
+    found = (rows.get(target) ?? []).filter((t) => same(row, keys(own, 'source_fields'), t, keys(own, 'references_fields')));
+  } else {
+    const back = isObjectType(targetType) ? named(targetType) : undefined;
+    if (!back) return undefined;
+    found = (rows.get(target) ?? []).filter((t) => same(t, keys(back, 'source_fields'), row, keys(back, 'references_fields')));
+  }
+  return isList(info.returnType) ? selectRows(found, args) : (found[0] ?? null);
 }

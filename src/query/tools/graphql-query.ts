@@ -1,16 +1,18 @@
-import { Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type OperationTypeNode, type SelectionSetNode } from 'graphql';
-import { asInteger, asObject, asString } from '../coerce.js';
+import { Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode, type SelectionSetNode } from 'graphql';
+import { asEnum, asInteger, asObject, asString } from '../coerce.js';
 import { fail } from '../errors.js';
 import { limitHints, type Hint } from '../hints.js';
-import { sendGraphql } from '../data/http.js';
+import { sendGraphql, sendIpc, type GraphqlRequest } from '../data/http.js';
 import { parseQuery, pickOperation, refuseUnsafeIntegers, validationProblems } from '../data/operation.js';
 import { indexedSchema } from '../data/schema.js';
 import { dataSourceFor, isHugrSource } from '../data/source.js';
+import { fitTables, planTables, shapeNamespace, tablesOfIpc, tablesOfJson, type NamespaceTest, type ResultTable } from '../data/table.js';
 import { truncateJson } from '../data/truncate.js';
 import type { ParamDef, ToolContext, ToolDef } from '../tool.js';
 
 export const MAX_BYTES_LIMIT = 1_000_000;
 const MIN_BYTES = 100;
+const FORMATS = ['json', 'table'] as const;
 
 function params(kind: 'query' | 'mutation'): ParamDef[] {
   return [
@@ -19,7 +21,15 @@ function params(kind: 'query' | 'mutation'): ParamDef[] {
     { name: 'operation_name', description: 'Which operation of the document to run, when it has several.', schema: { type: 'string' } },
     { name: 'source', description: 'The GraphQL source to send it to (needed when several can be queried).', schema: { type: 'string' } },
     ...(kind === 'query'
-      ? [{ name: 'jq', description: 'A jq filter applied here to the whole answer (`{data, errors, extensions}`, so paths start at `.data`); several outputs come back as a list.', schema: { type: 'string' } } satisfies ParamDef]
+      ? [
+          { name: 'jq', description: 'A jq filter applied here to the whole answer (`{data, errors, extensions}`, so paths start at `.data`); several outputs come back as a list.', schema: { type: 'string' } } satisfies ParamDef,
+          {
+            name: 'format',
+            description:
+              '`json` (default): GraphQL\'s answer as it is. `table`: each query of the operation as `{path, columns, rows, row_count}`, rows as lists of cells (far smaller to read); nested objects and lists stay JSON in their cell, a single object (by primary key, aggregation) is a one-row table. Read from Hugr\'s Arrow endpoint (/ipc) on a Hugr source. Not with `jq`.',
+            schema: { type: 'string', enum: [...FORMATS], default: 'json' },
+          } satisfies ParamDef,
+        ]
       : []),
     {
       name: 'max_bytes',
@@ -38,6 +48,14 @@ async function runOperation(ctx: ToolContext, args: Record<string, unknown>, kin
   refuseUnsafeIntegers(variables, 'variables');
   const operationName = asString(args['operation_name'], 'operation_name');
   const jq = kind === 'query' ? asString(args['jq'], 'jq') : undefined;
+  const format = kind === 'query' ? (asEnum(args['format'], 'format', FORMATS, 'format') ?? 'json') : 'json';
+  if (format === 'table' && jq !== undefined) {
+    fail({
+      code: 'invalid_argument',
+      argument: 'jq',
+      message: '`jq` reshapes the JSON answer and `format: table` answers with tables: use one of them. (With `format: json`, jq can build rows too, e.g. `[.data.shop.customers[] | [.id, .name]]`.)',
+    });
+  }
   const access = dataSourceFor(ctx, tool, asString(args['source'], 'source'));
   const maxBytes = asInteger(args['max_bytes'], 'max_bytes', { min: MIN_BYTES, max: MAX_BYTES_LIMIT }) ?? access.config.max_bytes;
 
@@ -78,12 +96,15 @@ async function runOperation(ctx: ToolContext, args: Record<string, unknown>, kin
 
   // Hugr's server-side jq can run GraphQL of its own (queryHugr), mutations included: on a Hugr source, neither
   // its root `jq` field nor a `_jq` variable may ride along with a read-only query. Our jq runs here.
-  if (await isHugrSource(ctx, access)) refuseServerJq(doc, op, variables, access.source);
+  const hugr = await isHugrSource(ctx, access);
+  if (hugr) refuseServerJq(doc, op, variables, access.source);
   const request = { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) };
-  let { json, bytes, as } = await sendGraphql(access, ctx.data!.caller, request);
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    fail({ code: 'upstream_error', message: `${access.source} answered with ${Array.isArray(json) ? 'a list' : json === null ? 'null' : `a ${typeof json}`} instead of a GraphQL answer ({data, errors}).` });
+  if (format === 'table') {
+    const head = { source: access.source, operation: { type: op.operation, ...(op.name ? { name: op.name.value } : {}) } };
+    return { ok: true, ...head, ...(await runTables(ctx, args, { access, doc, op, schema, request, hugr, maxBytes })) };
   }
+  let { json, bytes, as } = await sendGraphql(access, ctx.data!.caller, request);
+  graphqlEnvelope(json, access.source);
   if (jq !== undefined) {
     if (!ctx.data?.jq) fail({ code: 'invalid_argument', argument: 'jq', message: 'jq is not available here: run the query without `jq`.' });
     try {
@@ -114,6 +135,79 @@ async function runOperation(ctx: ToolContext, args: Record<string, unknown>, kin
     ...(fits ? {} : { over_max_bytes: true }),
     hints: limitHints(hints),
   };
+}
+
+/** The answer as a GraphQL envelope (`{data, errors}`); anything else is the server's error. */
+function graphqlEnvelope(json: unknown, source: string): Record<string, unknown> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    fail({ code: 'upstream_error', message: `${source} answered with ${Array.isArray(json) ? 'a list' : json === null ? 'null' : `a ${typeof json}`} instead of a GraphQL answer ({data, errors}).` });
+  }
+  return json as Record<string, unknown>;
+}
+
+interface TableRun {
+  access: ReturnType<typeof dataSourceFor>;
+  doc: DocumentNode;
+  op: OperationDefinitionNode;
+  schema: GraphQLSchema | undefined;
+  request: GraphqlRequest;
+  hugr: boolean;
+  maxBytes: number;
+}
+
+/**
+ * `format: table`: from Hugr's Arrow endpoint on a Hugr source, from the JSON answer elsewhere; the tables found in
+ * the document (table.ts). Over `max_bytes`, whole rows are dropped from the ends of the largest tables.
+ */
+async function runTables(ctx: ToolContext, args: Record<string, unknown>, run: TableRun): Promise<Record<string, unknown>> {
+  const { access, doc, op, schema, request, hugr, maxBytes } = run;
+  const specs = planTables(doc, op, schema, hugr ? await hugrModuleRoots(ctx, access.source) : shapeNamespace);
+  let tables: ResultTable[];
+  let errors: unknown;
+  let extensions: unknown;
+  let as: string;
+  if (hugr) {
+    const byPath = new Map(specs.map((s) => [s.path, s.jsonFields]));
+    const ipc = await sendIpc(access, ctx.data!.caller, request, { jsonFields: (path) => byPath.get(path) ?? new Set() });
+    tables = tablesOfIpc(ipc.answer, specs, schema !== undefined);
+    errors = ipc.answer.errors.length ? ipc.answer.errors : undefined;
+    extensions = ipc.answer.extensions;
+    as = ipc.as;
+  } else {
+    const { json, as: who } = await sendGraphql(access, ctx.data!.caller, request);
+    const answer = graphqlEnvelope(json, access.source);
+    tables = tablesOfJson(answer['data'], specs);
+    errors = answer['errors'];
+    extensions = answer['extensions'];
+    as = who;
+  }
+  const envelope: { tables: ResultTable[] } & Record<string, unknown> = { tables, ...(errors !== undefined ? { errors } : {}), ...(extensions !== undefined ? { extensions } : {}) };
+  const bytes = Buffer.byteLength(JSON.stringify(envelope));
+  const { cut, fits } = fitTables(envelope, maxBytes);
+  const dropped = envelope.tables.reduce((n, t) => n + (t.rows_dropped ?? 0), 0);
+  const hints: Hint[] = [];
+  if (cut && maxBytes < MAX_BYTES_LIMIT) {
+    hints.push({ tool: 'graphql_query', args: { ...stripBlank(args), max_bytes: Math.min(MAX_BYTES_LIMIT, Math.max(maxBytes * 4, bytes + 1024)) }, reason: `the whole answer (${dropped} row${dropped === 1 ? ' was' : 's were'} left out)` });
+  }
+  return {
+    identity: as,
+    format: 'table',
+    via: hugr ? 'ipc' : 'json',
+    ...envelope,
+    bytes: cut ? Buffer.byteLength(JSON.stringify(envelope)) : bytes,
+    truncated: cut,
+    ...(cut ? { original_bytes: bytes, rows_dropped: dropped } : {}),
+    ...(fits ? {} : { over_max_bytes: true }),
+    hints: limitHints(hints),
+  };
+}
+
+/** Hugr's namespaces: the query and function root types of the source's modules (the fields Hugr looks through). */
+async function hugrModuleRoots(ctx: ToolContext, source: string): Promise<NamespaceTest> {
+  const { nodes } = await ctx.store.findNodes({ kinds: ['module'], predicates: [{ property: 'source', op: 'in', values: [source] }], limit: 100_000, offset: 0 });
+  const roots = new Set<string>();
+  for (const n of nodes) for (const p of ['query_root', 'function_root']) if (typeof n.props[p] === 'string') roots.add(n.props[p] as string);
+  return (_field, type) => roots.has(type.name);
 }
 
 /** Refuses Hugr's root `jq` field (also through fragments) and the `_jq` variable: both run jq on the server. */
@@ -149,7 +243,8 @@ export const graphqlQueryTool: ToolDef = {
   description: () =>
     [
       'Runs a read-only GraphQL query against an indexed API, as the caller: with the bearer token of the MCP request (Streamable HTTP) or the configured user token (stdio), never with the service credentials used for indexing.',
-      'Mutations are refused by parsing the document (use graphql_mutate where it is enabled). The query is checked against the indexed schema first. `describe` a data object for a skeleton to start from; `jq` reshapes the answer (real jq, run here); an answer over `max_bytes` is cut to valid JSON and says where.',
+      'Mutations are refused by parsing the document (use graphql_mutate where it is enabled). The query is checked against the indexed schema first. `describe` a data object for a skeleton to start from; `jq` reshapes the answer (real jq, run here); `format: table` answers with rows under their columns, far smaller to read; an answer over `max_bytes` is cut to valid JSON and says where.',
+      'Writing a Hugr query (paths, filters, order_by, nested arguments, bucket aggregations, functions): read the MCP resource sextant://guide/hugr first.',
     ].join('\n'),
   params: () => params('query'),
   run: (ctx, args) => runOperation(ctx, args, 'query'),
