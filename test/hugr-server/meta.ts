@@ -12,6 +12,8 @@ type Json = Record<string, unknown>;
 export interface DataSourceInfo {
   name: string;
   engine: string;
+  /** Prefix of its generated type names (served by the v0.3 catalog and the v0.1 summary; `_dataSources` has none). */
+  prefix?: string;
   description?: string;
   readOnly: boolean;
   asModule: boolean;

@@ -61,6 +61,13 @@ export const GRAPHQL_ONTOLOGY: OntologyModule = {
         { name: 'object_kind', type: 'enum', values: ['table', 'view'], description: 'Table or view.', filter: ['eq', 'exclude'] },
         { name: 'type_name', type: 'string', description: 'GraphQL type of a row (prefixed for prefixed sources: shop_items).', filter: ['eq'] },
         { name: 'query_name', type: 'string', description: 'Name of its select query field (unprefixed for as_module sources: items).', filter: ['eq'] },
+        {
+          name: 'original_name',
+          type: 'string',
+          description: 'Its name in its data source\'s own schema, before Hugr prefixed it (items for shop_items); absent when its source has no prefix. Searched with the names.',
+          filter: ['eq'],
+          searchable: true,
+        },
         { name: 'graphql_path', type: 'string', description: 'Fields from the query root to the select query, dotted (sales.reports.sales_by_country).', filter: ['eq', 'prefix'] },
         { name: 'path_verified', type: 'boolean', description: 'The select query was found at graphql_path in the schema; false when a partial schema left it out and the path follows the object\'s @module and @query directives.', filter: ['eq'] },
         { name: 'data_source', type: 'string', description: 'Data source (catalog) it comes from.', filter: ['eq'] },

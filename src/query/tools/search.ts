@@ -26,6 +26,7 @@ export const searchTool: ToolDef = {
     [
       'Ranked lexical search (BM25 over identifier-aware tokens: camelCase, snake_case, dotted names split; whole identifiers kept) with priors by kind. The one fuzzy tool: use it to locate, then `describe` / `neighbors` to inspect and walk.',
       'Nodes matching all terms rank before nodes matching some. `kinds` and `filter` narrow exactly (filter fields must apply to every kind searched). `explain: true` shows each score\'s components.',
+      'To query the Hugr data objects and functions you find, read the MCP resource sextant://guide/hugr.',
       `Kinds: ${o.kindNames().join(', ')}.`,
     ].join('\n'),
   params: (o) => [
@@ -99,7 +100,9 @@ async function rank(ctx: ToolContext, terms: string[], kinds: string[] | undefin
     const nameStems = identifierParts(h.node.name).map(stem);
     const covered = nameStems.length ? nameStems.filter((p) => queryStems.has(p)).length / nameStems.length : 0;
     const sameWords = (stems: string[]) => stems.length === queryStems.size && stems.every((p) => queryStems.has(p));
-    const exact = sameWords(nameStems) || sameWords(identifierParts(h.node.qualified_name).map(stem));
+    // A Hugr data object is also known by its name in its source's own schema (items for shop_items).
+    const original = h.node.props['original_name'];
+    const exact = sameWords(nameStems) || sameWords(identifierParts(h.node.qualified_name).map(stem)) || (typeof original === 'string' && sameWords(identifierParts(original).map(stem)));
     const bonus = (1 + NAME_COVERAGE_WEIGHT * covered) * (exact ? EXACT_NAME_BONUS : 1);
     const matched = matchedTerms(terms, h);
     return {

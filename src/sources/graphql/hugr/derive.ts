@@ -381,6 +381,12 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
     warnings.push(`Hugr data objects that no query field of the schema reaches (a partial schema?): ${unplaced.join(', ')}; their paths and queries follow their @module and @query directives`);
   }
 
+  // A prefixed type keeps its name in its source's own schema in @original_name (shop_items ← items).
+  for (const obj of objects.values()) {
+    const original = str(directive(dirsOfType(typeMap[obj.typeName]!), 'original_name')?.args['name']);
+    if (original && original !== obj.typeName) obj.originalName = original;
+  }
+
   // Mutations: the data object named by @mutation, else the one whose filter or data input the mutation takes, else
   // the one the naming convention (insert_<query name>) points to in the same module.
   const byFilter = new Map([...objects.values()].filter((o) => o.filterType).map((o) => [o.filterType!, o]));
@@ -426,7 +432,14 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
       // target this field is the back query of.
       const forward = refsDeclared.find((d) => d.args['query'] === field.name && d.args['references_name'] === target.name);
       const back = !forward ? dirsOfType(target).find((d) => d.name === 'references' && d.args['references_query'] === field.name && d.args['references_name'] === obj.typeName) : undefined;
-      const keys = forward ? [strList(forward.args['source_fields']), strList(forward.args['references_fields'])] : back ? [strList(back.args['references_fields']), strList(back.args['source_fields'])] : [];
+      const join = kind === 'join' ? directive(fdirs, 'join') : undefined;
+      const keys = forward
+        ? [strList(forward.args['source_fields']), strList(forward.args['references_fields'])]
+        : back
+          ? [strList(back.args['references_fields']), strList(back.args['source_fields'])]
+          : join
+            ? [strList(join.args['source_fields']), strList(join.args['references_fields'])]
+            : [];
       if (keys[0]) ref.sourceFields = keys[0];
       if (keys[1]) ref.targetFields = keys[1];
       obj.references.push(ref);
@@ -437,6 +450,7 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
   for (const obj of objects.values()) {
     const meta = server.dataObjects?.get(obj.typeName);
     if (!meta) continue;
+    if (meta.originalName && !obj.originalName) obj.originalName = meta.originalName;
     if (meta.primaryKey.length) obj.primaryKey = meta.primaryKey;
     if (meta.properties.isM2M !== undefined) obj.isM2m = meta.properties.isM2M;
     if (meta.properties.isCube !== undefined) obj.isCube = meta.properties.isCube;
@@ -449,7 +463,8 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
       if (r.kind === 'M2M') ref.kind = 'many_to_many';
       else if (r.kind === 'JOIN') ref.kind = 'join';
       if (r.through) ref.through = r.through;
-      if (r.name) ref.relation = r.name;
+      // A join's relation name is its field name: nothing the field does not already say.
+      if (r.name && r.kind !== 'JOIN') ref.relation = r.name;
       if (r.sourceKeys?.length) ref.sourceFields = r.sourceKeys;
       if (r.destinationKeys?.length) ref.targetFields = r.destinationKeys;
     }
@@ -508,16 +523,12 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
     s.modules.add(fn.module);
   }
   for (const s of sources.values()) {
-    // Prefix: a prefixed type keeps its unprefixed name in @original_name (shop_items ← items).
-    for (const obj of s.objects) {
-      const original = str(directive(dirsOfType(typeMap[obj.typeName]!), 'original_name')?.args['name']);
-      if (original && obj.typeName.endsWith(`_${original}`) && obj.typeName !== original) {
-        s.prefix = obj.typeName.slice(0, obj.typeName.length - original.length - 1);
-        break;
-      }
-    }
+    // Prefix: what a prefixed type's original name leaves over (shop_items ← items).
+    s.prefix = prefixOf(s.objects, (o) => o.originalName);
     if (s.objects.length > 0) {
       s.asModule = [...s.modules].every((m) => m === s.name || m.startsWith(`${s.name}.`));
+      // An as-module source queries its objects by their unprefixed names (shop { items } of type shop_items).
+      if (!s.prefix && s.asModule) s.prefix = prefixOf(s.objects, (o) => o.queryName);
       // Read-only: none of its tables has a mutation, found under a mutation root or declared on the type.
       if (s.objects.some((o) => o.kind === 'table')) {
         s.readOnly = s.objects.every((o) => o.mutations.length === 0 && !directive(dirsOfType(typeMap[o.typeName]!), 'mutation'));
@@ -578,6 +589,12 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
     const merged = { ...(known ?? { objects: [], modules: new Set<string>() }), ...ds, ...(known?.prefix && !ds.prefix ? { prefix: known.prefix } : {}), inferred: false };
     sources.set(ds.name, merged as typeof merged & { objects: HugrDataObject[]; modules: Set<string> });
   }
+  // Hugr names a prefixed source's objects <prefix>_<name>, except an extension source's views.
+  for (const obj of objects.values()) {
+    const s = obj.dataSource ? sources.get(obj.dataSource) : undefined;
+    if (obj.originalName || !s?.prefix || (s.isExtension && obj.kind === 'view') || !obj.typeName.startsWith(`${s.prefix}_`)) continue;
+    obj.originalName = obj.typeName.slice(s.prefix.length + 1);
+  }
   const generation = hugrGenerationOf(schema);
   return {
     from: ext ? 'introspection' : 'directives',
@@ -592,6 +609,19 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
     fieldKind,
     warnings,
   };
+}
+
+/** The prefix every object that has a name besides its type name is named with (`<prefix>_<name>`), if they agree. */
+function prefixOf(objects: readonly HugrDataObject[], nameOf: (o: HugrDataObject) => string | undefined): string | undefined {
+  let prefix: string | undefined;
+  for (const o of objects) {
+    const name = nameOf(o);
+    if (!name || name === o.typeName || !o.typeName.endsWith(`_${name}`)) continue;
+    const p = o.typeName.slice(0, o.typeName.length - name.length - 1);
+    if (prefix !== undefined && p !== prefix) return undefined;
+    prefix = p;
+  }
+  return prefix;
 }
 
 /** What a data object's directives and field types say about it (the server's `_dataObject` may say better). */

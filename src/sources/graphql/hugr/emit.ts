@@ -194,6 +194,7 @@ function dataObjectProps(model: HugrModel, schema: GraphQLSchema, obj: HugrDataO
     has_vectors: obj.hasVectors,
   };
   if (obj.dataSource) props['data_source'] = obj.dataSource;
+  if (obj.originalName) props['original_name'] = obj.originalName;
   if (obj.description) props['description'] = obj.description;
   if (obj.filterType) props['filter_type'] = obj.filterType;
   if (obj.argsType) props['args_type'] = obj.argsType;

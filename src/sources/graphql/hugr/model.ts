@@ -58,6 +58,8 @@ export interface HugrReference {
 export interface HugrDataObject {
   /** GraphQL type name of a row (prefixed for prefixed sources). */
   typeName: string;
+  /** Its name in its data source's own schema, when Hugr prefixed it (shop_items ← items). */
+  originalName?: string;
   kind: 'table' | 'view';
   /** Dotted module name; '' for the root module. */
   module: string;
@@ -144,9 +146,14 @@ export interface HugrExtensions {
   fields: Map<string, { hugr_type?: string; catalog?: string; mcp_exclude?: boolean; field_kind?: string }>;
 }
 
-/** A data object as Hugr's `_dataObject` meta query describes it (v0.3.42+): exact where names can only suggest. */
+/**
+ * A data object as the server describes it (v0.3.42+ `_dataObject`, the v0.3 `core.catalog`, v0.1
+ * `schema_summary`, each with the source's own SDL): exact where names can only suggest.
+ */
 export interface HugrMetaObject {
   name: string;
+  /** Its name in its data source's own schema, when Hugr prefixed it (shop_items ← items). */
+  originalName?: string;
   primaryKey: string[];
   properties: { isM2M?: boolean; isCube?: boolean; isHypertable?: boolean; softDelete?: boolean; hasVectors?: boolean };
   relations: { name?: string; direction?: string; kind?: string; fieldName?: string; dataObject?: string; through?: string; sourceKeys?: string[]; destinationKeys?: string[] }[];
