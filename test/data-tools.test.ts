@@ -113,6 +113,35 @@ describe('data tools against a Hugr platform', () => {
     assert.ok(!JSON.stringify(values.body).includes('132.55'));
   });
 
+  test("discovery answers show the caller's view: the analyst never sees a hidden field, the admin does", T, async () => {
+    const admin = await connectHttp(server.url, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    try {
+      const a = await callTool(analyst.client, 'describe', { id: 'sales.orders' });
+      const b = await callTool(admin.client, 'describe', { id: 'sales.orders' });
+      assert.deepEqual(a.body['views'], [{ source: 'hugr', view: 'caller' }]);
+      assert.ok(!JSON.stringify(a.body).includes('total_with_tax'));
+      assert.ok(b.body['node'].properties.field_names.includes('total_with_tax'));
+      assert.match(b.body['node'].properties.skeleton, /total_with_tax/);
+      // The analyst's skeleton validates and runs for the analyst.
+      const ran = await callTool(analyst.client, 'graphql_query', { query: a.body['node'].properties.skeleton });
+      assert.equal(ran.body['ok'], true, JSON.stringify(ran.body));
+      assert.equal(ran.body['errors'], undefined);
+      for (const [who, c] of [['analyst', analyst], ['admin', admin]] as const) {
+        const hits = await callTool(c.client, 'search', { query: 'total with tax' });
+        const found = JSON.stringify(hits.body['results']).includes('total_with_tax');
+        assert.equal(found, who === 'admin', `${who}: ${JSON.stringify(hits.body['results'])}`);
+        const v = await callTool(c.client, 'graphql_validate', { query: '{ sales { orders { id total_with_tax } } }' });
+        assert.equal(v.body['valid'], who === 'admin');
+      }
+      const fields = await callTool(analyst.client, 'find', { kind: 'field', filter: { parent_type: 'orders' }, limit: 200 });
+      const all = await callTool(admin.client, 'find', { kind: 'field', filter: { parent_type: 'orders' }, limit: 200 });
+      assert.equal(all.body['total'] - fields.body['total'], 1);
+      assert.ok(!fields.body['results'].some((f: { name: string }) => f.name === 'total_with_tax'));
+    } finally {
+      await admin.close();
+    }
+  });
+
   test('mutations are refused by parsing and never sent; graphql_mutate is off', T, async () => {
     const before = seen();
     const r = await callTool(analyst.client, 'graphql_query', { query: 'mutation { sales { delete_orders(filter: {id: {eq: 10}}) { success } } }' });

@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { callTool, connectHttp, connectStdio, indexInto, jsonOf, killAll, runCli, startHttpServer, tempDir, type Connection, type HttpServerProcess } from './helpers/e2e.js';
 import { REAL_SECRET, startRealHugr, type RealHugr } from './helpers/real-hugr.js';
+import { comparable, compareIpcWithJson, REAL_SHOP_QUERIES } from './helpers/ipc-compare.js';
+import { askOf, assertRealHugrCatalog } from './helpers/hugr-real-catalog.js';
+import { sourceSchemas } from '../src/sources/graphql/hugr/catalog.js';
 
 const T = { timeout: 120_000 };
 
@@ -66,14 +69,31 @@ describe('the real Hugr', () => {
         ['shop.orders', 'shop_orders', 'orders', 'table', ['id']],
       ],
     );
+    // The core catalog's facts: the data source exactly as registered, original names behind the prefix.
+    const ds = (await callTool(admin.client, 'find', { kind: 'data_source', filter: { prefix: 'shop' } })).body['results'];
+    assert.deepEqual(ds.map((d: any) => [d.name, d.attributes.engine, d.attributes.as_module, d.attributes.read_only, d.attributes.inferred]), [['shop', 'duckdb', true, false, false]]);
+    const originals = await Promise.all(['shop.customers', 'shop.orders'].map(async (id) => (await callTool(admin.client, 'describe', { id })).body['node'].properties.original_name));
+    assert.deepEqual(originals, ['customers', 'orders']);
+    const byOriginal = await callTool(admin.client, 'find', { kind: 'data_object', filter: { original_name: 'orders' } });
+    assert.deepEqual(byOriginal.body['results'].map((n: any) => n.qualified_name), ['shop.orders']);
     const refs = await callTool(admin.client, 'neighbors', { ids: objects.body['results'].map((n: any) => n.id), direction: 'out', edge_types: ['REFERENCES'] });
     assert.deepEqual(
-      refs.body['edges'].map((e: any) => [e.attrs.field, e.other.qualified_name, e.attrs.relation_kind]).sort(),
+      refs.body['edges'].map((e: any) => [e.attrs.field, e.other.qualified_name, e.attrs.relation_kind, e.attrs.source_fields, e.attrs.target_fields]).sort(),
       [
-        ['customer', 'shop.customers', 'many_to_one'],
-        ['orders', 'shop.orders', 'one_to_many'],
+        ['customer', 'shop.customers', 'many_to_one', ['customer_id'], ['id']],
+        ['orders', 'shop.orders', 'one_to_many', ['id'], ['customer_id']],
       ],
     );
+  });
+
+  test('the core catalog reader (catalog.ts): data sources, keys, original names and relations, batched', T, async () => {
+    await assertRealHugrCatalog(hugr.url, REAL_SECRET);
+    // One source it will not describe (Hugr's own `core`) fails the whole answer there: each is asked again alone.
+    const { ask, sent } = askOf(hugr.url, REAL_SECRET);
+    const schemas = await sourceSchemas(ask, ['core', 'shop']);
+    assert.deepEqual([...schemas.keys()], ['shop']);
+    assert.match(schemas.get('shop')!, /type orders @table\(name: "orders"\)/);
+    assert.equal(sent.length, 3);
   });
 
   test('the analyst is shown only what the analyst may see; the admin sees everything', T, async () => {
@@ -144,6 +164,64 @@ describe('the real Hugr', () => {
     ]);
     const refused = await callTool(analyst.client, 'graphql_query', { query: '{ shop { customers { id email } } }' });
     assert.equal(refused.body['error'].code, 'invalid_query');
+  });
+
+  test("format: table reads the real /ipc answer, and it agrees with the JSON answer row for row", T, async () => {
+    const compared = await compareIpcWithJson(hugr.url.replace(/\/query$/, '/'), { 'x-hugr-secret-key': REAL_SECRET }, REAL_SHOP_QUERIES);
+    for (const c of compared) {
+      assert.deepEqual(comparable(c.ipc.tables), comparable(c.json.tables), c.query);
+      assert.deepEqual(c.ipc.errors, c.json.errors, c.query);
+    }
+    assert.ok(compared[0]!.ipc.tables[0]!.row_count === 3, 'the shop has three customers');
+    assert.ok(compared.at(-1)!.ipc.errors?.length, 'a bad query answers with errors');
+    // Through the tool, as the caller: the admin's table from /ipc, the analyst refused the disabled column.
+    const q = '{ shop { orders(order_by: [{field: "id"}]) { id amount status customer { name } } } }';
+    const table = await callTool(admin.client, 'graphql_query', { query: q, format: 'table' });
+    assert.equal(table.body['via'], 'ipc');
+    const json = await callTool(admin.client, 'graphql_query', { query: q });
+    assert.deepEqual(table.body['tables'][0].rows.map((r: unknown[]) => r.slice(0, 3)), json.body['data'].shop.orders.map((o: any) => [o.id, o.amount, o.status]));
+    const analystTable = await callTool(analyst.client, 'graphql_query', { query: '{ shop { customers { id email } } }', format: 'table' });
+    assert.equal(analystTable.body['error'].code, 'invalid_query');
+  });
+
+  test('refresh over MCP reads again only the data source that changed, with the service credential', { timeout: 300_000 }, async () => {
+    // Only a server started with --allow-refresh offers it (and only such a server holds the secret).
+    assert.ok(!(await admin.client.listTools()).tools.some((t) => t.name === 'refresh'));
+    const refresher = await startHttpServer(store, 30_000, { args: ['--allow-refresh', '--config', join(dir, 'sextant.yaml')], env: { HUGR_SECRET: REAL_SECRET, HUGR_USER_TOKEN: undefined } });
+    const conn = await connectHttp(refresher.url, { authorization: `Bearer ${hugr.tokenFor('admin', 'root')}` });
+    try {
+      assert.ok((await conn.client.listTools()).tools.some((t) => t.name === 'refresh'));
+      const same = await callTool(conn.client, 'refresh', {});
+      assert.deepEqual([same.body['written'], same.body['mode']], ['unchanged', 'unchanged']);
+      const missing = await callTool(conn.client, 'refresh', { data_source: 'shoop' });
+      assert.equal(missing.body['error'].code, 'not_found');
+      assert.match(missing.body['error'].message, /Did you mean `shop`/);
+
+      await hugr.extendShop('"Orders over 50."\ntype big_orders @view(name: "big_orders", sql: "SELECT id, customer_id, amount FROM orders WHERE amount > 50") {\n  id: Int! @pk\n  customer_id: Int!\n  amount: Float\n}');
+      const r = await callTool(conn.client, 'refresh', { data_object: 'shop.orders' });
+      assert.equal(r.body['ok'], true, JSON.stringify(r.body));
+      assert.deepEqual([r.body['mode'], r.body['data_sources'], r.body['asked']], ['targeted', ['shop'], ['shop']]);
+      assert.ok(r.body['types_added'].includes('shop_big_orders'), JSON.stringify(r.body['types_added']));
+      assert.ok(r.body['types_read'] < 100, `read ${r.body['types_read']} types again`);
+      // Every later answer sees it, and the index equals what reading the whole schema gives.
+      const d = await callTool(admin.client, 'describe', { id: 'shop.big_orders' });
+      assert.equal(d.body['node'].properties.object_kind, 'view');
+      const fresh = join(dir, 'fresh');
+      process.env['HUGR_SECRET'] = REAL_SECRET;
+      try {
+        assert.equal((await indexInto(dir, fresh)).code, 0);
+      } finally {
+        delete process.env['HUGR_SECRET'];
+      }
+      const statuses = await Promise.all([store, fresh].map(async (s) => jsonOf(await runCli(['status', '--json', '--store', s]))));
+      assert.deepEqual(
+        statuses.map((st) => [st['sources'][0].content_hash, st['counts'].nodes, st['counts'].edges]),
+        [0, 1].map(() => [statuses[1]!['sources'][0].content_hash, statuses[1]!['counts'].nodes, statuses[1]!['counts'].edges]),
+      );
+    } finally {
+      await conn.close();
+      await refresher.stop();
+    }
   });
 
   test('on stdio the configured token is the caller; without one nothing of the source is shown', T, async () => {

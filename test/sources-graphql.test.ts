@@ -746,13 +746,15 @@ describe('live endpoint', () => {
     assert.equal(requests[0]!.headers['authorization'], `Basic ${Buffer.from(`bob:${SECRET}`).toString('base64')}`);
   });
 
-  test('retries once with the plain introspection query when the newer fields are rejected', async () => {
+  test('drops the parts of the introspection query a server rejects, down to the plain one', async () => {
     requests.length = 0;
     const build = await buildGraphqlSource(cfg({ endpoint: `${base}/old`, headers }), ctx(tmp));
-    assert.equal(requests.length, 3);
-    assert.ok(!requests[2]!.query.includes('specifiedByURL'));
-    assert.equal(requests[2]!.headers['x-hugr-secret-key'], SECRET);
-    assert.ok(build.warnings.some((w) => w.includes('rejected the extended introspection query')));
+    // probe; everything; without specifiedByURL (the field the error names); the plain query.
+    assert.equal(requests.length, 4);
+    assert.ok(requests[1]!.query.includes('specifiedByURL') && !requests[2]!.query.includes('specifiedByURL') && requests[2]!.query.includes('isRepeatable'));
+    assert.ok(!requests[3]!.query.includes('isRepeatable'));
+    assert.equal(requests[3]!.headers['x-hugr-secret-key'], SECRET);
+    assert.ok(build.warnings.some((w) => w.includes('rejected part of the introspection query') && w.includes('specifiedBy URLs') && w.includes('repeatable directives')));
     assert.deepEqual(build.edges, sdlBuild.edges);
   });
 

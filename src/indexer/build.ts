@@ -42,6 +42,8 @@ export interface BuildOptions {
   session?: Map<string, unknown>;
   /** Build only these sources (a scheduled refresh); the others, configured or not, stay as they are. */
   only?: readonly string[];
+  /** Data sources of a Hugr source to read again whatever their versions say (a targeted refresh). */
+  refreshDataSources?: readonly string[];
 }
 
 export async function buildWorkspace(store: Store, ontology: Ontology, config: WorkspaceConfig, events: BuildEvents = {}, env: Record<string, string | undefined> = process.env, options: BuildOptions = {}): Promise<BuildReport> {
@@ -63,13 +65,15 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
       onProgress: (message) => events.message?.(cfg.name, message),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       ...(options.session ? { session: options.session } : {}),
+      ...(current.some((s) => s.name === cfg.name) ? { previous: { artifact: (name: string) => store.artifact(cfg.name, name) } } : {}),
+      ...(options.refreshDataSources ? { refreshDataSources: options.refreshDataSources } : {}),
     });
     for (const w of built.warnings) events.warning?.(cfg.name, w);
     // A source that says its input is what the index already holds (a GraphQL schema whose hash is unchanged)
     // is not written again.
     const previous = current.find((s) => s.name === cfg.name);
     if (built.skipIfUnchanged && previous && previous.content_hash === built.content_hash) {
-      unchanged.push({ ...previous, written: 'unchanged', seconds: round((performance.now() - t0) / 1000), warnings: built.warnings });
+      unchanged.push({ ...previous, written: 'unchanged', seconds: round((performance.now() - t0) / 1000), warnings: built.warnings, ...(built.details ? { details: built.details } : {}) });
       continue;
     }
     const problems = built.changed ? validateChanged(ontology, built.nodes, built.edges, built.changed.groups) : validateGraph(ontology, built.nodes, built.edges);

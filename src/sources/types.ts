@@ -40,4 +40,8 @@ export interface SourceContext {
    * the source of this name. Absent for a one-shot build.
    */
   session?: Map<string, unknown>;
+  /** What the index holds of this source from its last build (its named texts), for reading only what changed. */
+  previous?: { artifact(name: string): Promise<string | undefined> };
+  /** Parts to read again whatever the server says changed (a refresh asked for these data sources). */
+  refreshDataSources?: readonly string[];
 }

@@ -12,7 +12,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createSign, generateKeyPairSync } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,6 +31,8 @@ export interface RealHugr {
   tokenFor(role: string, user: string): string;
   /** Sends GraphQL with the secret key (setup only). */
   admin(query: string): Promise<Record<string, any>>;
+  /** Appends SDL to the shop catalog and reloads the data source (its catalog version changes). */
+  extendShop(sdl: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -107,6 +109,14 @@ export async function startRealHugr(): Promise<RealHugr> {
     if (json['errors']) throw new Error(`real Hugr setup: ${JSON.stringify(json['errors'])} for ${query}`);
     return json;
   };
+  const loadShop = async (): Promise<void> => {
+    const loaded = await admin('mutation { function { core { load_data_source(name: "shop") { success message } } } }');
+    if (loaded['data'].function.core.load_data_source.success !== true) throw new Error(`loading shop: ${JSON.stringify(loaded)}`);
+  };
+  const extendShop = async (sdl: string): Promise<void> => {
+    await appendFile(join(schemas, 'schema.graphql'), `\n${sdl}\n`);
+    await loadShop();
+  };
   const close = async (): Promise<void> => {
     try {
       process.kill(pid, 'SIGTERM');
@@ -118,8 +128,7 @@ export async function startRealHugr(): Promise<RealHugr> {
     await admin(
       `mutation { core { insert_data_sources(data: { name: "shop", prefix: "shop", type: "duckdb", path: ${JSON.stringify(dataFile)}, as_module: true, description: "The shop's customers and their orders", catalogs: [{ name: "shop", type: "localFS", path: ${JSON.stringify(schemas)} }] }) { name } } }`,
     );
-    const loaded = await admin('mutation { function { core { load_data_source(name: "shop") { success message } } } }');
-    if (loaded['data'].function.core.load_data_source.success !== true) throw new Error(`loading shop: ${JSON.stringify(loaded)}`);
+    await loadShop();
     await admin(
       'mutation { core { insert_roles(data: { name: "analyst", description: "reads orders, not contacts", permissions: [' +
         '{ type_name: "shop_customers", field_name: "email", hidden: true, disabled: true }, { type_name: "shop_customers", field_name: "tier", hidden: true, disabled: false }] }) { name } } }',
@@ -135,5 +144,5 @@ export async function startRealHugr(): Promise<RealHugr> {
     const body = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iss: ISSUER, sub: user, name: user, 'x-hugr-role': role, iat: now, exp: now + 3600 })}`;
     return `${body}.${createSign('RSA-SHA256').update(body).sign(privateKey).toString('base64url')}`;
   };
-  return { url, tokenFor, admin, close };
+  return { url, tokenFor, admin, extendShop, close };
 }

@@ -3,7 +3,7 @@
  * gain fields, so an operation that asks for `__schema` / `__type` is rewritten onto a shadow schema (`IntroType`
  * for `__Type`, …) whose data is a precomputed introspection JSON carrying the extensions.
  */
-import { buildSchema, execute, Kind, parse, visit, type DocumentNode, type ExecutionResult, type FieldNode } from 'graphql';
+import { buildSchema, execute, Kind, parse, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type ExecutionResult, type FieldNode, type GraphQLError } from 'graphql';
 
 const SHADOW_SDL = `
 type Query { schema_: IntroSchema! type_(name: String!): IntroType }
@@ -55,6 +55,21 @@ export function answerIntrospection(json: Json, doc: DocumentNode, variables: Re
       return to ? { ...node, name: { kind: Kind.NAME, value: to } } : undefined;
     },
   });
+  // As Hugr v0.3.41 does: these fields are listed but have no resolver, and asking for one fails the whole query.
+  const unresolved: { message: string; locations: GraphQLError['locations'] }[] = [];
+  const info = new TypeInfo(SHADOW);
+  visit(
+    rewritten,
+    visitWithTypeInfo(info, {
+      Field(node) {
+        const parent = info.getParentType()?.name;
+        if ((parent === 'IntroInputValue' && node.name.value === 'isDeprecated') || (parent === 'IntroType' && node.name.value === 'isOneOf')) {
+          unresolved.push({ message: `${node.name.value}: couldn't find field resolver`, locations: node.loc ? [{ line: node.loc.startToken.line, column: node.loc.startToken.column }] : [] });
+        }
+      },
+    }),
+  );
+  if (unresolved.length) return { errors: unresolved.slice(0, 1) } as unknown as ExecutionResult;
   const schemaRoot: Json = {
     ...json,
     queryType: full(json['queryType'] as Json),

@@ -20,7 +20,10 @@ import { normalizeSdl } from '../../src/sources/graphql/sdl.js';
 import { completeModuleRoots, hugrIntrospection } from '../helpers/hugr.js';
 import { dataResolver, type Row } from './data.js';
 import { answerIntrospection, isIntrospection } from './introspection.js';
+import { IPC_CONTENT_TYPE, ipcAnswer } from './ipc.js';
 import { metaResolvers, type DataSourceInfo } from './meta.js';
+import { coreCatalogOf, coreCatalogSdl, withoutMetaQueries, type HugrGeneration, type Resolvers } from './catalog.js';
+import { schemaSummaryResolvers, schemaSummarySdl } from './summary.js';
 
 export interface HugrTestServerOptions {
   /** SDL files, in order (later definitions of a type merge into earlier ones). */
@@ -34,6 +37,13 @@ export interface HugrTestServerOptions {
   dataSources?: DataSourceInfo[];
   /** Anonymous requests get this role; without it they are refused (401). */
   anonymousRole?: string;
+  /**
+   * Which Hugr the server plays: v0.3.42+ (the default; logical-model meta queries), v0.3 (the core.catalog module,
+   * catalog.ts) or v0.1 (schema_summary, summary.ts).
+   */
+  generation?: HugrGeneration;
+  /** Serve the core module (catalog views, describe_data_source_schema) too; default: only as v0.3. v0.3.42+ has it. */
+  coreCatalog?: boolean;
 }
 
 export interface RecordedRequest {
@@ -71,6 +81,11 @@ function withoutFields(definitions: readonly DefinitionNode[], hidden: ReadonlyS
 export async function startHugrTestServer(opts: HugrTestServerOptions): Promise<HugrTestServer> {
   const definitions: DefinitionNode[] = [];
   for (const file of opts.files) definitions.push(...parse(await readFile(file, 'utf8'), { noLocation: false }).definitions);
+  const generation = opts.generation ?? 'v0.3.42';
+  const coreCatalog = opts.coreCatalog ?? generation === 'v0.3';
+  if (coreCatalog) definitions.push(...parse(coreCatalogSdl()).definitions);
+  if (generation === 'v0.1') definitions.push(...parse(schemaSummarySdl()).definitions);
+  if (generation !== 'v0.3.42') definitions.splice(0, definitions.length, ...withoutMetaQueries(definitions));
   const rows = new Map(Object.entries(opts.rows).map(([k, v]) => [k, v.map((r) => ({ ...r }))]));
   const schemas = new Map<string, RoleSchema>();
   const schemaFor = (role: string): RoleSchema => {
@@ -89,6 +104,18 @@ export async function startHugrTestServer(opts: HugrTestServerOptions): Promise<
     schemas.set(role, s);
     return s;
   };
+  // What an older generation serves instead of the meta queries, computed once from the whole platform.
+  let resolvers: Resolvers = {};
+  if (coreCatalog || generation === 'v0.1') {
+    const { schema, hugrType } = schemaFor('admin');
+    const sources = opts.dataSources ?? [];
+    if (coreCatalog) {
+      const core = coreCatalogOf(schema, (t, f) => hugrType.get(`${t}.${f}`), sources);
+      for (const [type, list] of Object.entries(core.rows)) if (!rows.has(type)) rows.set(type, list);
+      resolvers = core.resolvers;
+    }
+    if (generation === 'v0.1') resolvers = { ...resolvers, ...schemaSummaryResolvers(schema, sources) };
+  }
   const requests: RecordedRequest[] = [];
 
   const identify = (req: IncomingMessage): { role: string } | { status: number; message: string } => {
@@ -129,6 +156,8 @@ export async function startHugrTestServer(opts: HugrTestServerOptions): Promise<
       ...(operationName ? { operationName } : {}),
       fieldResolver: (source, args, ctx, info) => {
         if (info.parentType.name === 'Query' && Object.hasOwn(meta, info.fieldName)) return meta[info.fieldName]!(args);
+        const own = resolvers[`${info.parentType.name}.${info.fieldName}`];
+        if (own) return own(args);
         return dataResolver({ rows, hugrType: (t, f) => hugrType.get(`${t}.${f}`), isModuleRoot: (t) => moduleRoots.has(t) })(source, args, ctx, info);
       },
     });
@@ -151,6 +180,11 @@ export async function startHugrTestServer(opts: HugrTestServerOptions): Promise<
     requests.push({ path, headers: { ...req.headers }, body, ...('role' in who ? { role: who.role } : {}) });
     if (!('role' in who)) {
       res.writeHead(who.status, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ message: who.message }] }));
+      return;
+    }
+    if (req.method === 'POST' && path === '/ipc') {
+      const { schema, moduleRoots } = schemaFor(who.role);
+      res.writeHead(200, { 'content-type': IPC_CONTENT_TYPE }).end(ipcAnswer(schema, moduleRoots, body, run(who.role, body)));
       return;
     }
     if (req.method !== 'POST' || path !== '/query') {

@@ -129,10 +129,17 @@ export class ViewStore implements Store, CallerSchemas {
     return seen;
   }
 
-  /** Whether a query for these kinds can meet a governed node at all (else it passes through). */
-  private touches(kinds: readonly string[] | undefined): boolean {
-    if (this.data.sources.size === 0) return false;
-    return !kinds || kinds.some((k) => VIEWED_KINDS.has(k));
+  /**
+   * Whether a query for these kinds can meet a node some caller's view hides: only then are its results read
+   * whole and filtered (else the store pages and counts it as usual).
+   */
+  private async touches(kinds: readonly string[] | undefined): Promise<boolean> {
+    if (this.data.sources.size === 0 || (kinds && !kinds.some((k) => VIEWED_KINDS.has(k)))) return false;
+    for (const source of this.data.sources.keys()) {
+      const view = await this.viewOf(source);
+      if (view && view.report.view !== 'full') return true;
+    }
+    return false;
   }
 
   meta(): Promise<IndexMeta> {
@@ -173,23 +180,23 @@ export class ViewStore implements Store, CallerSchemas {
   }
 
   async findNodes(q: NodeQuery): Promise<{ nodes: NodeRecord[]; total: number }> {
-    if (!this.touches(q.kinds)) return this.inner.findNodes(q);
+    if (!(await this.touches(q.kinds))) return this.inner.findNodes(q);
     const all = await this.scan(q);
     return { nodes: all.slice(q.offset, q.offset + q.limit), total: all.length };
   }
 
   async countNodes(q: Omit<NodeQuery, 'limit' | 'offset'>): Promise<number> {
-    if (!this.touches(q.kinds)) return this.inner.countNodes(q);
+    if (!(await this.touches(q.kinds))) return this.inner.countNodes(q);
     return (await this.scan(q)).length;
   }
 
   async nodesByName(field: 'qualified_name' | 'name', value: string, opts: { caseInsensitive: boolean; kinds?: readonly string[]; limit: number }): Promise<NodeRecord[]> {
-    if (!this.touches(opts.kinds)) return this.inner.nodesByName(field, value, opts);
+    if (!(await this.touches(opts.kinds))) return this.inner.nodesByName(field, value, opts);
     return (await this.visible(await this.inner.nodesByName(field, value, { ...opts, limit: SCAN_MAX }))).slice(0, opts.limit);
   }
 
   async nodesByQualifiedNameSuffix(suffix: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NodeRecord[]> {
-    if (!this.touches(opts.kinds)) return this.inner.nodesByQualifiedNameSuffix(suffix, opts);
+    if (!(await this.touches(opts.kinds))) return this.inner.nodesByQualifiedNameSuffix(suffix, opts);
     return (await this.visible(await this.inner.nodesByQualifiedNameSuffix(suffix, { ...opts, limit: SCAN_MAX }))).slice(0, opts.limit);
   }
 
@@ -230,7 +237,7 @@ export class ViewStore implements Store, CallerSchemas {
   }
 
   async searchText(q: TextQuery): Promise<TextHit[]> {
-    if (!this.touches(q.kinds)) return this.inner.searchText(q);
+    if (!(await this.touches(q.kinds))) return this.inner.searchText(q);
     const out: TextHit[] = [];
     for (let window = q.limit * 3 + 20; ; window *= 4) {
       const hits = await this.inner.searchText({ ...q, limit: window });
@@ -249,7 +256,7 @@ export class ViewStore implements Store, CallerSchemas {
   }
 
   async similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]> {
-    if (!this.touches(opts.kinds)) return this.inner.similarNames(text, opts);
+    if (!(await this.touches(opts.kinds))) return this.inner.similarNames(text, opts);
     const out: NameSuggestion[] = [];
     for (const s of await this.inner.similarNames(text, { ...opts, limit: opts.limit * 4 + 10 })) {
       const named = await this.nodesByName('name', s.name, { caseInsensitive: false, kinds: s.kinds, limit: 1 });

@@ -16,7 +16,7 @@ export { loadGraphqlSchema } from './load.js';
 export type { FileOf, LoadedGraphqlSchema, SchemaLocation } from './load.js';
 
 /** Changes with every release, so a new Sextant reads an unchanged schema again. */
-const GRAPHQL_EXTRACTOR_VERSION = `graphql-${VERSION}-hugr-1`;
+const GRAPHQL_EXTRACTOR_VERSION = `graphql-${VERSION}-hugr-2`;
 
 /** Indexes one GraphQL source (SDL files, introspection JSON or a live endpoint) into nodes and edges. */
 export async function buildGraphqlSource(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<SourceBuild> {
@@ -57,6 +57,7 @@ async function buildSource(cfg: GraphqlSourceConfig, ctx: SourceContext): Promis
     edges,
     warnings: [...loaded.warnings, ...(hugr?.warnings ?? [])],
     // The schema as text: data tools validate queries against it without asking the server.
-    artifacts: { [loaded.artifact.name]: loaded.artifact.text },
+    artifacts: { [loaded.artifact.name]: loaded.artifact.text, ...loaded.extraArtifacts },
+    ...(loaded.refresh ? { details: { refresh: loaded.refresh } } : {}),
   };
 }

@@ -25,8 +25,12 @@ import { checkSdlDepth } from './depth.js';
 import { GraphqlSourceError } from './errors.js';
 import { buildFromIntrospection, canonicalJson, introspectionSchemaOf } from './introspection.js';
 import { normalizeSdl } from './sdl.js';
-import { EXTENSION_PROBE, META_DATA_SOURCES_QUERY, META_OBJECTS_PER_REQUEST, dataSourcesFromMeta, extendedIntrospectionQuery, extensionFieldsOf, hugrExtensionsOf, metaObjectsOf, metaObjectsQuery } from './hugr/extensions.js';
+import { EXTENSION_PROBE, META_DATA_SOURCES_QUERY, META_OBJECTS_PER_REQUEST, dataSourcesFromMeta, extendedIntrospectionQuery, extensionFieldsOf, hugrExtensionsOf, hugrGenerationOf, metaObjectsOf, metaObjectsQuery } from './hugr/extensions.js';
 import type { HugrDataSource, HugrExtensions, HugrMetaObject } from './hugr/model.js';
+import { SCHEMA_CATALOGS_QUERY, dataSourcesFromCatalog, hasSchemaCatalogs, readCoreCatalog } from './hugr/catalog.js';
+import { catalogVersions, changedCatalogs, targetedIntrospection } from './hugr/targeted.js';
+import { readSchemaSummary } from './hugr/summary.js';
+import { failureOf, upstreamRequest } from '../../log/upstream.js';
 
 export { GraphqlSourceError } from './errors.js';
 export type { GraphqlSourceErrorCode } from './errors.js';
@@ -57,10 +61,38 @@ export interface LoadedGraphqlSchema {
   artifact: { name: 'schema.graphql' | 'schema.json'; text: string };
   /** Hugr's introspection extensions, when the introspection carried them. */
   hugrExtensions?: HugrExtensions;
-  /** Data sources as the server describes them (a Hugr endpoint answering `_dataSources`). */
+  /** Data sources as the server describes them (Hugr: `_dataSources`, `core.catalog` or `schema_summary`, by generation). */
   hugrDataSources?: HugrDataSource[];
-  /** Data objects as the server describes them (a Hugr endpoint answering `_dataObject`). */
+  /** Data objects as the server describes them (Hugr: `_dataObject`, or `core.catalog` / `schema_summary` with the sources' SDL). */
   hugrDataObjects?: Map<string, HugrMetaObject>;
+  /** More named texts to keep with the source (a Hugr v0.3 server's catalog versions, for the next refresh). */
+  extraArtifacts?: Record<string, string>;
+  /** How an endpoint was read: whole, only the data sources that changed, or not at all (nothing changed). */
+  refresh?: RefreshReport;
+}
+
+export interface RefreshReport {
+  mode: 'full' | 'targeted' | 'unchanged';
+  /** Data sources read again (targeted). */
+  data_sources: string[];
+  types_read?: number;
+  types_added?: string[];
+  types_removed?: string[];
+}
+
+/** The artifact that keeps a Hugr v0.3 server's catalog versions and the introspection query it accepted. */
+const CATALOG_STATE = 'hugr-catalogs.json';
+
+/** What the last build kept of an endpoint: its introspection (with Hugr's extensions), catalog versions and query. */
+async function previousCatalogState(previous: NonNullable<SourceContext['previous']>): Promise<{ schema: Record<string, unknown>; versions: Record<string, string>; query: string } | undefined> {
+  try {
+    const state = JSON.parse((await previous.artifact(CATALOG_STATE)) ?? 'null') as { versions?: Record<string, string>; query?: string } | null;
+    const schema = (JSON.parse((await previous.artifact('schema.json')) ?? 'null') as { __schema?: Record<string, unknown> } | null)?.__schema;
+    if (!state?.versions || typeof state.query !== 'string' || !schema || !Array.isArray(schema['types'])) return undefined;
+    return { schema, versions: state.versions, query: state.query };
+  } catch {
+    return undefined;
+  }
 }
 
 export const SDL_EXTENSIONS = ['.graphql', '.graphqls', '.gql'] as const;
@@ -73,7 +105,7 @@ const JSON_EXTENSION = '.json';
  */
 export async function loadGraphqlSchema(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<LoadedGraphqlSchema> {
   if (cfg.schema && cfg.schema.length > 0) return loadFromFiles(cfg, ctx);
-  if (cfg.endpoint) return loadFromEndpoint(cfg);
+  if (cfg.endpoint) return loadFromEndpoint(cfg, ctx);
   throw new GraphqlSourceError(
     'NO_SCHEMA_INPUT',
     `GraphQL source "${cfg.name}" has neither \`schema\` (SDL or introspection JSON files) nor \`endpoint\` (a URL answering introspection). Set one of them in sextant.yaml.`,
@@ -337,7 +369,7 @@ function rejectedFeatures(errors: readonly string[], features: ReadonlySet<Intro
 
 type Attempt = { kind: 'schema'; schema: Record<string, unknown>; errors: string[] } | { kind: 'errors'; errors: string[] };
 
-async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphqlSchema> {
+async function loadFromEndpoint(cfg: GraphqlSourceConfig, ctx: SourceContext): Promise<LoadedGraphqlSchema> {
   const endpoint = cfg.endpoint!;
   let url: URL;
   try {
@@ -369,16 +401,21 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
 
   /** A side query (probe, meta query): its JSON answer when it has `data`, else undefined; never throws. */
   const ask = async (query: string): Promise<unknown> => {
+    const logged = indexRequestLog(cfg, origin, secrets, query === EXTENSION_PROBE ? 'probe' : 'meta', query);
     try {
       const signal = cfg.timeout_ms > 0 && Number.isFinite(cfg.timeout_ms) ? AbortSignal.timeout(cfg.timeout_ms) : undefined;
       const res = await fetch(sendTo, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
       if (!res.ok) {
+        logged.done(res.status, null);
         await res.body?.cancel().catch(() => undefined);
         return undefined;
       }
-      const json = JSON.parse(await readCapped(res, MAX_ANSWER_BYTES)) as { data?: unknown };
+      const text = await readCapped(res, MAX_ANSWER_BYTES);
+      logged.done(res.status, Buffer.byteLength(text));
+      const json = JSON.parse(text) as { data?: unknown };
       return json && typeof json === 'object' && json.data ? json : undefined;
-    } catch {
+    } catch (err) {
+      logged.failed(failureOf(err, err instanceof AnswerTooLarge));
       return undefined;
     }
   };
@@ -400,13 +437,16 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     };
     let res: Response;
     let text: string;
+    const logged = indexRequestLog(cfg, origin, secrets, 'introspection', query);
     try {
       res = await fetch(sendTo, { method: 'POST', headers, body: JSON.stringify({ query }), redirect: 'manual', ...(signal ? { signal } : {}) });
       text = await readCapped(res, MAX_ANSWER_BYTES);
     } catch (err) {
+      logged.failed(signal?.aborted ? 'timeout' : failureOf(err, err instanceof AnswerTooLarge));
       if (err instanceof AnswerTooLarge) throw tooLarge();
       throw fail(err);
     }
+    logged.done(res.status, Buffer.byteLength(text));
     if (res.status >= 300 && res.status < 400) {
       const location = res.headers.get('location');
       let target = '';
@@ -466,28 +506,52 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     const base = introspectionQuery(features);
     return withExtensions && extensionFields ? extendedIntrospectionQuery(base, extensionFields) : base;
   };
-  let attempt = await post(queryWith(true));
-  const firstErrors = attempt.kind === 'errors' ? attempt.errors : [];
   const warnings: string[] = [];
-  for (let round = 0; attempt.kind === 'errors' && round < INTROSPECTION_FEATURES.length; round++) {
-    const rejected = rejectedFeatures(attempt.errors, features);
-    if (rejected.length === 0) break;
-    for (const f of rejected) features.delete(f);
+  // A Hugr v0.3 server versions each data source: a refresh reads again only what changed (hugr/targeted.ts).
+  const versions = extensionFields ? await catalogVersions(ask) : undefined;
+  const previous = versions && ctx.previous ? await previousCatalogState(ctx.previous) : undefined;
+  let attempt: Attempt | undefined;
+  let refresh: RefreshReport | undefined;
+  let usedQuery = queryWith(true);
+  if (versions && previous) {
+    const changed = changedCatalogs(previous.versions, versions, ctx.refreshDataSources ?? []);
+    if (changed.length === 0) {
+      attempt = { kind: 'schema', schema: previous.schema, errors: [] };
+      refresh = { mode: 'unchanged', data_sources: [] };
+    } else {
+      const targeted = await targetedIntrospection(ask, previous.schema, changed, previous.query);
+      if (targeted) {
+        attempt = { kind: 'schema', schema: targeted.schema, errors: [] };
+        refresh = { mode: 'targeted', data_sources: targeted.dataSources, types_read: targeted.typesRead, types_added: targeted.typesAdded, types_removed: targeted.typesRemoved };
+      } else warnings.push(`endpoint ${origin} did not say which types its changed data sources (${changed.join(', ')}) contribute to; the whole schema was read again`);
+    }
+    if (attempt) usedQuery = previous.query;
+  }
+  if (!attempt) {
     attempt = await post(queryWith(true));
-  }
-  if (attempt.kind === 'errors' && features.size > 0) {
-    features.clear();
-    attempt = await post(queryWith(true));
-  }
-  let extensionsDropped = false;
-  if (attempt.kind === 'errors' && extensionFields) {
-    attempt = await post(queryWith(false));
-    extensionsDropped = attempt.kind === 'schema';
-  }
-  if (attempt.kind === 'schema' && (features.size < INTROSPECTION_FEATURES.length || extensionsDropped)) {
-    const lost: string[] = INTROSPECTION_FEATURES.filter((f) => !features.has(f.option)).map((f) => f.lost);
-    if (extensionsDropped) lost.push(`Hugr's introspection extensions (${[...extensionFields!.type, ...extensionFields!.field].join(', ')})`);
-    warnings.push(redact(`endpoint ${origin} rejected part of the introspection query (${summarizeErrors(firstErrors)}); read it without ${lost.join(', ')}`));
+    const firstErrors = attempt.kind === 'errors' ? attempt.errors : [];
+    for (let round = 0; attempt.kind === 'errors' && round < INTROSPECTION_FEATURES.length; round++) {
+      const rejected = rejectedFeatures(attempt.errors, features);
+      if (rejected.length === 0) break;
+      for (const f of rejected) features.delete(f);
+      attempt = await post(queryWith(true));
+    }
+    if (attempt.kind === 'errors' && features.size > 0) {
+      features.clear();
+      attempt = await post(queryWith(true));
+    }
+    let extensionsDropped = false;
+    if (attempt.kind === 'errors' && extensionFields) {
+      attempt = await post(queryWith(false));
+      extensionsDropped = attempt.kind === 'schema';
+    }
+    if (attempt.kind === 'schema' && (features.size < INTROSPECTION_FEATURES.length || extensionsDropped)) {
+      const lost: string[] = INTROSPECTION_FEATURES.filter((f) => !features.has(f.option)).map((f) => f.lost);
+      if (extensionsDropped) lost.push(`Hugr's introspection extensions (${[...extensionFields!.type, ...extensionFields!.field].join(', ')})`);
+      warnings.push(redact(`endpoint ${origin} rejected part of the introspection query (${summarizeErrors(firstErrors)}); read it without ${lost.join(', ')}`));
+    }
+    usedQuery = queryWith(!extensionsDropped);
+    refresh = { mode: 'full', data_sources: [] };
   }
   if (attempt.kind === 'errors') {
     throw new GraphqlSourceError(
@@ -501,17 +565,39 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
   if (attempt.errors.length) warnings.push(redact(`endpoint ${origin} answered with errors alongside the schema: ${summarizeErrors(attempt.errors)}`));
   const { schema, warnings: w, placeholders, completed } = buildFromIntrospection(attempt.schema, `The answer of ${origin}`);
   const hugrExtensions = hugrExtensionsOf(attempt.schema);
-  // A Hugr v0.3.42+ server describes its data sources (engine, read-only, as-module) through a meta query.
+  // Each Hugr generation describes its data sources and data objects its own way: v0.3.42+ through meta queries
+  // (below), v0.3 through the core.catalog module, v0.1 through schema_summary (both with the sources' own SDL).
+  const generation = hugrExtensions ? hugrGenerationOf(schema) : undefined;
   let hugrDataSources: HugrDataSource[] | undefined;
-  if (schema.getQueryType()?.getFields()['_dataSources']) {
+  let hugrDataObjects: Map<string, HugrMetaObject> | undefined;
+  if (generation === 'v0.3' || generation === 'v0.1') {
+    const objectCatalogs = new Map([...hugrExtensions!.types].filter(([, t]) => t.hugr_type === 'table' || t.hugr_type === 'view').map(([name, t]) => [name, { ...(t.catalog ? { catalog: t.catalog } : {}), kind: t.hugr_type as 'table' | 'view' }]));
+    const facts = generation === 'v0.3' ? await readCoreCatalog(ask, objectCatalogs) : await readSchemaSummary(ask);
+    if (facts) {
+      hugrDataSources = facts.dataSources;
+      hugrDataObjects = facts.dataObjects;
+      warnings.push(...facts.warnings.map((m) => redact(`endpoint ${origin}: ${m}`)));
+    } else {
+      warnings.push(`endpoint ${origin} has ${generation === 'v0.3' ? 'core.catalog' : 'schema_summary'} but did not answer it; data source attributes, primary keys and relation kinds are inferred from the schema`);
+    }
+  }
+  // A Hugr v0.3.42+ server describes its data sources (engine, read-only, as-module) through a meta query.
+  if (generation !== 'v0.3' && generation !== 'v0.1' && schema.getQueryType()?.getFields()['_dataSources']) {
     const answer = await ask(META_DATA_SOURCES_QUERY);
     hugrDataSources = answer ? dataSourcesFromMeta(answer) : undefined;
     if (!hugrDataSources) warnings.push(`endpoint ${origin} has _dataSources but did not answer it; data source attributes are inferred from the schema`);
+    // _dataSources has no prefix; the core.catalog module (kept since v0.3.0) has.
+    if (hugrDataSources && hasSchemaCatalogs(schema)) {
+      const catalogs = dataSourcesFromCatalog(await ask(SCHEMA_CATALOGS_QUERY));
+      for (const ds of hugrDataSources) {
+        const prefix = catalogs?.find((c) => c.name === ds.name)?.prefix;
+        if (prefix) ds.prefix = prefix;
+      }
+    }
   }
   // …and its data objects (primary keys without a by-key query, many-to-many relations, flags) through _dataObject.
-  let hugrDataObjects: Map<string, HugrMetaObject> | undefined;
   const objectTypes = hugrExtensions ? [...hugrExtensions.types].filter(([, t]) => t.hugr_type === 'table' || t.hugr_type === 'view').map(([name]) => name).sort() : [];
-  if (schema.getQueryType()?.getFields()['_dataObject'] && objectTypes.length) {
+  if (!hugrDataObjects && schema.getQueryType()?.getFields()['_dataObject'] && objectTypes.length) {
     hugrDataObjects = new Map();
     for (let i = 0; i < objectTypes.length; i += META_OBJECTS_PER_REQUEST) {
       const answer = await ask(metaObjectsQuery(objectTypes.slice(i, i + META_OBJECTS_PER_REQUEST)));
@@ -527,14 +613,24 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig): Promise<LoadedGraphql
     schema,
     artifact: { name: 'schema.json', text: JSON.stringify({ __schema: completed }) },
     origin,
-    contentHash: sha256(canonicalJson(attempt.schema)),
+    // Over the completed schema with its types in name order, so a targeted refresh and a whole read of the same
+    // schema hash alike.
+    contentHash: sha256(canonicalJson({ ...completed, types: [...(completed['types'] as { name?: string }[])].sort((a, b) => byCodeUnit(a.name ?? '', b.name ?? '')) })),
     fileOf: () => undefined,
     warnings: [...warnings, ...w.map(redact)],
+    ...(versions ? { extraArtifacts: { [CATALOG_STATE]: JSON.stringify({ versions, query: usedQuery }) } } : {}),
+    refresh,
     placeholders,
     ...(hugrExtensions ? { hugrExtensions } : {}),
     ...(hugrDataSources ? { hugrDataSources } : {}),
     ...(hugrDataObjects ? { hugrDataObjects } : {}),
   };
+}
+
+/** The `upstream_request` log record of one indexing request; the identity is the source's own credentials when it has any. */
+function indexRequestLog(cfg: GraphqlSourceConfig, endpoint: string, secrets: Secrets, operation: string, query: string): ReturnType<typeof upstreamRequest> {
+  const credentials = Object.keys(cfg.headers ?? {}).length > 0 || secrets.list().length > 0;
+  return upstreamRequest({ source: cfg.name, endpoint, identity: credentials ? 'secret' : 'anonymous', operation, query, secrets: secrets.list() });
 }
 
 function snippet(text: string): string {

@@ -17,6 +17,10 @@ import { loadDataSources } from '../data.js';
 import { localJq } from '../../query/data/jq.js';
 import { VERSION } from '../../version.js';
 import { formatResult } from './format.js';
+import { runRefresh } from '../refresh.js';
+import { knowDataSecrets, knowWorkspaceSecrets, LogOptionError, logOptions, startLogging, type LogFlags } from './log-options.js';
+import { logEvent } from '../../log/logger.js';
+import { logToolCall } from '../tool-log.js';
 
 /** Exit codes: 0 ok, 1 a tool or build error, 2 a usage error. */
 const EXIT_OK = 0;
@@ -38,15 +42,18 @@ const defaultIo: Io = {
 async function callTool(storeOpt: string | undefined, tool: string, args: unknown, asJson: boolean, io: Io, configTarget?: string): Promise<number> {
   if (!toolByName(tool)) throw new UsageError(`unknown tool ${JSON.stringify(tool)}; tools: ${TOOLS.map((t) => t.name).join(', ')}`);
   const handle = new StoreHandle(sextantOntology(), locateStore(storeOpt));
-  const data = DATA_TOOLS.has(tool) ? await dataOptions(handle, configTarget, io) : undefined;
-  const result = await handle.run(tool, args, data ? { sources: data.sources, caller: { transport: 'local' }, ...(data.jq ? { jq: data.jq } : {}) } : undefined);
+  // Every tool needs the data sources: answers about a Hugr source show what the caller's role may see.
+  const data = await dataOptions(handle, configTarget, io, DATA_TOOLS.has(tool));
+  const started = performance.now();
+  const result = await handle.run(tool, args, { sources: data.sources, caller: { transport: 'local' }, ...(data.jq ? { jq: data.jq } : {}) });
+  logToolCall({ tool, surface: 'cli', started, result: result as { ok: boolean; error?: { code: string } }, answerBytes: () => Buffer.byteLength(JSON.stringify(result)), caller: { transport: 'local' }, args, sources: data.sources });
   await handle.close();
   io.out(asJson ? JSON.stringify(result, null, 2) : formatResult(tool, result as Record<string, unknown>, storeOpt ? { store: handle.location } : {}));
   return result.ok ? EXIT_OK : EXIT_ERROR;
 }
 
 /** The data sources this process may query, from `--config` or the workspace the index was built from. */
-async function dataOptions(handle: StoreHandle, configTarget: string | undefined, io: Io): Promise<DataAccessOptions> {
+async function dataOptions(handle: StoreHandle, configTarget: string | undefined, io: Io, warn = true): Promise<DataAccessOptions> {
   let store: Store | undefined;
   try {
     store = handle.current();
@@ -54,7 +61,8 @@ async function dataOptions(handle: StoreHandle, configTarget: string | undefined
     store = undefined; // no index yet: data tools answer that themselves
   }
   const { sources, warning } = await loadDataSources(store, configTarget);
-  if (warning) io.err(`warning: ${warning}`);
+  knowDataSecrets(sources);
+  if (warning && warn) io.err(`warning: ${warning}`);
   return { sources, jq: localJq };
 }
 
@@ -69,6 +77,7 @@ function parseJsonArgs(text: string | undefined): unknown {
 
 async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean; watch?: boolean }, io: Io): Promise<number> {
   const { config, root } = await resolveTarget(target);
+  knowWorkspaceSecrets(config);
   const storeDir = opts.store ?? process.env.SEXTANT_STORE ?? config.store ?? defaultStoreDir(root);
   const ontology = sextantOntology();
   const store = openStore(ontology, storeDir, 'write', { reset: Boolean(opts.rebuild) });
@@ -84,8 +93,14 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   const session = opts.watch ? new Map<string, unknown>() : undefined;
   try {
     const report = await buildWorkspace(store, ontology, config, {
-      sourceStart: (name, i, total) => io.err(`indexing ${name} (${i + 1}/${total})`),
-      warning: (name, w) => io.err(`warning [${name}]: ${w}`),
+      sourceStart: (name, i, total) => {
+        logEvent('info', 'index_source_start', { source: name });
+        io.err(`indexing ${name} (${i + 1}/${total})`);
+      },
+      warning: (name, w) => {
+        logEvent('warn', 'index_warning', { source: name, message: w });
+        io.err(`warning [${name}]: ${w}`);
+      },
       write: (name, p) => {
         if (!bar) return;
         if (!barStarted) {
@@ -102,6 +117,7 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
       },
     }, process.env, { cacheDir, ...(session ? { session } : {}) });
     const meta = await store.meta();
+    for (const s of report.sources) logEvent('info', 'index_source', { source: s.name, nodes: s.nodes, edges: s.edges, seconds: s.seconds, written: s.written ?? 'full' });
     if (opts.json) io.out(JSON.stringify({ ok: true, store: storeDir, ...report, counts: meta.counts }, null, 2));
     else {
       for (const s of report.sources) io.out(`${s.name}: ${s.nodes} nodes, ${s.edges} edges in ${s.seconds}s (${s.origin})${s.written === 'unchanged' ? ' — unchanged, not rewritten' : ''}`);
@@ -189,7 +205,18 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .description('A typed, navigable map of a software estate, for AI agents (MCP) and engineers (CLI).')
     .version(VERSION)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .configureHelp({ showGlobalOptions: true });
+  // Global: accepted before or after any command's name.
+  for (const option of logOptions()) program.addOption(option);
+  program.hook('preAction', (_program, command) => {
+    try {
+      startLogging(program.opts<LogFlags>(), command.name());
+    } catch (err) {
+      if (err instanceof LogOptionError) throw new UsageError(err.message);
+      throw err;
+    }
+  });
 
   program
     .command('index')
@@ -216,10 +243,12 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--host <host>', 'interface to bind with --http', '127.0.0.1')
     .option('--allowed-hosts <names>', 'with --http: Host header names accepted besides loopback (comma-separated or repeated; name or name:port)', collect)
     .option('--allowed-origins <origins>', 'with --http: browser origins accepted besides loopback ones, e.g. https://app.example.com (comma-separated or repeated)', collect)
+    .option('--allow-refresh', 'offer the `refresh` tool, which re-reads GraphQL sources with the service credential (this process then needs the sources\' discovery headers in its environment)')
     .addOption(configOption())
-    .action(async (opts: { store?: string; http?: string; host: string; config?: string; allowedHosts?: string[]; allowedOrigins?: string[] }) => {
+    .action(async (opts: { store?: string; http?: string; host: string; config?: string; allowedHosts?: string[]; allowedOrigins?: string[]; allowRefresh?: boolean }) => {
       const handle = new StoreHandle(sextantOntology(), locateStore(opts.store));
-      const data = await dataOptions(handle, opts.config, io);
+      const data: DataAccessOptions = await dataOptions(handle, opts.config, io);
+      if (opts.allowRefresh) data.refresh = (args) => runRefresh({ ontology: handle.ontology, storeDir: handle.location, ...(opts.config ? { configTarget: opts.config } : {}) }, args);
       if (opts.http === undefined) {
         if (opts.allowedHosts || opts.allowedOrigins) throw new UsageError('--allowed-hosts and --allowed-origins apply to --http only');
         await serveStdio(handle, data);

@@ -10,8 +10,11 @@ import { openStore } from '../../graph/open.js';
 import { DB_FILE } from '../../graph/sqlite/store.js';
 import { StoreError, type Store } from '../../graph/store.js';
 import { DATA_TOOLS, listTools, runTool, WRITE_TOOLS, type ToolResult } from '../../query/index.js';
+import { REFRESH_TOOL } from '../refresh.js';
 import type { DataCaller, DataContext, DataSourceAccess } from '../../query/data/access.js';
 import { VERSION } from '../../version.js';
+import { HUGR_GUIDE_URI, registerGuides } from './guide.js';
+import { logToolCall, type ToolCallRecord } from '../tool-log.js';
 
 export const SERVER_INSTRUCTIONS = `Sextant is a typed map of a software estate: Java/Kotlin services (services, types, members, injection, calls, HTTP routes and message listeners, the Feign clients and message producers that reach them, and the service topology) and GraphQL APIs.
 Work in a loop: locate → inspect → walk.
@@ -19,6 +22,7 @@ Work in a loop: locate → inspect → walk.
 2. Inspect: \`describe\` an id: all properties, its location, and edge counts per type and direction.
 3. Walk: \`neighbors\` with the edge types describe showed (code: CALLS in = callers, IMPLEMENTS in = implementations, INJECTS, OVERRIDES, EXPOSES in = a route's handler, HTTP_CALLS / ASYNC_CALLS in = clients and producers in other services reaching a route, SERVICE_CALLS = the topology; GraphQL: HAS_FIELD, FIELD_TYPE). For "what breaks if this changes", \`impact\` walks every dependent in one call, grouped by service and depth. For "what happens when this request arrives", \`trace\` from a route, handler or service follows it across services in one call (\`to\` for the shortest path between two nodes).
 GraphQL and Hugr data platforms: data_source, module (a.b.c), data_object (table or view) and function nodes; \`describe\` a data object for its GraphQL path, generated queries, filter type and a skeleton query; \`neighbors\` CONTAINS out of a module, REFERENCES between data objects. To read data: \`graphql_validate\`, then \`graphql_query\` (read-only, runs as you: your bearer token over HTTP), \`field_values\` for the values to filter on; \`jq\` and \`max_bytes\` keep answers small.
+Hugr: before writing a query, read the resource ${HUGR_GUIDE_URI} (resources/read): paths, filters, order_by, nested arguments, bucket aggregations, functions and identity, with examples. In short: a module a.b is nested fields (\`a { b { orders(…) { … } } }\`); functions sit under \`function { a { fn(…) } }\` (mutation functions under \`mutation { function { … } }\`); a select takes \`filter\` (\`{col: {eq: …}}\`, \`_and\`/\`_or\`/\`_not\`, list relations \`{any_of: …}\`), \`order_by: [{field: "customer.name", direction: DESC}]\` (the field must be selected), \`limit\` (default 2000) and \`offset\`; on a list relation \`limit\`/\`order_by\` act before the join and \`nested_limit\`/\`nested_order_by\` per parent; \`X_bucket_aggregation { key { … } aggregations { _rows_count amount { sum } } }\` groups. The index was read with the service credential and data tools run as you, so an error on a field the index shows can mean your role may not read it.
 Inferred edges carry confidence and strategy; a call whose receiver cannot be typed is an unresolved_call node, a library method an external symbol (resolved: false). Every answer says how fresh the index is (index.updated_at), may carry \`hints\` (next calls whose args you can send as they are), and an empty answer carries \`absence\` explaining why. Filters are strict: an error tells you the fields that apply.`;
 
 /**
@@ -66,6 +70,8 @@ export class StoreHandle {
 export interface DataAccessOptions {
   sources: ReadonlyMap<string, DataSourceAccess>;
   jq?: DataContext['jq'];
+  /** Offered by a server started with `--allow-refresh`: re-reads a GraphQL source with the service credential. */
+  refresh?: (args: unknown) => Promise<Record<string, unknown>>;
 }
 
 /** The largest request (one JSON-RPC message) either transport reads; tool arguments have smaller limits of their own. */
@@ -308,25 +314,47 @@ export interface McpServer {
 }
 
 export function createMcpServer(handle: StoreHandle, data?: DataAccessOptions, caller: DataCaller = { transport: 'local' }): McpServer {
-  const server = new Server({ name: 'sextant', version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
+  const server = new Server({ name: 'sextant', version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS });
   const mutations = [...(data?.sources.values() ?? [])].some((s) => s.config.allow_mutations);
   // Built when listed: over HTTP there is one server per request, and most requests are tool calls.
-  const tools = () => listTools(handle.ontology, { mutations }).map((t) => ({
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: t.inputSchema as { type: 'object'; properties?: Record<string, object> },
-    annotations: { title: t.title, readOnlyHint: !WRITE_TOOLS.has(t.name), destructiveHint: WRITE_TOOLS.has(t.name), idempotentHint: !WRITE_TOOLS.has(t.name), openWorldHint: DATA_TOOLS.has(t.name) },
-  }));
+  const tools = () => [
+    ...listTools(handle.ontology, { mutations }).map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema as { type: 'object'; properties?: Record<string, object> },
+      annotations: { title: t.title, readOnlyHint: !WRITE_TOOLS.has(t.name), destructiveHint: WRITE_TOOLS.has(t.name), idempotentHint: !WRITE_TOOLS.has(t.name), openWorldHint: DATA_TOOLS.has(t.name) },
+    })),
+    ...(data?.refresh
+      ? [{ ...REFRESH_TOOL, annotations: { title: REFRESH_TOOL.title, readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true } }]
+      : []),
+  ];
   const context: DataContext | undefined = data ? { sources: data.sources, caller, ...(data.jq ? { jq: data.jq } : {}) } : undefined;
   const raw = new RawArguments();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools() }));
+  registerGuides(server);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const started = performance.now();
     const args = raw.take(extra.requestId, request.params.arguments);
-    if (WRITE_TOOLS.has(request.params.name) && !mutations) {
-      return toolReply({ ok: false, error: { code: 'mutations_disabled', message: 'Mutations are off on this server: set `data.allow_mutations: true` for a GraphQL source in sextant.yaml to offer graphql_mutate.' } });
-    }
-    return toolReply(await handle.run(request.params.name, args, context));
+    const reply =
+      request.params.name === REFRESH_TOOL.name && data?.refresh
+        ? toolReply((await data.refresh(args)) as ToolResult)
+        : WRITE_TOOLS.has(request.params.name) && !mutations
+        ? toolReply({ ok: false, error: { code: 'mutations_disabled', message: 'Mutations are off on this server: set `data.allow_mutations: true` for a GraphQL source in sextant.yaml to offer graphql_mutate.' } })
+        : toolReply(await handle.run(request.params.name, args, context));
+    const session = caller.transport === 'http' ? caller.headers['mcp-session-id'] : undefined;
+    logToolCall({
+      tool: request.params.name,
+      surface: caller.transport === 'http' ? 'http' : 'stdio',
+      started,
+      result: reply.structuredContent as ToolCallRecord['result'],
+      answerBytes: Buffer.byteLength(reply.content[0]!.text),
+      caller,
+      args,
+      ...(data ? { sources: data.sources } : {}),
+      ...(typeof session === 'string' ? { sessionId: session } : {}),
+    });
+    return reply;
   });
   return {
     server,
