@@ -58,27 +58,37 @@ export function hasSchemaCatalogs(schema: GraphQLSchema): boolean {
   return true;
 }
 
+/**
+ * A data source as Hugr's tables describe it, the same in v0.3's `schema_catalogs` and v0.1's `schema_summary`:
+ * `name`, `type` (the engine), `prefix`, `as_module`, `read_only`, `description` ("" read as absent).
+ */
+export function dataSourceOfRow(c: Record<string, unknown>): HugrDataSource | undefined {
+  const name = text(c['name']);
+  if (!name) return undefined;
+  const ds: HugrDataSource = { name, inferred: false };
+  const engine = text(c['type']);
+  if (engine) {
+    ds.engine = engine;
+    ds.isExtension = engine === 'extension';
+  }
+  const prefix = text(c['prefix']);
+  if (prefix) ds.prefix = prefix;
+  if (typeof c['as_module'] === 'boolean') ds.asModule = c['as_module'];
+  if (typeof c['read_only'] === 'boolean') ds.readOnly = c['read_only'];
+  const description = text(c['description']);
+  if (description) ds.description = description;
+  return ds;
+}
+
 /** The data sources a `schema_catalogs` answer lists (without Hugr's `_system`, disabled and suspended ones). */
 export function dataSourcesFromCatalog(answer: unknown): HugrDataSource[] | undefined {
   const list = dataOf(answer, 'core', 'catalog', 'schema_catalogs');
   if (!Array.isArray(list)) return undefined;
   const out: HugrDataSource[] = [];
   for (const c of rows(list)) {
-    const name = text(c['name']);
-    if (!name || name === SYSTEM_CATALOG || c['disabled'] === true || c['suspended'] === true) continue;
-    const ds: HugrDataSource = { name, inferred: false };
-    const engine = text(c['type']);
-    if (engine) {
-      ds.engine = engine;
-      ds.isExtension = engine === 'extension';
-    }
-    const prefix = text(c['prefix']);
-    if (prefix) ds.prefix = prefix;
-    if (typeof c['as_module'] === 'boolean') ds.asModule = c['as_module'];
-    if (typeof c['read_only'] === 'boolean') ds.readOnly = c['read_only'];
-    const description = text(c['description']);
-    if (description) ds.description = description;
-    out.push(ds);
+    if (c['name'] === SYSTEM_CATALOG || c['disabled'] === true || c['suspended'] === true) continue;
+    const ds = dataSourceOfRow(c);
+    if (ds) out.push(ds);
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

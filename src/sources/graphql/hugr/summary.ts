@@ -6,7 +6,7 @@
  * original names. The summary's JSON shape is Hugr's `SchemaInfo` (reference/hugr.md §2.11).
  */
 import type { HugrDataSource, HugrMetaObject } from './model.js';
-import { factsFromSchemas, sourceSchemas, stripPrefix, type Ask, type CatalogFacts } from './catalog.js';
+import { dataSourceOfRow, factsFromSchemas, sourceSchemas, stripPrefix, type Ask, type CatalogFacts } from './catalog.js';
 import { mergeObjectFacts } from './source-sdl.js';
 
 export const SCHEMA_SUMMARY_QUERY = '{ function { core { meta { schema_summary } } } }';
@@ -45,21 +45,8 @@ export function summaryOf(answer: unknown): Json | undefined {
 export function dataSourcesFromSummary(summary: Json): HugrDataSource[] {
   const out: HugrDataSource[] = [];
   for (const d of list(summary['data_sources'])) {
-    const name = text(d['name']);
-    if (!name) continue;
-    const ds: HugrDataSource = { name, inferred: false };
-    const engine = text(d['type']);
-    if (engine) {
-      ds.engine = engine;
-      ds.isExtension = engine === 'extension';
-    }
-    const prefix = text(d['prefix']);
-    if (prefix) ds.prefix = prefix;
-    if (typeof d['as_module'] === 'boolean') ds.asModule = d['as_module'];
-    if (typeof d['read_only'] === 'boolean') ds.readOnly = d['read_only'];
-    const description = text(d['description']);
-    if (description) ds.description = description;
-    out.push(ds);
+    const ds = dataSourceOfRow(d);
+    if (ds) out.push(ds);
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

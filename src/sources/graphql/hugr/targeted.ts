@@ -7,9 +7,7 @@
  * (a data source named by the caller) is re-read whatever its version says.
  */
 import { Kind, parse, print, type DefinitionNode } from 'graphql';
-
-/** Asks the server a side query with the service credential; undefined when it did not answer with data. */
-export type Ask = (query: string) => Promise<unknown>;
+import type { Ask } from './catalog.js';
 
 export const CATALOG_VERSIONS_QUERY = '{ core { catalog { schema_catalogs { name version } } } }';
 /** `__type` lookups per request. */
