@@ -213,6 +213,8 @@ export function deriveHugrModel(schema: GraphQLSchema, ext?: HugrExtensions, ser
         walk(named, kind === 'query' ? 'function' : 'mut_function', []);
         continue;
       }
+      // A field that returns an operation root wraps a whole query (Hugr's `jq(query)`): not a module.
+      if (named === schema.getQueryType() || named === schema.getMutationType()) continue;
       const sub = moduleRootOf(named);
       if (sub || fieldExt(root.name, field.name)?.hugr_type === 'submodule') {
         if (isObjectType(named)) {
