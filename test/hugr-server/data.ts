@@ -212,7 +212,8 @@ export function dataResolver(model: DataModel): GraphQLFieldResolver<unknown, un
  * The rows a relation field (`@references_query`) of a data object reaches from `row`, by the `@references` it
  * names: on the row's own type (it holds the keys: many-to-one, or many-to-many through the m2m table's other
  * reference) or on the target type (one-to-many). A list field gets the matching rows (filter, order, limit,
- * offset applied), a single one the first or null; undefined when the field is no relation.
+ * offset applied; null when none, as Hugr answers), a single one the first or null; undefined when the field is no
+ * relation.
  */
 function relatedRows(rows: Map<string, Row[]>, info: GraphQLResolveInfo, row: Row, args: Json): unknown {
   const field = info.parentType.getFields()[info.fieldName];
@@ -237,5 +238,8 @@ function relatedRows(rows: Map<string, Row[]>, info: GraphQLResolveInfo, row: Ro
     if (!back) return undefined;
     found = (rows.get(target) ?? []).filter((t) => same(t, keys(back, 'source_fields'), row, keys(back, 'references_fields')));
   }
-  return isList(info.returnType) ? selectRows(found, args) : (found[0] ?? null);
+  if (!isList(info.returnType)) return found[0] ?? null;
+  // As Hugr v0.3.41 answers: a relation list with no rows is null, not [].
+  const selected = selectRows(found, args) as unknown[];
+  return selected.length ? selected : null;
 }
