@@ -115,12 +115,23 @@ describe('trace: the request flow', () => {
     assert.ok(!r.hints.some((h: any) => h.tool === 'trace'), JSON.stringify(r.hints));
   });
 
-  test('a flow that stays local explains itself and points on', async () => {
+  test('a flow that stays local answers its local hops and says so', async () => {
     const r = await trace({ from: 'inventory GET /stock/{sku}' });
-    assert.deepEqual(r.hops, []);
-    assert.equal(r.absence.reason, 'nothing_leaves');
-    assert.match(r.absence.message, /stay inside local code/);
-    assert.deepEqual(r.hints[0], { tool: 'trace', args: { from: 'inventory GET /stock/{sku}', prune: false }, reason: 'see the local calls too' });
+    assert.equal(r.local_only, true);
+    assert.match(r.note, /No client, producer or route is reached/);
+    assert.deepEqual(
+      r.hops.map((h: any) => `${h.depth} ${h.edge_type} ${h.to.qualified_name}${h.library_method ? ` (${h.library_method})` : ''}`),
+      [
+        `1 EXPOSES com.acme.inventory.StockController#level(String)`,
+        `2 CALLS com.acme.inventory.StockService#level(String)`,
+        `3 CALLS com.acme.inventory.StockLevel#of(StockItem)`,
+        `3 CALLS com.acme.inventory.StockItemRepository (org.springframework.data.repository.CrudRepository#findById(?))`,
+        `4 CALLS com.acme.inventory.StockItem#getAvailable()`,
+        `4 CALLS com.acme.inventory.StockItem#getSku()`,
+        `4 CALLS com.acme.inventory.StockLevel#<init>()`,
+      ],
+    );
+    assert.equal(r.hints[0].tool, 'neighbors');
   });
 });
 

@@ -4,7 +4,7 @@ import { asEnum, asInteger, asNumber, asObject, asStringList, isBlank } from '..
 import { fail } from '../errors.js';
 import { compileFilter } from '../filters.js';
 import { limitHints, type Hint } from '../hints.js';
-import { existingNodes } from '../node-ids.js';
+import { namedNodes, nodeIdParams } from '../node-ids.js';
 import { listEntry } from '../present.js';
 import { filterSchema, limitParam, offsetParam, stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 
@@ -15,14 +15,14 @@ export const neighborsTool: ToolDef = {
   title: 'Walk typed edges',
   description: (o) =>
     [
-      'Edges of the given types from (`out`), into (`in`) or around (`both`) the given nodes, with the node at the other end.',
+      'Edges of the given types from (`out`), into (`in`) or around (`both`) the given nodes (`id`, or `ids` for several: ids or exact qualified names), with the node at the other end.',
       '`direction` and a non-empty `edge_types` are required; an edge type that cannot touch a given node kind in that direction is an error listing the ones that can.',
       '`filter` applies to the node at the other end (fields common to its possible kinds); `edge_filter` to the edge (`min_confidence`, `strategy`, declared attributes).',
       'Edge types (from → to):',
       ...o.edgeTypes().map((e) => `- ${e.name}: ${e.from.join('|')} → ${e.to.join('|')}. ${e.description}`),
     ].join('\n'),
   params: (o) => [
-    { name: 'ids', description: `Origin node ids (at most ${MAX_IDS}).`, schema: stringListSchema(), required: true },
+    ...nodeIdParams('neighbors', MAX_IDS),
     { name: 'direction', description: '`out`: edges leaving the origins; `in`: edges arriving; `both`.', schema: { type: 'string', enum: ['in', 'out', 'both'] }, required: true },
     { name: 'edge_types', description: 'Edge types to follow (at least one).', schema: stringListSchema({ type: 'string', enum: o.edgeTypeNames() }), required: true },
     { name: 'filter', description: 'Exact conditions on the node at the other end.', schema: filterSchema(o) },
@@ -36,8 +36,6 @@ export const neighborsTool: ToolDef = {
   ],
   run: async (ctx, args) => {
     const o = ctx.ontology;
-    const ids = asStringList(args.ids, 'ids')!;
-    if (ids.length > MAX_IDS) fail({ code: 'out_of_range', argument: 'ids', message: `neighbors takes at most ${MAX_IDS} origin ids; got ${ids.length}.` });
     const direction = asEnum(args.direction, 'direction', ['in', 'out', 'both'] as const)!;
     const edgeTypes = asStringList(args.edge_types, 'edge_types');
     if (!edgeTypes || edgeTypes.length === 0) fail({ code: 'missing_argument', argument: 'edge_types', message: 'neighbors needs at least one edge type; `describe` shows which edge types a node has.' });
@@ -45,7 +43,7 @@ export const neighborsTool: ToolDef = {
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 500 }) ?? 50;
     const offset = asInteger(args.offset, 'offset', { min: 0, max: 100000 }) ?? 0;
 
-    const origins = await existingNodes(ctx, ids);
+    const { ids, nodes: origins } = await namedNodes(ctx, 'neighbors', args, { max: MAX_IDS });
     const dirs = direction === 'both' ? (['out', 'in'] as const) : [direction];
     for (const origin of origins) {
       const allowed = [...new Set(dirs.flatMap((d) => o.edgeTypesFor(origin.kind, d)))].sort();

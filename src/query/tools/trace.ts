@@ -5,7 +5,8 @@ import { fail } from '../errors.js';
 import { limitHints, type Hint } from '../hints.js';
 import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 import { edgesAround, isCodeType } from '../walk.js';
-import { hasRouteProperty, lookupIdentifier } from './resolve.js';
+import { namedNode } from '../node-ids.js';
+import { hasRouteProperty } from './resolve.js';
 
 /**
  * The steps a request takes, as (edge type, direction) pairs: a route is served by the handler that EXPOSES it, a
@@ -53,23 +54,8 @@ function hopNode(node: NodeRecord): NodeRef & Record<string, PropValue> {
 
 function edgeFacts(attrs: Record<string, PropValue>): Record<string, PropValue> {
   const out: Record<string, PropValue> = {};
-  for (const key of ['confidence', 'strategy', 'match', 'line'] as const) if (attrs[key] !== undefined && attrs[key] !== null) out[key] = attrs[key]!;
+  for (const key of ['confidence', 'strategy', 'match', 'line', 'library_method'] as const) if (attrs[key] !== undefined && attrs[key] !== null) out[key] = attrs[key]!;
   return out;
-}
-
-/** The one node an argument names: an id, an exact qualified name, or what `resolve` understands. */
-async function oneNode(ctx: ToolContext, given: string, argument: string): Promise<NodeRecord> {
-  const match = await lookupIdentifier(ctx, given, undefined);
-  if (match?.found.length === 1) return match.found[0]!;
-  if (match && match.found.length > 1) {
-    fail({
-      code: 'ambiguous',
-      argument,
-      message: `${JSON.stringify(given)} names ${match.found.length > 20 ? 'more than 20' : match.found.length} nodes (${match.tier.reason}): ${match.found.slice(0, 5).map((n) => `${n.kind} ${n.qualified_name}`).join('; ')}${match.found.length > 5 ? '; …' : ''}. trace needs one: pass an id.`,
-      hints: [{ tool: 'resolve', args: { identifier: given }, reason: 'see every candidate with its id' }],
-    });
-  }
-  fail({ code: 'not_found', argument, message: `Nothing is named ${JSON.stringify(given)}. Use \`resolve\` or \`search\` to find the node.`, hints: [{ tool: 'resolve', args: { identifier: given }, reason: 'did-you-mean for this name' }] });
 }
 
 /** Whether a walk continues through this node: external library code, unresolved call sites and undeclared routes end it. */
@@ -86,7 +72,7 @@ async function stepsFrom(ctx: ToolContext, ids: readonly string[], steps: readon
   for (const direction of ['out', 'in'] as const) {
     const types = steps.filter((s) => s.direction === direction).map((s) => s.type);
     if (!types.length) continue;
-    for (const r of await edgesAround(ctx, ids, direction, types, minConfidence)) {
+    for (const r of await throughReceivers(ctx, await edgesAround(ctx, ids, direction, types, minConfidence))) {
       let list = byOrigin.get(r.origin);
       if (!list) byOrigin.set(r.origin, (list = []));
       list.push(r);
@@ -96,6 +82,27 @@ async function stepsFrom(ctx: ToolContext, ids: readonly string[], steps: readon
   const rank = (t: string) => (t === 'EXPOSES' || t === 'DECLARES_CLIENT' || t === 'DECLARES_PRODUCER' || CROSSING.has(t) ? 0 : t === 'OVERRIDES' ? 1 : 2);
   for (const list of byOrigin.values()) list.sort((a, b) => rank(a.type) - rank(b.type));
   return byOrigin;
+}
+
+/**
+ * A call on a project type that lands on a method the type inherits from a library (`visitRepository.save(…)` →
+ * JpaRepository#save, which every repository shares) reaches that project type: the edge's `receiver_type` says
+ * which. The library method stays in the hop as `library_method`. A receiver type whose name is not one node stays
+ * the library method.
+ */
+async function throughReceivers(ctx: ToolContext, rows: EdgeRow[]): Promise<EdgeRow[]> {
+  const receiverOf = (r: EdgeRow) => (r.type === 'CALLS' && r.direction === 'out' && typeof r.attrs.receiver_type === 'string' ? r.attrs.receiver_type : undefined);
+  const names = [...new Set(rows.map(receiverOf).filter((n): n is string => n !== undefined))];
+  if (!names.length) return rows;
+  const types = new Map<string, NodeRecord>();
+  for (const name of names) {
+    const found = (await ctx.store.nodesByName('qualified_name', name, { caseInsensitive: false, kinds: ['symbol'], limit: 2 })).filter(isCodeType);
+    if (found.length === 1) types.set(name, found[0]!);
+  }
+  return rows.map((r) => {
+    const type = types.get(receiverOf(r) ?? '');
+    return type ? { ...r, to: type.id, other: type, attrs: { ...r.attrs, library_method: r.other.qualified_name } } : r;
+  });
 }
 
 /** Where a walk starts: a service's declared routes, a type's declared members, or the node itself. */
@@ -121,7 +128,9 @@ export const traceTool: ToolDef = {
       'By default (`prune`) only hops on the way to a client, producer or another route are kept, so the answer is the path a request takes between services; `prune: false` shows every call.',
       'Each hop gives its depth, edge type, the node reached (with service) and the edge\'s confidence, strategy and match; `services` lists the services in the order reached and `crossings` each hop from one service to another.',
       'With `to`: the shortest paths from `from` to `to` over the same steps (or `edge_types`), up to `max_paths` of them. Two services: paths over SERVICE_CALLS.',
-      '`from` and `to` take an id, an exact qualified name, or anything `resolve` understands that names one node (`GET /orders/{id}`, `order-service`, a topic).',
+      'A type as `from` or `to` stands for its members (a service as `to` for its routes): paths start and end at the members that connect; a call through a project type to a method it inherits from a library (`repository.save(…)`) reaches that type. `collapse: "types"` gives each path, or the flow, as the classes it passes through.',
+      'When no hop of the flow leaves local code, the local hops are answered (`local_only: true`) instead of nothing.',
+      '`from` and `to` take an id, an exact qualified name, or anything `resolve` understands that names one node (`GET /orders/{id}`, `order-service`, `OrderService#place`, a topic).',
     ].join('\n'),
   params: () => [
     { name: 'from', description: 'Where to start: a route, handler method, type or service (id, qualified name, route like `POST /orders`, service name).', schema: { type: 'string', minLength: 1 }, required: true },
@@ -134,9 +143,9 @@ export const traceTool: ToolDef = {
     { name: 'include_external', description: 'Also walk into library code (resolved: false symbols; default false: they end a branch).', schema: { type: 'boolean', default: false } },
     { name: 'max_paths', description: 'With `to`: most shortest paths returned (default 5, at most 50).', schema: { type: 'integer', minimum: 1, maximum: 50, default: 5 } },
     { name: 'limit', description: 'Flow: most hops returned (default 200, at most 2000).', schema: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
+    { name: 'collapse', description: '`members` (default): every hop between members; `types`: the path as classes, one step per change of type, with the member hop that makes it.', schema: { type: 'string', enum: [...COLLAPSE], default: 'members' } },
   ],
   run: async (ctx, args) => {
-    const fromArg = asString(args.from, 'from')!;
     const toArg = asString(args.to, 'to');
     const maxDepth = asInteger(args.max_depth, 'max_depth', { min: 1, max: 30 }) ?? 12;
     const breadth = asInteger(args.max_breadth, 'max_breadth', { min: 1, max: 500 }) ?? 25;
@@ -147,16 +156,19 @@ export const traceTool: ToolDef = {
     const includeExternal = asBoolean(args.include_external, 'include_external') ?? false;
     const maxPaths = asInteger(args.max_paths, 'max_paths', { min: 1, max: 50 }) ?? 5;
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 2000 }) ?? 200;
-    const start = await oneNode(ctx, fromArg, 'from');
-    const end = toArg === undefined ? undefined : await oneNode(ctx, toArg, 'to');
+    const collapse = asEnum(args.collapse, 'collapse', COLLAPSE) ?? 'members';
+    const start = await namedNode(ctx, 'trace', args, 'from', { resolveForms: true });
+    const end = toArg === undefined ? undefined : await namedNode(ctx, 'trace', args, 'to', { resolveForms: true });
     const bothServices = start.kind === 'service' && end?.kind === 'service';
     const steps: Step[] = types
       ? [...new Set(types)].map((t) => ({ type: t, direction: FLOW_STEPS.find((s) => s.type === t)?.direction ?? 'out' }))
       : bothServices ? [{ type: 'SERVICE_CALLS', direction: 'out' }] : FLOW_STEPS.map((s) => ({ ...s }));
-    const walk = { steps, maxDepth, breadth, minConfidence, includeExternal };
+    const walk = { steps, maxDepth, breadth, minConfidence, includeExternal, collapse };
     return end ? paths(ctx, start, end, walk, maxPaths, args) : flow(ctx, start, walk, prune, limit, args);
   },
 };
+
+const COLLAPSE = ['members', 'types'] as const;
 
 interface Walk {
   steps: Step[];
@@ -164,6 +176,7 @@ interface Walk {
   breadth: number;
   minConfidence: number;
   includeExternal: boolean;
+  collapse: (typeof COLLAPSE)[number];
 }
 
 async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: boolean, limit: number, args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -219,6 +232,9 @@ async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: bool
     for (const h of hops) if (h.edge_type === 'EXPOSES' && keep.has(h.from)) keep.add(h.to.id);
     kept = hops.filter((h) => keep.has(h.to.id));
   }
+  // Nothing leaves local code: the local hops are the answer, rather than an empty one that needs a second call.
+  const localOnly = prune && kept.length === 0 && hops.length > 0;
+  if (localOnly) kept = hops;
   const truncated = kept.length > limit;
   const shown = kept.slice(0, limit);
   const nodesById = new Map<string, NodeRecord>([[start.id, start], ...roots.map((r) => [r.id, r] as const), ...hops.map((h) => [h.to.id, h.to] as const)]);
@@ -239,9 +255,10 @@ async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: bool
     ...(roots[0]?.id !== start.id ? { roots: roots.map(hopNode) } : {}),
     services,
     crossings,
-    hops: shown.map((h) => ({ depth: h.depth, from: h.from, edge_type: h.edge_type, to: hopNode(h.to), ...edgeFacts(h.attrs) })),
+    ...(walk.collapse === 'types' ? await collapsedFlow(ctx, start, nodesById, shown) : { hops: shown.map((h) => ({ depth: h.depth, from: h.from, edge_type: h.edge_type, to: hopNode(h.to), ...edgeFacts(h.attrs) })) }),
     total_hops: kept.length,
     ...(prune ? { pruned: hops.length - kept.length } : {}),
+    ...(localOnly ? { local_only: true, note: `No client, producer or route is reached from ${start.qualified_name} within ${walk.maxDepth} hops: these are the local hops (as with prune: false).` } : {}),
     has_more: truncated || deeper || exhausted || moreRoots || cut.length > 0,
     ...(cut.length ? { breadth_cut: cut.slice(0, 20).map((c) => ({ node: c.id, followed: c.followed, total: c.total })) } : {}),
     ...(deeper ? { depth_cut: true } : {}),
@@ -252,14 +269,14 @@ async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: bool
   if (truncated && limit < 2000) hints.push({ tool: 'trace', args: { ...args, limit: Math.min(2000, limit * 4) }, reason: 'more hops than limit' });
   const firstCrossing = crossings[0];
   if (firstCrossing) hints.push({ tool: 'describe', args: { id: firstCrossing.route.id }, reason: `the ${firstCrossing.to_service ?? 'remote'} route this request reaches, with its other callers` });
-  if (!shown.length) {
-    result.absence = {
+  if (!shown.length || localOnly) {
+    if (!localOnly) result.absence = {
       reason: hops.length ? 'nothing_leaves' : 'no_steps',
       message: hops.length
         ? `From ${start.qualified_name}, ${hops.length} hop(s) stay inside local code: no client, producer or route is reached within ${walk.maxDepth} hops.`
         : `${start.qualified_name} has no ${walk.steps.map((s) => s.type).join('/')} edges to follow${walk.minConfidence > 0 ? ` at confidence ≥ ${walk.minConfidence}` : ''}.`,
     };
-    if (hops.length && prune) hints.push({ tool: 'trace', args: { ...args, prune: false }, reason: 'see the local calls too' });
+    if (hops.length && prune && !localOnly) hints.push({ tool: 'trace', args: { ...args, prune: false }, reason: 'see the local calls too' });
     const applicable = new Set([...ctx.ontology.edgeTypesFor(start.kind, 'out'), ...ctx.ontology.edgeTypesFor(start.kind, 'in')]);
     const around = [...new Set(walk.steps.map((s) => s.type))].filter((t) => applicable.has(t)).sort();
     if (around.length) hints.push({ tool: 'neighbors', args: { ids: [start.id], direction: 'both', edge_types: around }, reason: 'every edge of these kinds around the start' });
@@ -276,8 +293,11 @@ async function paths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, walk:
   const depthOf = new Map<string, number>(roots.map((r) => [r.id, 0]));
   const parents = new Map<string, Hop[]>();
   const rootIds = new Set(roots.map((r) => r.id));
-  let frontier = roots.filter((r) => passable(r, walk.includeExternal) || r.id === end.id).map((r) => r.id);
-  let found = rootIds.has(end.id);
+  // A type as `to` is reached at any of its members (or itself); a service, over the request flow, at its routes.
+  const endsFor = isCodeType(end) || (end.kind === 'service' && !walk.steps.some((s) => s.type === 'SERVICE_CALLS')) ? (await flowRoots(ctx, end, MAX_VISITED)).roots : [];
+  const ends = new Set([end.id, ...endsFor.map((n) => n.id)]);
+  let frontier = roots.filter((r) => passable(r, walk.includeExternal) || ends.has(r.id)).map((r) => r.id);
+  let found = roots.some((r) => ends.has(r.id));
   let depth = 0;
   while (!found && frontier.length && depth < walk.maxDepth && depthOf.size <= MAX_VISITED) {
     depth++;
@@ -290,13 +310,13 @@ async function paths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, walk:
         if (known !== undefined && known < depth) continue;
         if (known === undefined) {
           depthOf.set(other.id, depth);
-          if (passable(other, walk.includeExternal) || other.id === end.id) next.push(other.id);
+          if (passable(other, walk.includeExternal) || ends.has(other.id)) next.push(other.id);
         }
         let list = parents.get(other.id);
         if (!list) parents.set(other.id, (list = []));
         if (list.some((h) => h.from === id && h.edge_type === r.type)) continue;
         list.push({ depth, from: id, edge_type: r.type, to: other, attrs: r.attrs });
-        if (other.id === end.id) found = true;
+        if (ends.has(other.id)) found = true;
       }
     }
     frontier = next;
@@ -311,30 +331,23 @@ async function paths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, walk:
       }
       for (const hop of parents.get(id) ?? []) extend(hop.from, [hop, ...suffix]);
     };
-    extend(end.id, []);
+    for (const id of depthOf.keys()) if (ends.has(id)) extend(id, []);
   }
+  const reachedEnd = [...depthOf.keys()].find((id) => ends.has(id));
   const result: Record<string, unknown> = {
     ok: true,
     mode: 'paths',
     from: hopNode(start),
     to: hopNode(end),
-    length: found ? depthOf.get(end.id) ?? 0 : null,
-    paths: out.map((p) => {
-      const first = p[0] ? p[0].from : end.id;
-      const origin = roots.find((r) => r.id === first) ?? start;
-      return {
-        ...(origin.id !== start.id ? { start: hopNode(origin) } : {}),
-        services: [...new Set([origin.kind === 'service' ? origin.name : origin.service, ...p.map((h) => h.to.service)].filter((s): s is string => !!s))],
-        hops: p.map((h) => ({ from: h.from, edge_type: h.edge_type, to: hopNode(h.to), ...edgeFacts(h.attrs) })),
-      };
-    }),
+    length: found && reachedEnd ? depthOf.get(reachedEnd) ?? 0 : null,
+    paths: await renderPaths(ctx, start, end, roots, out, walk.collapse),
     has_more: found && out.length >= maxPaths,
   };
   const hints: (Hint | undefined)[] = [];
   if (!found) {
     result.absence = {
       reason: 'no_path',
-      message: `No path from ${start.qualified_name}${roots[0]?.id !== start.id ? ` (${roots.length} ${start.kind === 'service' ? 'route' : 'member'}(s))` : ''} to ${end.qualified_name} over ${[...new Set(walk.steps.map((s) => `${s.type}${s.direction === 'in' ? ' (backwards)' : ''}`))].join(', ')} within ${walk.maxDepth} hops${walk.minConfidence > 0 ? ` at confidence ≥ ${walk.minConfidence}` : ''}; ${depthOf.size - roots.length} node(s) were reachable.`,
+      message: `No path from ${start.qualified_name}${roots[0]?.id !== start.id ? ` (${roots.length} ${start.kind === 'service' ? 'route' : 'member'}(s))` : ''} to ${end.qualified_name}${endsFor.length ? ` (${endsFor.length} ${end.kind === 'service' ? 'route' : 'member'}(s))` : ''} over ${[...new Set(walk.steps.map((s) => `${s.type}${s.direction === 'in' ? ' (backwards)' : ''}`))].join(', ')} within ${walk.maxDepth} hops${walk.minConfidence > 0 ? ` at confidence ≥ ${walk.minConfidence}` : ''}; ${depthOf.size - roots.length} node(s) were reachable.`,
     };
     if (depth >= walk.maxDepth && frontier.length && walk.maxDepth < 30) hints.push({ tool: 'trace', args: { ...args, max_depth: Math.min(30, walk.maxDepth * 2) }, reason: 'search deeper' });
     hints.push({ tool: 'trace', args: { ...args, from: end.id, to: start.id }, reason: 'the other direction' });
@@ -342,4 +355,95 @@ async function paths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, walk:
   } else if (out.length >= maxPaths && maxPaths < 50) hints.push({ tool: 'trace', args: { ...args, max_paths: Math.min(50, maxPaths * 4) }, reason: 'more shortest paths exist' });
   result.hints = limitHints(hints);
   return result;
+}
+
+/** Each path as hops between members, or (`collapse: "types"`) as the classes it passes through. */
+async function renderPaths(ctx: ToolContext, start: NodeRecord, end: NodeRecord, roots: NodeRecord[], found: Hop[][], collapse: Walk['collapse']): Promise<Record<string, unknown>[]> {
+  const origins = found.map((p) => roots.find((r) => r.id === (p[0] ? p[0].from : undefined)) ?? roots.find((r) => p.length === 0 && r.id !== start.id) ?? start);
+  const nodes = new Map<string, NodeRecord>([[start.id, start], [end.id, end], ...roots.map((r) => [r.id, r] as const), ...found.flat().map((h) => [h.to.id, h.to] as const)]);
+  const owners = collapse === 'types' ? await ownersOf(ctx, [...nodes.values()]) : undefined;
+  const out: Record<string, unknown>[] = [];
+  const seen = new Set<string>();
+  found.forEach((p, i) => {
+    const origin = origins[i]!;
+    const last = p.length ? p[p.length - 1]!.to : origin;
+    const base = {
+      ...(origin.id !== start.id ? { start: hopNode(origin) } : {}),
+      ...(last.id !== end.id ? { end: hopNode(last) } : {}),
+      services: [...new Set([origin.kind === 'service' ? origin.name : origin.service, ...p.map((h) => h.to.service)].filter((s): s is string => !!s))],
+    };
+    if (!owners) {
+      out.push({ ...base, hops: p.map((h) => ({ from: h.from, edge_type: h.edge_type, to: hopNode(h.to), ...edgeFacts(h.attrs) })) });
+      return;
+    }
+    const collapsed = collapseHops(owners, nodes, origin, p);
+    const key = JSON.stringify(collapsed.steps.map((st) => [st.from, st.edge_type, st.to]));
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ ...base, types: collapsed.types.map(hopNode), steps: collapsed.steps });
+  });
+  return out;
+}
+
+interface TypeStep {
+  depth?: number;
+  from: string;
+  edge_type: string;
+  to: string;
+  /** The member hop that makes the step. */
+  via: { from: string; to: string } & Record<string, PropValue>;
+}
+
+/**
+ * The class each node belongs to in a collapsed path: a type is its own, a member its declaring type's, a client or
+ * producer its calling method's type; a route or service stays itself (the boundary a request crosses).
+ */
+async function ownersOf(ctx: ToolContext, nodes: readonly NodeRecord[]): Promise<Map<string, NodeRecord>> {
+  const ownerName = (n: NodeRecord): string | undefined => {
+    if (n.kind === 'symbol') return isCodeType(n) ? undefined : typeof n.props.declaring_type === 'string' ? n.props.declaring_type : n.qualified_name.split('#')[0];
+    if ((n.kind === 'client' || n.kind === 'producer') && typeof n.props.caller === 'string') return n.props.caller.split('#')[0];
+    return undefined;
+  };
+  const names = [...new Set(nodes.map(ownerName).filter((q): q is string => !!q))];
+  const byName = new Map<string, NodeRecord[]>();
+  for (const name of names) byName.set(name, (await ctx.store.nodesByName('qualified_name', name, { caseInsensitive: false, kinds: ['symbol'], limit: 20 })).filter(isCodeType));
+  const out = new Map<string, NodeRecord>();
+  for (const n of nodes) {
+    const name = ownerName(n);
+    const candidates = name ? byName.get(name) ?? [] : [];
+    out.set(n.id, candidates.find((t) => t.service === n.service && t.source === n.source) ?? candidates[0] ?? n);
+  }
+  return out;
+}
+
+/** Hops as steps between classes: hops inside one class are left out, each change of class is one step. */
+function collapseHops(owners: Map<string, NodeRecord>, nodes: Map<string, NodeRecord>, origin: NodeRecord, hops: readonly Hop[]): { types: NodeRecord[]; steps: TypeStep[] } {
+  const ownerOf = (id: string) => owners.get(id) ?? nodes.get(id)!;
+  const types: NodeRecord[] = [ownerOf(origin.id)];
+  const steps: TypeStep[] = [];
+  for (const h of hops) {
+    const a = ownerOf(h.from);
+    const b = ownerOf(h.to.id);
+    if (a.id === b.id) continue;
+    steps.push({ from: a.qualified_name, edge_type: h.edge_type, to: b.qualified_name, via: { from: nodes.get(h.from)?.qualified_name ?? h.from, to: h.to.qualified_name, ...edgeFacts(h.attrs) } });
+    if (types[types.length - 1]!.id !== b.id) types.push(b);
+  }
+  return { types, steps };
+}
+
+/** A flow as classes: each class once (in the order reached), each (class, edge type, class) step once with its first member hop. */
+async function collapsedFlow(ctx: ToolContext, start: NodeRecord, nodesById: Map<string, NodeRecord>, hops: readonly Hop[]): Promise<{ types: unknown[]; steps: TypeStep[] }> {
+  const owners = await ownersOf(ctx, [...nodesById.values()]);
+  const ownerOf = (id: string) => owners.get(id) ?? nodesById.get(id)!;
+  const types = new Map<string, NodeRecord>([[ownerOf(start.id).id, ownerOf(start.id)]]);
+  const steps = new Map<string, TypeStep>();
+  for (const h of hops) {
+    const a = ownerOf(h.from);
+    const b = ownerOf(h.to.id);
+    if (!types.has(b.id)) types.set(b.id, b);
+    const key = `${a.id}\0${h.edge_type}\0${b.id}`;
+    if (a.id === b.id || steps.has(key)) continue;
+    steps.set(key, { depth: h.depth, from: a.qualified_name, edge_type: h.edge_type, to: b.qualified_name, via: { from: nodesById.get(h.from)?.qualified_name ?? h.from, to: h.to.qualified_name, ...edgeFacts(h.attrs) } });
+  }
+  return { types: [...types.values()].map(hopNode), steps: [...steps.values()] };
 }

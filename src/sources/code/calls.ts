@@ -42,7 +42,8 @@ const CONFIDENCE: Record<CallStrategy, number> = {
 export type CallTarget = { member: MemberEntry } | { external: { owner: string; name: string } };
 
 export type ResolvedCall =
-  | { call: CallFacts; targets: CallTarget[]; strategy: CallStrategy; confidence: number }
+  /** `receiverType`: the project type a library method is called on (`visitRepository.save` lands on JpaRepository#save). */
+  | { call: CallFacts; targets: CallTarget[]; strategy: CallStrategy; confidence: number; receiverType?: TypeEntry }
   | { call: CallFacts; unresolved: 'unknown_receiver' | 'unknown_member' | 'unknown_return_type'; receiver: string };
 
 /** The static type of an expression, and how it was found. `isType`: the expression names a type (static access). */
@@ -103,7 +104,7 @@ export class CallResolver {
     if (typed.target.external !== undefined) return this.external(call, typed.target.external, call.name, 'method_reference');
     const found = this.model.findMethods(typed.target.entry, call.name, -1).members;
     if (found.length) return this.landOn(call, found, 'method_reference');
-    return this.onExternalSupertypes(call, typed.target.entry, 'method_reference') ?? { call, unresolved: 'unknown_member', receiver: exprText(call.receiver!) };
+    return this.onExternalSupertypes(call, typed.target.entry, 'method_reference', true) ?? { call, unresolved: 'unknown_member', receiver: exprText(call.receiver!) };
   }
 
   /** Where a call expression (a receiver or an argument, not a call site of its own) lands. */
@@ -126,7 +127,7 @@ export class CallResolver {
     }
     const extension = this.extensionFor(caller, call, entry);
     if (extension) return extension;
-    return this.onExternalSupertypes(call, entry, typed.strategy) ?? { call, unresolved: 'unknown_member', receiver: exprText(receiver) };
+    return this.onExternalSupertypes(call, entry, typed.strategy, true) ?? { call, unresolved: 'unknown_member', receiver: exprText(receiver) };
   }
 
   private bareCall(caller: MemberEntry, call: CallFacts): ResolvedCall {
@@ -188,9 +189,9 @@ export class CallResolver {
   }
 
   /** A method the project type does not declare may come from a library supertype: land on the first one. */
-  private onExternalSupertypes(call: CallFacts, entry: TypeEntry, strategy: CallStrategy): ResolvedCall | undefined {
+  private onExternalSupertypes(call: CallFacts, entry: TypeEntry, strategy: CallStrategy, onReceiver = false): ResolvedCall | undefined {
     const { external } = this.model.ancestors(entry);
-    if (external.length) return this.external(call, external[0]!, call.name, strategy);
+    if (external.length) return { ...this.external(call, external[0]!, call.name, strategy), ...(onReceiver ? { receiverType: entry } : {}) };
     if (OBJECT_METHODS.has(call.name)) return this.external(call, entry.file.language === 'kotlin' ? 'kotlin.Any' : 'java.lang.Object', call.name, strategy);
     return undefined;
   }
