@@ -526,7 +526,13 @@ describe('estate: impact', () => {
   test('impact of a type without its members walks only the type edges', async () => {
     const id = (await byQn(`${O}repo.OrderRepository`)).id;
     const r = (await runTool(ctx(), 'impact', { ids: id, depth: 5, include_members: false })) as any;
-    assert.deepEqual(impactSets(r), { 'order-service': { 1: sorted([`${O}service.OrderService`, `${O}jobs.OrderCleanupJob`]), 2: sorted([`${O}web.OrderController`, `${O}messaging.PaymentEventsListener`]) } });
+    // USES: the members naming the type (a setter and a constructor parameter) are dependents too.
+    assert.deepEqual(impactSets(r), {
+      'order-service': {
+        1: sorted([`${O}service.OrderService`, `${O}jobs.OrderCleanupJob`, `${O}jobs.OrderCleanupJob#setOrderRepository(OrderRepository)`, `${O}service.OrderService#<init>(OrderRepository,PaymentRouter,Optional,OrderEventsPublisher,OrderMapper)`]),
+        2: sorted([`${O}web.OrderController`, `${O}messaging.PaymentEventsListener`, `${O}jobs.OrderCleanupJob#<init>(OrderService,Clock)`, `${O}web.OrderController#<init>(OrderService,ObjectProvider)`]),
+      },
+    });
     const handler = (await byQn(`${O}api.PaymentHandler`)).id;
     const h = (await runTool(ctx(), 'impact', { ids: handler, depth: 5, include_members: false, edge_types: ['INJECTS', 'IMPLEMENTS'] })) as any;
     assert.deepEqual(impactSets(h), {

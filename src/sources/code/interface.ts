@@ -12,7 +12,7 @@ import { Constants } from './routes.js';
  */
 export type InterfaceItems = Map<string, string[]>;
 
-const BODY_AND_LINES = new Set(['calls', 'locals', 'returns', 'assigns', 'line', 'endLine']);
+const BODY_AND_LINES = new Set(['calls', 'locals', 'returns', 'assigns', 'bodyUses', 'line', 'endLine']);
 
 function shape(value: unknown): string {
   return JSON.stringify(value, (key, v: unknown) => (BODY_AND_LINES.has(key) ? undefined : v));

@@ -2,7 +2,7 @@
  * The per-file facts a Java or Kotlin extractor produces. Extraction is a pure function of one file's text, so
  * these facts are cached by content hash and only changed files are re-parsed; everything that needs more
  * than one file (type resolution, injection, calls, overrides, roles) is computed from the facts of all files.
- * Everything here is plain JSON.
+ * Everything here is plain JSON (and the one table of `BodyUses` codes).
  */
 
 export type Language = 'java' | 'kotlin';
@@ -136,7 +136,22 @@ export interface MemberFacts {
   returns?: Expr[];
   /** Assignments in its body, outside lambdas and local classes. */
   assigns?: AssignFacts[];
+  /** Types its body names outside declarations and calls (casts, `instanceof`, class literals, static access, arrays): see `BodyUses`. */
+  bodyUses?: BodyUses;
 }
+
+/**
+ * Type names a body writes where no declaration or call records them, for `USES` edges: one string per member, each
+ * name as written preceded by a one-letter code of how it is named and a colon (`c:Foo i:com.x.Bar s:Foo.Inner`),
+ * each pair once. One string is the smallest form a worker thread and the facts cache carry; the colon keeps every
+ * name an identifier of its own for `namesOf`. Static access names the dotted name before the member (`Foo` of
+ * `Foo.BAR`, `Foo.bar()`, `Foo::bar`); what it resolves to is decided with the model.
+ */
+export type BodyUses = string;
+
+/** The codes of `BodyUses`: the `via` each stands for. */
+export const BODY_USE_CODES = { c: 'cast', i: 'instanceof', l: 'class_literal', s: 'static', n: 'new' } as const;
+export type BodyUseCode = keyof typeof BODY_USE_CODES;
 
 export interface FieldFacts {
   /** A `static final` String field initialised by literals and other constants: its value's parts. */
@@ -179,6 +194,8 @@ export interface TypeFacts {
   enumConstants?: string[];
   /** The constructor arguments of enum constants that have them, by constant name. */
   enumArgs?: Record<string, Expr[]>;
+  /** Types named by field initializers and initializer blocks (code that belongs to no member node). */
+  bodyUses?: BodyUses;
   line: number;
   endLine: number;
 }

@@ -118,7 +118,8 @@ export class CodeModel {
   private readonly packages = new Set<string>();
   private readonly facadesByPackage = new Map<string, TypeEntry[]>();
   private readonly extensionsByName = new Map<string, MemberEntry[]>();
-  private readonly resolveCache = new Map<string, TypeTarget | null>();
+  /** Per type, by name: one small map per type holds far less than a key string per (file, type, name). */
+  private readonly resolveCache = new Map<TypeEntry, Map<string, TypeTarget | null>>();
   /** Supertypes never change once the model is built, so each type's are walked once (calls ask for them per call site). */
   private readonly ancestorCache = new Map<TypeEntry, { project: TypeEntry[]; external: string[] }>();
   private readonly companions = new Map<TypeEntry, TypeEntry>();
@@ -197,11 +198,22 @@ export class CodeModel {
 
   /** Like resolveType, but undefined when the name is not a type the file can see (a variable, a package…). */
   resolveTypeName(name: string, from: TypeEntry): TypeTarget | undefined {
-    const key = `${from.file.path}\0${from.qn}\0${name}`;
-    if (this.resolveCache.has(key)) return this.resolveCache.get(key) ?? undefined;
+    let cache = this.resolveCache.get(from);
+    if (!cache) this.resolveCache.set(from, (cache = new Map()));
+    const cached = cache.get(name);
+    if (cached !== undefined) return cached ?? undefined;
     const found = this.lookupTypeName(name, from);
-    this.resolveCache.set(key, found ?? null);
+    cache.set(name, found ?? null);
     return found;
+  }
+
+  /**
+   * Like resolveTypeName, without keeping the answer: for passes that resolve every name once (type usages), where a
+   * cache entry per type and name would only grow the model (tens of MB on a 10,000-file estate).
+   */
+  lookupTypeNameOnce(name: string, from: TypeEntry): TypeTarget | undefined {
+    const cached = this.resolveCache.get(from)?.get(name);
+    return cached !== undefined ? (cached ?? undefined) : this.lookupTypeName(name, from);
   }
 
   private lookupTypeName(name: string, from: TypeEntry): TypeTarget | undefined {

@@ -1,6 +1,7 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
 import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNestingLimits } from './common.js';
+import { BodyUseRecorder, useHolder } from './uses.js';
 
 /** Node types inside a body that never hold a call, a local or a type: the walker does not descend into them. */
 const BODY_LEAVES = new Set([
@@ -54,6 +55,7 @@ export function extractJava(path: string, text: string, parser: Parser): FileFac
         else if (child.type === 'ERROR') extractor.recover(child);
       }
     }));
+    extractor.uses.finish();
     return facts;
   } finally {
     tree.delete();
@@ -100,6 +102,7 @@ type BodyTask = { node: Node; scope: BodyScope; type: string } | (() => void);
 class JavaExtractor {
   /** Types being declared, one inside the other (member, local and anonymous classes). */
   private typeDepth = 0;
+  readonly uses = new BodyUseRecorder();
 
   constructor(private readonly file: FileFacts) {}
 
@@ -433,7 +436,32 @@ class JavaExtractor {
         const name = node.childForFieldName('name')?.text;
         const type = node.childForFieldName('right');
         if (name && type) scope.member.locals.push({ name, type: typeRef(type), line: lineOf(node) });
+        const tested = type ?? node.childForFieldName('pattern');
+        const written = tested?.type === 'record_pattern' ? tested.namedChildren.find((c) => c && c.type !== 'record_pattern_body') : tested;
+        if (written) this.uses.type(useHolder(scope.member, scope.type.facts), 'i', typeRef(written));
         break;
+      }
+      case 'cast_expression': {
+        // `(A & B) x` has a type field per bound.
+        const holder = useHolder(scope.member, scope.type.facts);
+        for (const type of node.childrenForFieldName('type')) if (type) this.uses.type(holder, 'c', typeRef(type));
+        break;
+      }
+      case 'class_literal': {
+        const type = node.namedChildren[0];
+        if (type) this.uses.type(useHolder(scope.member, scope.type.facts), 'l', typeRef(type));
+        return;
+      }
+      case 'array_creation_expression': {
+        const type = node.childForFieldName('type');
+        if (type) this.uses.type(useHolder(scope.member, scope.type.facts), 'n', typeRef(type));
+        break;
+      }
+      case 'field_access': {
+        const chain = dottedName(node);
+        if (chain === undefined) break;
+        this.uses.qualifier(useHolder(scope.member, scope.type.facts), chain);
+        return;
       }
       case 'return_statement': {
         const value = node.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
@@ -461,6 +489,8 @@ class JavaExtractor {
         if (values) call.values = values;
         if (object) call.receiver = toExpr(object);
         this.addCall(scope, call);
+        // A dotted receiver is a field_access, visited below.
+        if (object?.type === 'identifier') this.uses.qualifier(useHolder(scope.member, scope.type.facts), object.text);
         break;
       }
       case 'object_creation_expression': {
@@ -489,6 +519,10 @@ class JavaExtractor {
         if (isNew) call.type = typeRef(target);
         else call.receiver = toExpr(target);
         this.addCall(scope, call);
+        if (!isNew && target.type !== 'this' && target.type !== 'super') {
+          const written = target.type === 'field_access' || target.type === 'identifier' ? dottedName(target) : stripGenerics(target.text);
+          if (written !== undefined) this.uses.qualifier(useHolder(scope.member, scope.type.facts), written);
+        }
         break;
       }
       case 'explicit_constructor_invocation': {
@@ -518,6 +552,21 @@ class JavaExtractor {
     if (scope.inLambda) call.inLambda = true;
     scope.member.calls.push(call);
   }
+}
+
+/** `a.b.C` written as names only (an identifier, or field accesses on one), else undefined (`this.x`, `f().x`). */
+function dottedName(node: Node): string | undefined {
+  let text = '';
+  let n: Node | null = node;
+  for (let depth = 0; n && depth < MAX_EXPR_DEPTH; depth++) {
+    if (n.type === 'identifier') return n.text + text;
+    if (n.type !== 'field_access') return undefined;
+    const field = n.childForFieldName('field');
+    if (field?.type !== 'identifier') return undefined;
+    text = `.${field.text}${text}`;
+    n = n.childForFieldName('object');
+  }
+  return undefined;
 }
 
 function readModifiers(node: Node): { modifiers: string[]; annotations: AnnotationFacts[] } {

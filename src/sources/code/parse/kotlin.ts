@@ -1,6 +1,7 @@
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from '../ir.js';
 import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNestingLimits } from './common.js';
+import { BodyUseRecorder, useHolder } from './uses.js';
 
 /**
  * Kotlin extraction, in the JVM view Java code has of it: a file's top-level functions and properties sit on a
@@ -372,6 +373,7 @@ class KotlinExtractor {
   misread = new Map<number, AnnotationFacts[]>();
   /** Types (and ERROR nodes pieced back into types) being read, one inside the other. */
   private typeDepth = 0;
+  private readonly uses = new BodyUseRecorder();
 
   constructor(
     readonly file: FileFacts,
@@ -416,6 +418,7 @@ class KotlinExtractor {
 
   /** Emits the facade (when anything is on it) after every other type, then the types declared inside it. */
   finish(): void {
+    this.uses.finish();
     const facade = this.facade?.facts;
     if (!facade || (facade.members.length === 0 && facade.fields.length === 0)) return;
     this.file.types.push(facade, ...this.facadeTypes);
@@ -705,6 +708,7 @@ class KotlinExtractor {
       const head = target.calls.length > 0 && (target.calls[0]!.kind === 'this_ctor' || target.calls[0]!.kind === 'super_ctor') ? 1 : 0;
       target.calls.splice(head, 0, ...scope.pendingInit.calls);
       target.locals.unshift(...scope.pendingInit.locals);
+      this.uses.move(scope.pendingInit, target);
       scope.pendingInit = undefined;
     }
     return scope;
@@ -1112,10 +1116,35 @@ class KotlinExtractor {
           if (target && target.text !== 'class' && left) {
             this.addCall(scope, { kind: 'method_ref', name: ident(target), receiver: toExpr(left), argCount: -1, args: [], line: lineOf(node) });
           }
-          if (left) walk(left, scope);
+          // `Foo::class` names Foo as a class literal; `Foo::bar` reaches a member through it.
+          const chain = left ? dottedName(left) : undefined;
+          if (chain !== undefined) {
+            if (target?.text === 'class') this.uses.name(useHolder(scope.member, scope.type.facts), 'l', chain);
+            else this.uses.qualifier(useHolder(scope.member, scope.type.facts), chain);
+          } else if (left) walk(left, scope);
+          return;
+        }
+        const chain = dottedName(node);
+        if (chain !== undefined) {
+          this.uses.qualifier(useHolder(scope.member, scope.type.facts), chain);
           return;
         }
         break;
+      }
+      case 'as_expression': {
+        const type = node.childForFieldName('right');
+        if (type) this.uses.type(useHolder(scope.member, scope.type.facts), 'c', typeRef(type));
+        break;
+      }
+      case 'is_expression': {
+        const type = node.childForFieldName('right');
+        if (type) this.uses.type(useHolder(scope.member, scope.type.facts), 'i', typeRef(type));
+        break;
+      }
+      case 'type_test': {
+        const type = node.namedChildren.find((c) => TYPE_NODES.has(ty(c)));
+        if (type) this.uses.type(useHolder(scope.member, scope.type.facts), 'i', typeRef(type));
+        return;
       }
       case 'callable_reference': {
         const children = node.namedChildren;
@@ -1123,6 +1152,12 @@ class KotlinExtractor {
         const call: CallFacts = { kind: 'method_ref', name: ident(target), argCount: -1, args: [], line: lineOf(node) };
         const on = children.length > 1 ? children[0] : undefined;
         if (on && TYPE_NODES.has(ty(on))) call.receiver = { k: 'name', name: stripGenerics(on.text) };
+        // `List<Foo>::class` (the generic form is a callable reference); `Foo<T>::bar`.
+        const first = children[0];
+        if (first && TYPE_NODES.has(ty(first))) {
+          if (node.children.some((c) => ty(c) === 'class')) this.uses.type(useHolder(scope.member, scope.type.facts), 'l', typeRef(first));
+          else if (on) this.uses.qualifier(useHolder(scope.member, scope.type.facts), stripGenerics(on.text));
+        }
         this.addCall(scope, call);
         return;
       }
@@ -1237,6 +1272,8 @@ class KotlinExtractor {
     if (values) call.values = values;
     if (target.receiver) call.receiver = toExpr(target.receiver);
     this.addCall(scope, call);
+    // A dotted receiver is a navigation_expression, visited when walked.
+    if (target.receiver && ty(target.receiver) === 'identifier') this.uses.qualifier(useHolder(scope.member, scope.type.facts), target.receiver.text);
     if (target.receiver) walk(target.receiver, scope);
     if (valueArgs) walk(valueArgs, scope);
     for (const l of lambdas) walk(l, scope);
@@ -1307,6 +1344,21 @@ class KotlinExtractor {
     if (scope.inLambda) call.inLambda = true;
     scope.member.calls.push(call);
   }
+}
+
+/** `a.b.C` written as names only (an identifier, or `.` navigations on one), else undefined (`this.x`, `f().x`, `a?.b`). */
+function dottedName(node: Node): string | undefined {
+  let text = '';
+  let n: Node | undefined = node;
+  for (let depth = 0; n && depth < MAX_EXPR_DEPTH; depth++) {
+    if (ty(n) === 'identifier') return n.text + text;
+    if (ty(n) !== 'navigation_expression') return undefined;
+    const c: Node[] = n.children;
+    if (c.length !== 3 || ty(c[1]!) !== '.' || ty(c[2]!) !== 'identifier') return undefined;
+    text = `.${c[2]!.text}${text}`;
+    n = c[0];
+  }
+  return undefined;
 }
 
 /** Initializers of objects, interfaces and the facade: walked for their types, their facts dropped (as Java's). */
