@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { fileContentHash } from '../../../graph/file-hashes.js';
 import type { FileFacts, Language } from '../ir.js';
 import { extractJava } from './java.js';
 import { extractKotlin } from './kotlin.js';
@@ -29,7 +29,7 @@ export async function extractFile(path: string, language: Language, text: string
 /** Read synchronously: source files are small, and one blocking read is cheaper than four thread-pool round trips. */
 export function hashFile(abs: string): { bytes: Buffer; hash: string } {
   const bytes = readFileSync(abs);
-  return { bytes, hash: createHash('sha1').update(bytes).digest('hex') };
+  return { bytes, hash: fileContentHash(bytes) };
 }
 
 /** The same work as a worker does, on this thread. */
