@@ -5,7 +5,7 @@ import type { WorkspaceConfig } from '../config/types.js';
 /** Directories whose changes never matter to an index. */
 const IGNORED_DIRS = new Set(['.git', 'node_modules', '.sextant', 'target', 'build', 'out', '.gradle', '.idea', '.mvn', 'dist']);
 /** Files whose changes can change a graph: sources, schemas, Spring configuration, build files. */
-const RELEVANT = /\.(java|kt|graphql|graphqls|gql|json|ya?ml|properties|xml|gradle|kts|conf|conf\.template|env)$|^\.(gitignore|env)$/;
+const RELEVANT = /\.(java|kt|graphql|graphqls|gql|json|ya?ml|properties|xml|gradle|kts|toml|conf|conf\.template|env)$|^\.(gitignore|env)$/;
 /** nginx keeps configuration in extension-less files under these directories. */
 const NGINX_DIRS = /(?:^|\/)(?:nginx|conf\.d|sites-[a-z]+)\/[^/.]+$/;
 

@@ -21,6 +21,8 @@ export interface ServiceInfo {
   modules: ModuleInfo[];
   applicationNameFile?: string;
   configFiles: string[];
+  /** Files a config server in the estate serves it (`application.*` and `<name>.*` of its search locations), lowest precedence first. */
+  configServerFiles?: string[];
   /**
    * Default-profile configuration of the service (`application*` over `bootstrap*`, the deployable unit's own
    * resources over others), flattened: what `${…}` placeholders in its code resolve against.
@@ -100,6 +102,7 @@ interface Scope {
   configHoles: Record<string, string>;
   hosts: Set<string>;
   deployedBy: string[];
+  configServerFiles: string[];
 }
 
 const BUILD_FILE_PREFERENCE = ['pom.xml', 'build.gradle.kts', 'build.gradle', 'settings.gradle.kts', 'settings.gradle'];
@@ -278,7 +281,7 @@ function collectScopes(
   const scope = (dir: string): Scope => {
     let s = scopes.get(dir);
     if (!s) {
-      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {}, profiles: {}, configOrigins: {}, configHoles: {}, hosts: new Set(), deployedBy: [] };
+      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {}, profiles: {}, configOrigins: {}, configHoles: {}, hosts: new Set(), deployedBy: [], configServerFiles: [] };
       scopes.set(dir, s);
     }
     return s;
@@ -344,7 +347,9 @@ function applyConfigServers(scopes: Scope[], readText: (relPath: string) => stri
         for (const ext of CONFIG_FORMATS) {
           const path = joinRel(dir, `${name}.${ext}`);
           const text = safeRead(readText, path);
-          if (text !== undefined) files.push(...parseSpringConfig(path, text, warnings).map((f) => ({ ...f, profile: f.profile === 'application' || f.profile === client.name ? null : f.profile })));
+          if (text === undefined) continue;
+          files.push(...parseSpringConfig(path, text, warnings).map((f) => ({ ...f, profile: f.profile === 'application' || f.profile === client.name ? null : f.profile })));
+          client.configServerFiles.push(path);
         }
       }
     }
@@ -439,6 +444,7 @@ function toServiceInfo(scope: Scope, rootName: string): ServiceInfo {
   };
   if (Object.keys(scope.configHoles).length) info.configHoles = scope.configHoles;
   if (scope.deployedBy.length) info.deployedBy = [...scope.deployedBy].sort(byString);
+  if (scope.configServerFiles.length) info.configServerFiles = scope.configServerFiles;
   if (scope.applicationNameFile) info.applicationNameFile = scope.applicationNameFile;
   return info;
 }
