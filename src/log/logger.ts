@@ -8,8 +8,12 @@
  * guard removes every credential value this process knows from every line as it is written.
  */
 import { closeSync, fstatSync, mkdirSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { default as Pino, Logger } from 'pino';
+
+/** pino, loaded by the first event written: a CLI query that logs nothing does not pay for loading it. */
+const loadPino = (): typeof Pino => createRequire(import.meta.url)('pino') as typeof Pino;
 
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -79,7 +83,8 @@ export function redactLine(line: string, extra: readonly string[] = []): string 
 }
 
 interface Active {
-  logger: Logger<never>;
+  /** Made when the first event is written. */
+  logger: () => Logger<never>;
   level: LogLevel;
   close: () => void;
 }
@@ -89,20 +94,24 @@ let active: Active | undefined;
 /** Starts (or restarts) logging. Throws LogSetupError when the file cannot be opened or is this process's stdout. */
 export function configureLogging(settings: LogSettings): void {
   const fd = openTarget(settings.file);
-  const destination = pino.destination({ dest: fd, sync: true });
   const render = settings.format === 'text' ? textLine : (line: string) => line;
-  const stream = { write: (line: string) => destination.write(render(redactLine(line, current))) };
-  const logger = pino(
-    {
-      level: settings.level,
-      base: { pid: process.pid },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-    },
-    stream,
-  );
+  let logger: Logger<never> | undefined;
+  const make = (): Logger<never> => {
+    const pino = loadPino();
+    const destination = pino.destination({ dest: fd, sync: true });
+    const stream = { write: (line: string) => destination.write(render(redactLine(line, current))) };
+    return pino(
+      {
+        level: settings.level,
+        base: { pid: process.pid },
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+      },
+      stream,
+    );
+  };
   closeLogging();
-  active = { logger, level: settings.level, close: () => (fd === 2 ? undefined : closeSync(fd)) };
+  active = { logger: () => (logger ??= make()), level: settings.level, close: () => (fd === 2 ? undefined : closeSync(fd)) };
 }
 
 /** Stops logging and closes a log file. */
@@ -140,7 +149,8 @@ function isStdout(fd: number): boolean {
 
 /** Whether events of `level` are written now (so callers skip work, e.g. printing a document, that would be dropped). */
 export function logEnabled(level: LogLevel): boolean {
-  return active !== undefined && active.logger.isLevelEnabled(level);
+  // LOG_LEVELS runs from the most severe: a level is written when it is as severe as the one set, or more.
+  return active !== undefined && LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(active.level);
 }
 
 export type LogFields = Record<string, string | number | boolean | null | undefined | readonly string[]>;
@@ -150,12 +160,12 @@ export type LogFields = Record<string, string | number | boolean | null | undefi
  * token) that the guard removes besides the ones it knows.
  */
 export function logEvent(level: LogLevel, event: string, fields: LogFields, secrets: readonly string[] = []): void {
-  if (!active || !active.logger.isLevelEnabled(level)) return;
+  if (!active || !logEnabled(level)) return;
   const body: Record<string, unknown> = { event };
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) body[k] = v;
   current = secrets;
   try {
-    active.logger[level](body);
+    active.logger()[level](body);
   } finally {
     current = [];
   }

@@ -1,4 +1,9 @@
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS as RE2JSType } from 're2js';
+
+/** re2js, loaded by the first pattern compiled: most queries compile none. */
+let re2: typeof RE2JSType | undefined;
+const loadRe2 = (): typeof RE2JSType => (re2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JSType }).RE2JS);
 
 /**
  * Regular expressions written by someone else — in the indexed source (a Kafka `topicPattern`, a path variable's
@@ -26,7 +31,7 @@ export function compilePattern(pattern: string): CompiledPattern {
 
 function compileUncached(pattern: string): CompiledPattern {
   try {
-    const re = RE2JS.compile(pattern);
+    const re = loadRe2().compile(pattern);
     return { accepts: (text) => re.testExact(text) };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };

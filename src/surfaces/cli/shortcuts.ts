@@ -1,0 +1,360 @@
+/**
+ * Questions people ask about code, as one command each (`sextant callers 'OrderService#place'`): the name is
+ * resolved by the `resolve` tool and the graph walked by `neighbors` (or `find`), all through the tools in one
+ * process, so the answer is the tools' answer. Which edges answer which question for which kind is the table below.
+ */
+import type { ToolResult } from '../../query/run.js';
+import type { CliSession } from './session.js';
+import { absenceText, formatResult, hintsText, shellQuote, type FormatOptions } from './format.js';
+
+type Json = Record<string, unknown>;
+type Direction = 'in' | 'out';
+
+/** How one shortcut answers for a node of one kind. */
+interface Walk {
+  kind: string;
+  /** Only for a symbol that is a type (`type`) or a method or constructor (`member`); absent: any. */
+  symbol?: 'type' | 'member';
+  direction: Direction;
+  edgeTypes: readonly string[];
+  /** A type stands for itself and its members (DECLARES out): the callers of a class are its members' callers. */
+  members?: boolean;
+  /** Follow the edges again from each node reached, up to MAX_DEPTH (implementations of implementations). */
+  transitive?: boolean;
+  /** Also list the routes the method (or the type's members) serve: their callers are HTTP clients, a `callers` away. */
+  routes?: boolean;
+}
+
+export interface ShortcutDef {
+  name: string;
+  description: string;
+  argument: string;
+  /** The kind `resolve` is asked for, where only one kind can answer. */
+  resolveKind?: string;
+  walks: readonly Walk[];
+  /** Singular and plural of what the answer lists. */
+  noun: [string, string];
+}
+
+export const SHORTCUTS: readonly ShortcutDef[] = [
+  {
+    name: 'callers',
+    description: 'Who calls a method (a type: any of its members), a route (clients, producers, gateway routes) or a service',
+    argument: 'a method (Type#method, Type.method), type, route (GET /owners/{id}) or service',
+    walks: [
+      { kind: 'symbol', direction: 'in', edgeTypes: ['CALLS'], members: true, routes: true },
+      { kind: 'route', direction: 'in', edgeTypes: ['HTTP_CALLS', 'ASYNC_CALLS', 'FORWARDS'] },
+      { kind: 'service', direction: 'in', edgeTypes: ['SERVICE_CALLS'] },
+    ],
+    noun: ['caller', 'callers'],
+  },
+  {
+    name: 'callees',
+    description: 'What a method (a type: any of its members), client, producer, gateway route or service calls',
+    argument: 'a method (Type#method, Type.method), type, client, producer, route or service',
+    walks: [
+      { kind: 'symbol', direction: 'out', edgeTypes: ['CALLS'], members: true },
+      { kind: 'client', direction: 'out', edgeTypes: ['HTTP_CALLS'] },
+      { kind: 'producer', direction: 'out', edgeTypes: ['ASYNC_CALLS'] },
+      { kind: 'route', direction: 'out', edgeTypes: ['FORWARDS'] },
+      { kind: 'service', direction: 'out', edgeTypes: ['SERVICE_CALLS'] },
+    ],
+    noun: ['callee', 'callees'],
+  },
+  {
+    name: 'impls',
+    description: 'Implementations and subtypes of a type, or the overrides of a method, at any depth',
+    argument: 'an interface, class or method',
+    resolveKind: 'symbol',
+    walks: [
+      { kind: 'symbol', symbol: 'type', direction: 'in', edgeTypes: ['IMPLEMENTS', 'EXTENDS'], transitive: true },
+      { kind: 'symbol', symbol: 'member', direction: 'in', edgeTypes: ['OVERRIDES'], transitive: true },
+    ],
+    noun: ['implementation', 'implementations'],
+  },
+  {
+    name: 'usages',
+    description: 'What uses a type: members and types naming it (fields, parameters, return types, locals, new, casts, annotations…)',
+    argument: 'a type',
+    resolveKind: 'symbol',
+    walks: [{ kind: 'symbol', direction: 'in', edgeTypes: ['USES'] }],
+    noun: ['usage', 'usages'],
+  },
+  {
+    name: 'routes',
+    description: 'The routes a service exposes (HTTP endpoints, gateway routes, message listeners)',
+    argument: 'a service: its name, module or directory',
+    resolveKind: 'service',
+    walks: [],
+    noun: ['route', 'routes'],
+  },
+];
+
+const TYPE_KINDS = new Set(['class', 'interface', 'enum', 'record', 'annotation']);
+/** Edge attributes the text shows (how an edge was made); `call` only where it is not a plain call. */
+const SHOWN_ATTRS = ['via', 'match', 'protocol', 'call'] as const;
+/** How deep a transitive walk goes; type hierarchies are shallower in practice. */
+const MAX_DEPTH = 10;
+/** The most edges one answer collects before paging (`--limit`, `--offset`) cuts it. */
+const MAX_EDGES = 5000;
+/** neighbors takes this many origin ids per call. */
+const IDS_PER_CALL = 100;
+const PAGE = 500;
+
+export interface ShortcutOptions {
+  limit?: string;
+  offset?: string;
+}
+
+/** The answer and its exit code: 0 answered (an empty list included), 1 not one node or a tool error. */
+export interface ShortcutAnswer {
+  result: Json;
+  code: number;
+}
+
+function symbolShape(node: Json): 'type' | 'member' | undefined {
+  const sk = (node.attributes as Json | undefined)?.symbol_kind;
+  return typeof sk === 'string' ? (TYPE_KINDS.has(sk) ? 'type' : 'member') : undefined;
+}
+
+function walkFor(def: ShortcutDef, node: Json): Walk | undefined {
+  return def.walks.find((w) => w.kind === node.kind && (!w.symbol || w.symbol === symbolShape(node)));
+}
+
+function kindsOf(def: ShortcutDef): string[] {
+  return def.resolveKind ? [def.resolveKind] : [...new Set(def.walks.map((w) => w.kind))];
+}
+
+function intOption(text: string | undefined, name: string, dflt: number, min: number, max: number): number | { error: string } {
+  if (text === undefined) return dflt;
+  const n = Number(text);
+  return Number.isInteger(n) && n >= min && n <= max ? n : { error: `--${name} takes a whole number from ${min} to ${max}; got ${JSON.stringify(text)}` };
+}
+
+/** Resolves `identifier` as the shortcut's kinds allow: one node, or the resolve answer that says why not. */
+async function resolveTarget(session: CliSession, def: ShortcutDef, identifier: string): Promise<{ node: Json } | { answer: ToolResult }> {
+  const first = await session.run('resolve', { identifier, ...(def.resolveKind ? { kind: def.resolveKind } : {}) });
+  if (!first.ok) return { answer: first };
+  if (first.status === 'one') return { node: first.node as Json };
+  if (first.status !== 'many' || def.resolveKind) return { answer: first };
+  // Several candidates of several kinds, of which one kind is one this shortcut answers for: narrow to it, as
+  // the resolve answer's own hint would (`kind`), rather than stop at candidates the shortcut cannot use.
+  const applicable = new Set(kindsOf(def));
+  const kinds = [...new Set((first.candidates as { node: Json }[]).map((c) => String(c.node.kind)))];
+  const usable = kinds.filter((k) => applicable.has(k));
+  if (usable.length !== 1 || usable.length === kinds.length) return { answer: first };
+  const narrowed = await session.run('resolve', { identifier, kind: usable[0] });
+  return narrowed.ok && narrowed.status === 'one' ? { node: narrowed.node as Json } : { answer: narrowed.ok && narrowed.status === 'many' ? narrowed : first };
+}
+
+/** Every edge of `edgeTypes` from `ids` in `direction`, through `neighbors`, page by page. */
+async function collect(session: CliSession, ids: readonly string[], direction: Direction, edgeTypes: readonly string[], budget: number): Promise<{ edges: Json[]; truncated: boolean; answers: Json[] } | { failed: ToolResult }> {
+  const edges: Json[] = [];
+  const answers: Json[] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_CALL) {
+    const batch = ids.slice(i, i + IDS_PER_CALL);
+    for (let offset = 0; ; offset += PAGE) {
+      const r = await session.run('neighbors', { ids: batch, direction, edge_types: [...edgeTypes], limit: PAGE, offset });
+      if (!r.ok) return { failed: r };
+      answers.push(r);
+      edges.push(...(r.edges as Json[]));
+      if (edges.length >= budget) return { edges: edges.slice(0, budget), truncated: true, answers };
+      if (!r.has_more) break;
+    }
+  }
+  return { edges, truncated: false, answers };
+}
+
+function edgeKey(e: Json): string {
+  return `${String(e.type)}\u0000${String(e.from)}\u0000${String(e.to)}\u0000${String(e.key ?? '')}`;
+}
+
+function sortKey(e: Json): string {
+  const other = e.other as Json;
+  const line = String((e.attrs as Json | undefined)?.line ?? other.line ?? 0).padStart(8, '0');
+  return `${String(e.depth ?? 1).padStart(3, '0')}\u0000${String(other.qualified_name)}\u0000${line}\u0000${edgeKey(e)}`;
+}
+
+/** Runs one shortcut: resolve, then walk (or list a service's routes); the structured answer and its exit code. */
+export async function runShortcut(session: CliSession, def: ShortcutDef, identifier: string, opts: ShortcutOptions): Promise<ShortcutAnswer> {
+  const limit = intOption(opts.limit, 'limit', 50, 1, 500);
+  const offset = intOption(opts.offset, 'offset', 0, 0, 100000);
+  if (typeof limit === 'object') return usage(limit.error);
+  if (typeof offset === 'object') return usage(offset.error);
+
+  const missing = [...new Set(def.walks.flatMap((w) => w.edgeTypes))].filter((t) => !session.ontology.edgeType(t));
+  if (missing.length && missing.length === new Set(def.walks.flatMap((w) => w.edgeTypes)).size) {
+    return { code: 1, result: { ok: false, error: { code: 'unsupported', message: `\`${def.name}\` follows ${missing.join(', ')} edges, which this version of Sextant does not record.` } } };
+  }
+
+  const target = await resolveTarget(session, def, identifier);
+  if ('answer' in target) return { code: 1, result: { ...target.answer, shortcut: def.name } };
+  const node = target.node;
+
+  if (def.name === 'routes') {
+    const r = await session.run('find', { kind: 'route', filter: { service: String(node.name), declared: true }, limit, offset });
+    if (!r.ok) return { code: 1, result: r };
+    return { code: 0, result: { ...r, shortcut: def.name, target: node } };
+  }
+
+  const walk = walkFor(def, node);
+  if (!walk) {
+    const shapes = def.walks.map((w) => (w.symbol ? `${w.kind} (${w.symbol === 'type' ? 'a type' : 'a method or constructor'})` : w.kind));
+    const others = SHORTCUTS.filter((d) => d !== def && walkFor(d, node)).map((d) => `\`sextant ${d.name}\``);
+    const message = `\`${def.name}\` answers for ${shapes.join(', ')}; ${String(node.qualified_name)} is a ${String(node.kind)}${symbolShape(node) ? ` (${String((node.attributes as Json).symbol_kind)})` : ''}.${others.length ? ` For it, try ${others.join(' or ')}.` : ''}`;
+    return { code: 1, result: { ok: false, shortcut: def.name, target: node, error: { code: 'inapplicable', message } } };
+  }
+  const edgeTypes = walk.edgeTypes.filter((t) => session.ontology.edgeType(t));
+
+  let origins = [String(node.id)];
+  // The members a type stands for, by id: each edge from one says which (`member`).
+  const memberOf = new Map<string, string>();
+  if (walk.members && symbolShape(node) === 'type') {
+    const declared = await collect(session, origins, 'out', ['DECLARES'], MAX_EDGES);
+    if ('failed' in declared) return { code: 1, result: declared.failed };
+    for (const e of declared.edges) {
+      const member = e.other as Json;
+      if (symbolShape(member) === 'member') memberOf.set(String(member.id), String(member.qualified_name));
+    }
+    origins = [...origins, ...memberOf.keys()];
+  }
+  const members = memberOf.size;
+
+  const seen = new Set(origins);
+  // A type standing for its members: calls among them are not calls from outside it.
+  const own = memberOf.size ? new Set(origins) : undefined;
+  let within = 0;
+  const found = new Map<string, Json>();
+  let truncated = false;
+  let frontier = origins;
+  let lastAnswers: Json[] = [];
+  for (let depth = 1; frontier.length > 0 && depth <= (walk.transitive ? MAX_DEPTH : 1); depth++) {
+    const step = await collect(session, frontier, walk.direction, edgeTypes, MAX_EDGES - found.size);
+    if ('failed' in step) return { code: 1, result: step.failed };
+    lastAnswers = depth === 1 ? step.answers : lastAnswers;
+    const next: string[] = [];
+    for (const e of step.edges) {
+      const key = edgeKey(e);
+      if (found.has(key)) continue;
+      if (own?.has(String((e.other as Json).id))) {
+        within++;
+        continue;
+      }
+      const member = memberOf.get(String(walk.direction === 'in' ? e.to : e.from));
+      found.set(key, { ...e, ...(member ? { member } : {}), ...(walk.transitive ? { depth } : {}) });
+      const otherId = String((e.other as Json).id);
+      if (!seen.has(otherId)) {
+        seen.add(otherId);
+        next.push(otherId);
+      }
+    }
+    truncated ||= step.truncated;
+    frontier = next;
+  }
+
+  const all = [...found.values()].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+  const page = all.slice(offset, offset + limit);
+  const result: Json = {
+    ok: true,
+    shortcut: def.name,
+    target: node,
+    walk: { direction: walk.direction, edge_types: edgeTypes, ...(walk.members && members ? { members } : {}), ...(walk.transitive ? { transitive: true } : {}) },
+    total: all.length,
+    has_more: offset + page.length < all.length,
+    ...(truncated ? { truncated: true } : {}),
+    ...(within ? { within_type: within } : {}),
+    edges: page,
+  };
+  if (walk.routes && session.ontology.edgeType('EXPOSES')) {
+    const served = await collect(session, memberOf.size ? [...memberOf.keys()] : [String(node.id)], 'out', ['EXPOSES'], MAX_EDGES);
+    if ('failed' in served) return { code: 1, result: served.failed };
+    if (served.edges.length) result.serves = served.edges.map((e) => e.other as Json);
+  }
+  if (all.length === 0) {
+    // One origin: the tool's own diagnosis says why (which edges the node has instead, with hints).
+    const single = origins.length === 1 ? lastAnswers[0] : undefined;
+    result.absence = single?.absence ?? { reason: `nothing in the index has ${edgeTypes.join(' or ')} edges ${walk.direction === 'in' ? 'into' : 'out of'} ${String(node.qualified_name)} or its ${members} members` };
+    if (single?.hints) result.hints = single.hints;
+  }
+  const index = lastAnswers[0]?.index;
+  if (index) result.index = index;
+  return { code: 0, result };
+}
+
+function usage(message: string): ShortcutAnswer {
+  return { code: 2, result: { ok: false, error: { code: 'usage', message } } };
+}
+
+// ---------------------------------------------------------------- text
+
+function where(node: Json, line?: unknown): string {
+  return node.file ? `  ${String(node.file)}${line ?? node.line ? `:${String(line ?? node.line)}` : ''}` : '';
+}
+
+function short(qualifiedName: string): string {
+  // A member's qualified name with its package cut: Type#method(int) reads better than the whole path.
+  const hash = qualifiedName.indexOf('#');
+  const head = hash >= 0 ? qualifiedName.slice(0, hash) : qualifiedName;
+  const tail = hash >= 0 ? qualifiedName.slice(hash) : '';
+  if (/\s/.test(head)) return qualifiedName;
+  return `${head.split('.').pop() ?? head}${tail}`;
+}
+
+/** Concise text: the target, then one line per edge (the node at the other end, where, and how). */
+export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptions = {}): string {
+  if (!result.ok) return formatResult(def.name, result, opts);
+  if (!result.target) {
+    // Not one node: the resolve answer, with what to type instead.
+    const lead = result.status === 'many' ? `${JSON.stringify(result.identifier)} names several nodes; give one of them (its qualified name or id):` : `${def.name}: nothing is named ${JSON.stringify(result.identifier)}.`;
+    const store = opts.store ? ` --store ${shellQuote(opts.store)}` : '';
+    const first = (result.candidates as { node: Json }[] | undefined)?.[0]?.node;
+    const retry = first ? [`  sextant ${def.name} ${shellQuote(String(first.qualified_name))}${store}   # the first candidate`] : [];
+    const [, ...rest] = formatResult('resolve', result, opts).split('\n');
+    const at = rest.indexOf('next:');
+    return [lead, ...(at >= 0 ? [...rest.slice(0, at + 1), ...retry, ...rest.slice(at + 1)] : [...rest, ...(retry.length ? ['', 'next:', ...retry] : [])])].join('\n');
+  }
+  const target = result.target as Json;
+  const lines: string[] = [`${def.name} of ${String(target.qualified_name)}  [${String(target.id)}]`];
+  const count = (n: unknown) => `${String(n)} ${n === 1 ? def.noun[0] : def.noun[1]}`;
+  if (def.name === 'routes') {
+    lines.push(`${count(result.total)}${result.has_more ? ' (more: use --offset)' : ''}`);
+    for (const r of (result.results as Json[] | undefined) ?? []) {
+      const handler = (r.attributes as Json | undefined)?.handler;
+      lines.push(`  ${String(r.name).padEnd(36)} ${handler ? short(String(handler)) : ''}${where(r)}`);
+    }
+  } else {
+    const walk = result.walk as Json;
+    const members = typeof walk.members === 'number' ? ` (of the type and its ${walk.members} members)` : '';
+    const within = typeof result.within_type === 'number' ? `; ${result.within_type} among its own members left out` : '';
+    lines.push(`${count(result.total)}${members}${within}${result.has_more ? ' (more: use --offset)' : ''}${result.truncated ? ` (cut at the first ${MAX_EDGES} edges)` : ''}`);
+    // One line per node at the other end and way it is reached: a type used as a field and a parameter is one line.
+    const byLine = new Map<string, { head: string; how: string[]; tail: string }>();
+    for (const e of result.edges as Json[]) {
+      const other = e.other as Json;
+      const attrs = (e.attrs as Json | undefined) ?? {};
+      // A call site's line is where the call is, in the caller's file.
+      const callLine = e.type === 'CALLS' && walk.direction === 'in' ? attrs.line : undefined;
+      const via = typeof e.member === 'string' ? `  ${walk.direction === 'in' ? '→' : '←'} ${memberOnly(e.member)}` : '';
+      const depth = typeof e.depth === 'number' && e.depth > 1 ? `  (depth ${e.depth})` : '';
+      const shape = symbolShape(other) ? String((other.attributes as Json).symbol_kind) : String(other.kind);
+      const head = `  ${short(String(other.qualified_name))}  ${shape}, ${String(e.type)}`;
+      const tail = `${where(other, callLine)}${via}${depth}`;
+      const key = `${head}\u0000${tail}`;
+      const entry = byLine.get(key) ?? { head, how: [], tail };
+      for (const name of SHOWN_ATTRS) {
+        const v = attrs[name];
+        if (typeof v === 'string' && !(name === 'call' && v === 'call') && !entry.how.includes(v)) entry.how.push(v);
+      }
+      byLine.set(key, entry);
+    }
+    for (const { head, how, tail } of byLine.values()) lines.push(`${head}${how.length ? ` ${how.join(', ')}` : ''}${tail}`);
+    for (const route of (result.serves as Json[] | undefined) ?? []) lines.push(`serves ${String(route.qualified_name)}: its callers are \`sextant ${def.name} ${shellQuote(String(route.qualified_name))}${opts.store ? ` --store ${shellQuote(opts.store)}` : ''}\``);
+  }
+  return [...lines, ...absenceText(result), ...hintsText(result, opts)].join('\n');
+}
+
+/** `Type#method(int)` → `#method(int)`: the member part, its type being the target. */
+function memberOnly(qualifiedName: string): string {
+  const hash = qualifiedName.indexOf('#');
+  return hash >= 0 ? qualifiedName.slice(hash) : qualifiedName;
+}
