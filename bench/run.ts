@@ -1,15 +1,17 @@
 /**
  * `npm run bench`: indexing throughput and query latency, printed as one JSON document on stdout (progress on
- * stderr). Three workloads:
+ * stderr). Four workloads:
  *   - github: GitHub's public GraphQL schema with the real ontology (a real, mid-sized data API);
  *   - synthetic: a generated code estate (>200k nodes, >1M edges, Zipf-skewed hubs) with its own ontology module;
  *   - code_estate: a generated Spring estate on disk through the real Java/Kotlin indexer (code.ts): cold and
  *     one-file incremental indexing, tool latencies, and the peak RSS of a large cold index in a child process.
+ *   - cli: `sextant call` and the `callers` shortcut spawned as real processes against an index of the petclinic
+ *     corpus (cli.ts): per-call time, p50 against CLI_BUDGET_P50_MS.
  * Latency budgets (p95, synthetic graph) live here, not in tests. The exit code is 0 when over budget (this is a
  * report) and 1 when any tool answered `{ok: false}` (a bug) or the run failed.
  *
  * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github / 50
- * code), --only=github|synthetic|code, --keep (leave the temporary stores on disk for investigation). The code
+ * code), --only=github|synthetic|code|cli, --keep (leave the temporary stores on disk for investigation). The code
  * estate's sizes come from SEXTANT_BENCH_CODE_* environment variables (see code.ts).
  */
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
@@ -18,6 +20,7 @@ import { join } from 'node:path';
 import { SqliteStore } from '../src/graph/sqlite/store.js';
 import { validateGraph } from '../src/graph/validate.js';
 import { codeOptions, runCodeEstate, type CodeEstateReport } from './code.js';
+import { cliCalls, runCli, type CliReport } from './cli.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
 import { RssSampler, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolReport } from './util.js';
@@ -30,7 +33,7 @@ const WARMUP = 20;
 
 interface Options {
   calls?: number;
-  only?: 'github' | 'synthetic' | 'code';
+  only?: 'github' | 'synthetic' | 'code' | 'cli';
   keep: boolean;
 }
 
@@ -40,8 +43,8 @@ function parseArgs(argv: string[]): Options {
     const [key, value] = arg.split('=', 2);
     if (key === '--keep') opts.keep = true;
     else if (key === '--calls' && value && /^\d+$/.test(value)) opts.calls = Math.max(1, Number(value));
-    else if (key === '--only' && (value === 'github' || value === 'synthetic' || value === 'code')) opts.only = value;
-    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=github|synthetic|code, --keep)`);
+    else if (key === '--only' && (value === 'github' || value === 'synthetic' || value === 'code' || value === 'cli')) opts.only = value;
+    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=github|synthetic|code|cli, --keep)`);
   }
   return opts;
 }
@@ -211,6 +214,11 @@ async function main(): Promise<void> {
     const code: CodeEstateReport = await runCodeEstate(codeOptions(process.env, { ...(opts.calls !== undefined ? { calls: opts.calls } : {}), keep: opts.keep }), BUDGETS_P95_MS);
     out.code_estate = code;
     errors += code.errors;
+  }
+  if (opts.only === undefined || opts.only === 'cli') {
+    const cli: CliReport = await runCli({ calls: cliCalls(process.env), keep: opts.keep });
+    out.cli = cli;
+    errors += cli.errors;
   }
   out.errors = errors;
   (out.machine as Record<string, unknown>).load_average_1m_at_end = round(loadavg()[0] ?? 0, 2);

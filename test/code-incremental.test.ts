@@ -94,7 +94,8 @@ function incrementalSuite(title: string, fixture: string, files: number, steps: 
         if (patchable) assert.equal(watching.sources[0]!.written, 'patch', 'watching: applied as a patch');
         const details = inc.sources[0]!.details as { parsed: number };
         if (what === 'nothing changed') assert.equal(details.parsed, 0);
-        else if (!what.includes('application.yml') && !what.includes('deleted')) assert.equal(details.parsed, 1, 'only the changed file is parsed again');
+        else if (!what.includes('application.yml') && !what.includes('deleted') && !what.includes('build file')) assert.equal(details.parsed, 1, 'only the changed file is parsed again');
+        if (what.includes('build file')) assert.equal(details.parsed, 0, 'a build file edit parses no source');
         if (patchable) assert.equal(inc.sources[0]!.written, 'patch', 'applied as a patch');
         rmSync(fullDir, { recursive: true, force: true });
       });
@@ -146,6 +147,10 @@ const STEPS: Step[] = [
     (edit, root) => edit('billing/billing-web/src/main/kotlin/com/acme/billing/web/InvoiceController.kt', (t) => t.replace('\n}\n\ndata class CreateInvoiceRequest', '\n\n    @GetMapping("/{id}")\n    fun byId(@PathVariable id: String): String = id\n}\n\ndata class CreateInvoiceRequest')),
   ],
   ['a Kotlin file edited', (edit, root) => edit('billing/billing-core/src/main/kotlin/com/acme/billing/core/BillingUtils.kt', (t) => `${t}\nfun halve(amount: java.math.BigDecimal): java.math.BigDecimal = amount.divide(java.math.BigDecimal(2))\n`)],
+  ['a dependency added to a pom.xml (build file: dependency nodes and DEPENDS_ON edges)', (edit) => edit('orders/orders-app/pom.xml', (t) => t.replace('<dependencies>\n', '<dependencies>\n        <dependency>\n            <groupId>org.springframework.boot</groupId>\n            <artifactId>spring-boot-starter-data-redis</artifactId>\n        </dependency>\n'))],
+  ['a version property changed in the parent pom.xml (build file: versions resolved through it in another file change)', (edit) => edit('orders/pom.xml', (t) => t.replace('<mapstruct.version>1.5.5.Final</mapstruct.version>', '<mapstruct.version>1.6.0</mapstruct.version>'))],
+  ['a Gradle dependency removed and one added (build file, Kotlin DSL)', (edit) => edit('billing/billing-web/build.gradle.kts', (t) => t.replace('    implementation("com.google.protobuf:protobuf-java:3.25.3")\n', '    runtimeOnly("org.postgresql:postgresql:42.7.3")\n'))],
+  ['a configuration key added to application.yml (config_key nodes)', (edit) => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('server:\n  port: 8081\n', 'server:\n  port: 8081\n  servlet:\n    context-path: /orders-api\n'))],
   ['the service name changed in application.yml', (edit, root) => edit('orders/orders-app/src/main/resources/application.yml', (t) => t.replace('order-service', 'ordering'))],
 ];
 
@@ -176,6 +181,17 @@ incrementalSuite('incremental re-index equals a full build: messaging through th
   ['an aggregate class renamed (the Eventuate channel of a publisher in another file moves)', (edit, root) => {
     edit(`${O}OrderDomainEventPublisher.java`, (t) => t.replace('Order.class', 'OrderDomainEvent.class'));
   }],
+]);
+
+const USES = fileURLToPath(new URL('./fixtures/uses', import.meta.url));
+const X = 'shop/src/main/java/com/x/';
+incrementalSuite('incremental re-index equals a full build: type usages (USES)', USES, 10, [
+  ['nothing changed', () => {}],
+  ['a type renamed that members in other files name (their USES edges go)', (edit) => edit(`${X}uses/Targets.java`, (t) => t.replace('class Tested {}', 'class Checked {}'))],
+  ['a cast added in a method body', (edit) => edit(`${X}uses/Catalog.java`, (t) => t.replace('return (Casted) o;', 'return (Casted) (Item) o;'))],
+  ['a new file: the type a parameter names becomes a project type (the edge appears)', (_, root) => writeFileSync(join(root, `${X}uses/Widget.java`), 'package com.x.uses;\n\npublic class Widget {\n}\n')],
+  ['the pointcut now names only a package pattern (the USES edge of the aspect goes)', (edit) => edit(`${X}ProductAspect.java`, (t) => t.replace('execution(* com.x.ProductService.*(..))', 'execution(* com.x..*Service.*(..))'))],
+  ['a file deleted: the setter-field holder of ProductService', (_, root) => unlinkSync(join(root, `${X}ProductLister.java`))],
 ]);
 
 const GATEWAYS = fileURLToPath(new URL('./fixtures/gateways', import.meta.url));

@@ -50,6 +50,7 @@ const PARAM_LIMITS: Readonly<Record<string, Partial<InputLimits>>> = {
   'graphql_mutate.variables': DOCUMENT_LIMITS,
   'graphql_mutate.jq': { maxLength: 16 * 1024, maxTotal: 16 * 1024 },
   'graphql_validate.query': DOCUMENT_LIMITS,
+  'changes.diff': { maxLength: 4 * 1024 * 1024, maxItems: 1000, maxTotal: 4 * 1024 * 1024 },
   'field_values.filter': { maxLength: 16 * 1024, maxTotal: 64 * 1024 },
   'field_values.args': { maxLength: 16 * 1024, maxTotal: 64 * 1024 },
 };

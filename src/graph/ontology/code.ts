@@ -8,6 +8,11 @@ export type Capability = (typeof CAPABILITIES)[number];
 export const PROTOCOLS = ['http', 'kafka', 'rabbit', 'jms'] as const;
 /** Routes, clients and producers: which profile gave a placeholder its value. */
 const PROFILE_PROPERTY: PropertyDef = { name: 'profile', type: 'string', description: 'The Spring profile(s) whose configuration gave a ${…} placeholder its value, when the default profile does not set it (application-dev.yml, an on-profile document).', filter: ['eq'] };
+/** How a member or type names a type it USES (see the edge's description). */
+export const USE_VIAS = ['field', 'parameter', 'return', 'type_argument', 'local', 'new', 'cast', 'instanceof', 'class_literal', 'static', 'annotation', 'pointcut'] as const;
+export type UseVia = (typeof USE_VIAS)[number];
+/** How a build declares a dependency, Maven's scopes and Gradle's configurations mapped onto one list. */
+export const DEPENDENCY_SCOPES = ['compile', 'provided', 'runtime', 'test', 'system', 'import', 'parent', 'annotation_processor', 'development', 'other'] as const;
 /** HTTP methods a route or client names; ANY when a mapping names none. */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'ANY'] as const;
 
@@ -201,8 +206,75 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'pinned', type: 'boolean', description: 'True when sextant.yaml `links.destinations` names the destination (the source does not).', filter: ['eq'] },
       ],
     },
+    {
+      name: 'dependency',
+      idPrefix: 'dp',
+      description:
+        'A library a build file declares: a Maven <dependency> (annotation processor paths of the compiler plugin included), a BOM import or an external <parent>; a Gradle dependency (string, map or named notation, version catalog alias, platform, project) or a dependency-management BOM. The version is what the estate determines: written in place, from properties (${spring-cloud.version}, gradle.properties, ext/extra), the estate\'s parent and dependencyManagement, imported BOMs and platforms in the estate, or the version catalog; nothing is downloaded. The services whose builds include it DEPENDS_ON it.',
+      qualifiedNameFormat: 'group:artifact, e.g. org.springframework.kafka:spring-kafka',
+      location: ['service', 'module', 'file', 'line'],
+      searchPrior: 1.25,
+      properties: [
+        { name: 'group', type: 'string', description: 'Group id (as written when the estate does not determine it).', filter: ['eq', 'prefix', 'contains'] },
+        { name: 'artifact', type: 'string', description: 'Artifact id (Gradle: module name).', filter: ['eq', 'prefix', 'contains'] },
+        { name: 'version', type: 'string', description: 'The version, when the estate determines it; absent otherwise (see version_unresolved_reason).', filter: ['eq', 'prefix'] },
+        { name: 'version_written', type: 'string', description: 'The version as written, when it is not a literal (${spring-cloud.version}, $kotlinVersion, libs.versions.spring).' },
+        { name: 'version_from', type: 'string_list', description: 'Where the version comes from when not written in place (file:line of the property, dependencyManagement entry, constraint or catalog entry).' },
+        { name: 'version_unresolved_reason', type: 'string', description: 'Why the version is absent: managed by a parent or BOM outside the estate (see managed_by), a property set by no file in the estate, or no version anywhere.' },
+        { name: 'managed_by', type: 'string_list', description: 'When the version is absent: the parents, BOMs and platforms outside the estate that may set it (group:artifact:version).' },
+        { name: 'scope', type: 'enum', values: DEPENDENCY_SCOPES, description: 'Maven scope, or the Gradle configuration mapped onto it (implementation/api → compile, compileOnly → provided, runtimeOnly → runtime, test* → test, annotationProcessor/kapt/ksp → annotation_processor, developmentOnly → development); import: a BOM; parent: the external <parent> of a pom.', filter: ['eq', 'exclude'] },
+        { name: 'configuration', type: 'string', description: 'Gradle: the configuration as written (implementation, testRuntimeOnly, mavenBom, …).', filter: ['eq'] },
+        { name: 'classifier', type: 'string', description: 'Classifier, when one is given.' },
+        { name: 'optional', type: 'boolean', description: 'Maven <optional>true</optional>.', filter: ['eq'] },
+        { name: 'platform', type: 'boolean', description: 'A BOM or platform: it manages versions and adds no classes (Maven import scope or parent, Gradle platform/enforcedPlatform, mavenBom).', filter: ['eq'] },
+        { name: 'internal', type: 'boolean', description: 'The artifact is built by a module of the estate (see built_by).', filter: ['eq'] },
+        { name: 'built_by', type: 'string', description: 'The service whose module builds the artifact, when it is internal.', filter: ['eq'] },
+        { name: 'build_tool', type: 'enum', values: ['maven', 'gradle'], description: 'Build tool of the declaring file.', filter: ['eq'] },
+        { name: 'profile', type: 'string', description: 'Maven: the build profile (<profiles><profile><id>) that declares it.', filter: ['eq'] },
+      ],
+    },
+    {
+      name: 'config_key',
+      idPrefix: 'ck',
+      description:
+        'A configuration key a service\'s configuration sets: a key of its application or bootstrap files (YAML or properties, each profile document apart), of a file a config server in the estate serves it (origin config_server), or an environment variable its deployment sets (origin deployment, key in relaxed form). The value is kept only when it is not secret-looking: a key naming a password, secret, token, credential or key, and a value that looks like a credential, are never stored (secret: true says which rule held). The services whose configuration includes it READS_CONFIG it.',
+      qualifiedNameFormat: 'file: key (file [profile]: key for a profile document; file unit: ENV_NAME for a deployment variable)',
+      location: ['service', 'module', 'file', 'line'],
+      searchPrior: 0.9,
+      properties: [
+        { name: 'key', type: 'string', description: 'The key as written (flattened: a.b.c, lists a.b[0]); a deployment variable in relaxed form (SPRING_DATA_REDIS_HOST → spring.data.redis.host).', filter: ['eq', 'prefix', 'contains'] },
+        { name: 'value', type: 'string', description: 'The value as written (placeholders kept), absent when secret.', filter: ['eq', 'contains'] },
+        { name: 'secret', type: 'boolean', description: 'True when the value is withheld because the key or the value looks like a credential.', filter: ['eq'] },
+        { name: 'secret_reason', type: 'string', description: 'Which rule withheld the value.' },
+        { name: 'references', type: 'string_list', description: 'The keys and environment variables the value refers to (${NAME}, $NAME), defaults dropped; kept for secrets too.', filter: ['eq'] },
+        { name: 'profile', type: 'string', description: 'The Spring profile that sets it (application-dev.yml, an on-profile document); absent for the default profile.', filter: ['eq'] },
+        { name: 'origin', type: 'enum', values: ['service_file', 'config_server', 'deployment'], description: 'Where the value comes from: the service\'s own files, a config server in the estate, or the deployment\'s environment.', filter: ['eq'] },
+        { name: 'env_var', type: 'string', description: 'Deployment: the environment variable as written.', filter: ['eq'] },
+        { name: 'for_services', type: 'string_list', description: 'The services whose configuration it is part of (several for a config server\'s shared application.yml).', filter: ['eq'] },
+        { name: 'unresolved_reason', type: 'string', description: 'Deployment: why the value is not known (left to the environment the deployment runs in).' },
+      ],
+    },
   ],
   edgeTypes: [
+    {
+      name: 'DEPENDS_ON',
+      description: 'A service\'s build includes a dependency: declared by one of its modules\' build files (via declared), or inherited from a parent pom, a Gradle subprojects/allprojects block or project(…) block outside them (via parent).',
+      from: ['service'],
+      to: ['dependency'],
+      attrs: [
+        { name: 'scope', type: 'enum', values: DEPENDENCY_SCOPES, description: 'The dependency\'s scope.', filterable: true },
+        { name: 'via', type: 'enum', values: ['declared', 'parent'], description: 'Declared by the service\'s own build files, or inherited.', filterable: true },
+      ],
+      inferred: false,
+    },
+    {
+      name: 'READS_CONFIG',
+      description: 'A service\'s configuration includes a key: from its own files, a config server in the estate, or its deployment\'s environment.',
+      from: ['service'],
+      to: ['config_key'],
+      attrs: [{ name: 'overridden_by', type: 'string', description: 'Default profile: the file (or deployment file:line) whose value for this key wins for the service instead (remote configuration over local, environment over both).' }],
+      inferred: false,
+    },
     { name: 'EXTENDS', description: 'A class extends a class, or an interface extends an interface.', from: ['symbol'], to: ['symbol'], attrs: [], inferred: false },
     { name: 'IMPLEMENTS', description: 'A class (anonymous ones included) implements an interface.', from: ['symbol'], to: ['symbol'], attrs: [], inferred: false },
     { name: 'DECLARES', description: 'A type declares a member or a nested type.', from: ['symbol'], to: ['symbol'], attrs: [], inferred: false },
@@ -282,6 +354,15 @@ export const CODE_ONTOLOGY: OntologyModule = {
       inferred: true,
     },
     {
+      name: 'USES',
+      description:
+        'A member names a project type, and its type (rolled up) does too: one edge per way it is named (`via`). field: a field\'s declared type (from the type); parameter and return: a member\'s declared types; type_argument: a generic argument of a supertype (`extends JpaRepository<Owner, Integer>`); local: a local variable, lambda, loop, catch or pattern variable; new: an instance or array created (`new Foo()`, Kotlin `Foo()`, `Foo::new`, `object : Foo`); cast and instanceof (Kotlin `as`, `is`); class_literal (`Foo.class`, `Foo::class`); static: a member reached through the type\'s name (`Foo.BAR`, `Foo.of()`, `Foo::bar`); annotation: a project annotation type, or a class an annotation names (`@Import(Foo.class)`); pointcut: a type an AspectJ pointcut names exactly (`execution(* com.x.ProductService.*(..))`, `within(com.x.ProductService+)`, `@annotation(com.x.Audited)`, args and return types), never a wildcard pattern (`within(com.x..*)` names a package, no type). Generic arguments count where they are written (`List<Foo> items` is field). Library types and a type\'s own name are no edge; code in field initializers and initializer blocks counts for the type.',
+      from: ['symbol'],
+      to: ['symbol'],
+      attrs: [{ name: 'via', type: 'enum', values: USE_VIAS, description: 'How the type is named.', filterable: true }],
+      inferred: false,
+    },
+    {
       name: 'CALLS',
       description: 'A member calls a member (or creates an instance, or references a method). Calls into libraries land on external symbols; calls whose receiver is unknown land on unresolved_call nodes.',
       from: ['symbol'],
@@ -291,6 +372,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'call', type: 'enum', values: ['call', 'new', 'method_ref', 'this_ctor', 'super_ctor'], description: 'Shape of the call site.', filterable: true },
         { name: 'arg_count', type: 'integer', description: 'Number of arguments (-1 for a method reference).' },
         { name: 'in_lambda', type: 'boolean', description: 'The call is inside a lambda of the caller.' },
+        { name: 'receiver_type', type: 'string', description: 'A call on a project type that lands on a method the type inherits from a library (`visitRepository.save(…)` → JpaRepository#save): the qualified name of that project type, which `trace` reaches through the call.' },
       ],
       inferred: true,
     },

@@ -1,10 +1,10 @@
 import type { NodeRecord } from '../../graph/types.js';
 import { toRef } from '../../graph/types.js';
-import { asString, asStringList } from '../coerce.js';
-import { fail } from '../errors.js';
-import { toId } from '../node-ids.js';
+import { asEnum, asInteger } from '../coerce.js';
+import { namedNodes, nodeIdParams } from '../node-ids.js';
 import { limitHints, type Hint } from '../hints.js';
-import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
+import type { ToolContext, ToolDef } from '../tool.js';
+import { DEFAULT_MAX_LINES, MAX_MAX_LINES, SOURCE_MODES, SourceReader, type SourceAnswer, type SourceMode } from '../source-text.js';
 
 const MAX_IDS = 50;
 
@@ -14,39 +14,41 @@ export const describeTool: ToolDef = {
   description: () =>
     [
       'Full records by id: every stored property, where the node is declared, and `edges: {TYPE: {in, out}}` counts so you know which `neighbors` calls will return something. A route also lists its `callers`: the clients and producers that reach it, from every service, with the calling method and how the call matched.',
+      `A symbol comes with its \`code\`: the declaration's lines read from the indexed file (at most \`max_lines\`, default ${DEFAULT_MAX_LINES}; \`truncated: true\` when cut), the first sentence of its doc comment, and \`stale: true\` with a note when the file changed since indexing (lines that no longer hold the declaration are not shown). \`source: "signature"\` gives only the header (annotations included, body excluded); \`"none"\` leaves it out; \`"full"\` also shows the lines other kinds point at.`,
       'Pass `id`, or `ids` for several (at most 50). An exact qualified name is accepted in place of an id when it names exactly one node; otherwise use `resolve` first.',
       'How to query a Hugr data object or function once described (paths, filters, order_by, nested arguments, aggregations): the MCP resource sextant://guide/hugr.',
     ].join('\n'),
   params: () => [
-    { name: 'id', description: 'One node id (or an exact qualified name that names exactly one node).', schema: { type: 'string', minLength: 1 } },
-    { name: 'ids', description: `Several node ids (at most ${MAX_IDS}).`, schema: stringListSchema() },
+    ...nodeIdParams('describe', MAX_IDS),
+    { name: 'source', description: 'What `code` holds: `full` (the declaration\'s lines, the default for symbols), `signature` (its header up to the body, annotations included) or `none` (the default for other kinds).', schema: { type: 'string', enum: [...SOURCE_MODES] } },
+    { name: 'max_lines', description: `With source full: at most this many lines of each declaration (then \`truncated: true\`).`, schema: { type: 'integer', minimum: 1, maximum: MAX_MAX_LINES, default: DEFAULT_MAX_LINES } },
   ],
   run: async (ctx, args) => {
-    const single = asString(args.id, 'id');
-    const many = asStringList(args.ids, 'ids');
-    if (single !== undefined && many !== undefined) fail({ code: 'invalid_argument', argument: 'ids', message: 'Pass either `id` or `ids`, not both.' });
-    if (single === undefined && many === undefined) fail({ code: 'missing_argument', argument: 'id', message: 'describe needs `id` (one node) or `ids` (several). Find ids with `search`, `find` or `resolve`.' });
-    if (many && many.length > MAX_IDS) fail({ code: 'out_of_range', argument: 'ids', message: `describe takes at most ${MAX_IDS} ids at once; got ${many.length}. Split the list.` });
-    const wanted = many ?? [single!];
-    const ids = await Promise.all(wanted.map((w) => toId(ctx, 'describe', w, many ? 'ids' : 'id')));
-    const nodes = await ctx.store.getNodes(ids);
-    const found = new Set(nodes.map((n) => n.id));
-    const missing = ids.filter((id) => !found.has(id));
-    if (nodes.length === 0) {
-      fail({
-        code: 'not_found',
-        argument: many ? 'ids' : 'id',
-        message: `No node has id ${missing.map((m) => JSON.stringify(m)).join(', ')}. Ids change only when what they name changes; look the name up again with \`resolve\`.`,
-        hints: limitHints(missing.slice(0, 1).map((m) => ({ tool: 'resolve', args: { identifier: m }, reason: 'look the name up' }))),
-      });
-    }
+    const sourceMode = asEnum(args.source, 'source', SOURCE_MODES);
+    const maxLines = asInteger(args.max_lines, 'max_lines', { min: 1, max: MAX_MAX_LINES }) ?? DEFAULT_MAX_LINES;
+    const { argument, nodes, missing } = await namedNodes(ctx, 'describe', args, { max: MAX_IDS, partial: true });
+    const many = argument === 'ids';
     const counts = await ctx.store.edgeCounts(nodes.map((n) => n.id));
-    const records = await Promise.all(nodes.map(async (n) => ({ ...record(n, counts.get(n.id) ?? {}), ...(n.kind === 'route' ? await callersOf(ctx, n) : {}) })));
-    const hints = limitHints(nodes.flatMap((n) => edgeHints(ctx, n, counts.get(n.id) ?? {})));
+    const reader = new SourceReader(ctx.store);
+    const sources = await Promise.all(nodes.map((n) => sourceOf(reader, n, sourceMode, maxLines)));
+    const records = await Promise.all(nodes.map(async (n, i) => ({ ...record(n, counts.get(n.id) ?? {}), ...(n.kind === 'route' ? await callersOf(ctx, n) : {}), ...(sources[i] ? { code: sources[i] } : {}) })));
+    const hints = limitHints([...nodes.flatMap((n, i) => moreSourceHint(n, sources[i])), ...nodes.flatMap((n) => edgeHints(ctx, n, counts.get(n.id) ?? {}))]);
     if (!many) return { ok: true, node: records[0], hints };
     return { ok: true, nodes: records, ...(missing.length ? { missing } : {}), hints };
   },
 };
+
+/** Symbols show their source unless told not to; other kinds only when asked. */
+function sourceOf(reader: SourceReader, node: NodeRecord, mode: SourceMode | undefined, maxLines: number): Promise<SourceAnswer> | undefined {
+  const effective = mode ?? (node.kind === 'symbol' ? 'full' : 'none');
+  return effective === 'none' ? undefined : reader.declaration(node, effective, maxLines);
+}
+
+function moreSourceHint(node: NodeRecord, source: SourceAnswer | undefined): Hint[] {
+  if (!source?.available || !source.truncated || source.total_lines === undefined) return [];
+  const all = Math.min(MAX_MAX_LINES, source.total_lines);
+  return [{ tool: 'describe', args: { id: node.id, source: 'full', max_lines: all }, reason: `${all === source.total_lines ? 'all' : `the first ${all} of`} the ${source.total_lines} lines of ${node.qualified_name}` }];
+}
 
 function record(node: NodeRecord, edges: Record<string, { in: number; out: number }>): Record<string, unknown> {
   const ref = toRef(node);

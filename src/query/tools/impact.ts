@@ -2,19 +2,20 @@ import type { NodeRecord } from '../../graph/types.js';
 import { asBoolean, asEnum, asInteger, asNumber, asStringList } from '../coerce.js';
 import { fail } from '../errors.js';
 import { limitHints, type Hint } from '../hints.js';
-import { existingNodes, toId } from '../node-ids.js';
+import { namedNodes, nodeIdParams } from '../node-ids.js';
 import { listEntry } from '../present.js';
 import { stringListSchema, type ToolDef } from '../tool.js';
 import { edgesAround, isCodeType } from '../walk.js';
 
 /** Edge types impact walks backwards by default: who depends on the origins. */
-export const IMPACT_EDGE_TYPES = ['CALLS', 'INJECTS', 'IMPLEMENTS', 'EXTENDS', 'OVERRIDES'] as const;
+export const IMPACT_EDGE_TYPES = ['CALLS', 'INJECTS', 'USES', 'IMPLEMENTS', 'EXTENDS', 'OVERRIDES'] as const;
 const MAX_IDS = 100;
 
 interface Reached {
   node: NodeRecord;
   depth: number;
-  via: { edge_type: string; from: string; confidence?: number };
+  /** The edge that carried the dependent (`uses`: how a USES edge names the type: field, parameter, pointcut…). */
+  via: { edge_type: string; from: string; confidence?: number; uses?: string };
 }
 
 export const impactTool: ToolDef = {
@@ -22,13 +23,13 @@ export const impactTool: ToolDef = {
   title: 'What is affected if these change',
   description: () =>
     [
-      'The reverse closure of the given code nodes: everything that calls, injects, implements, extends or overrides them, then what depends on those, up to `depth` hops.',
+      'The reverse closure of the given code nodes: everything that calls, injects, uses (names the type: fields, parameters, locals, pointcuts, … see USES), implements, extends or overrides them, then what depends on those, up to `depth` hops.',
       'A type as origin also stands for its members (their callers are affected too) unless `include_members` is false.',
       'Results are grouped by depth, then service; each node says which edge reached it and from where. Capped at `limit` nodes with `has_more`.',
       '`min_confidence` drops inferred edges below it (unresolved calls are never followed).',
     ].join('\n'),
   params: () => [
-    { name: 'ids', description: `Node ids (or exact qualified names) of what changes (at most ${MAX_IDS}).`, schema: stringListSchema(), required: true },
+    ...nodeIdParams('impact', MAX_IDS),
     { name: 'depth', description: 'How many hops back to walk (default 3, at most 10).', schema: { type: 'integer', minimum: 1, maximum: 10, default: 3 } },
     { name: 'edge_types', description: `Edge types to walk backwards (default: ${IMPACT_EDGE_TYPES.join(', ')}).`, schema: stringListSchema({ type: 'string', enum: [...IMPACT_EDGE_TYPES] }) },
     { name: 'include_members', description: 'Treat a type origin as also its members (default true).', schema: { type: 'boolean', default: true } },
@@ -36,19 +37,15 @@ export const impactTool: ToolDef = {
     { name: 'limit', description: 'Most affected nodes to return (default 200, at most 2000).', schema: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
   ],
   run: async (ctx, args) => {
-    const given = asStringList(args.ids, 'ids')!;
-    if (given.length > MAX_IDS) fail({ code: 'out_of_range', argument: 'ids', message: `impact takes at most ${MAX_IDS} ids; got ${given.length}.` });
     const depth = asInteger(args.depth, 'depth', { min: 1, max: 10 }) ?? 3;
     const types = [...new Set((asStringList(args.edge_types, 'edge_types') ?? [...IMPACT_EDGE_TYPES]).map((t) => asEnum(t, 'edge_types', IMPACT_EDGE_TYPES, 'edge type')!))].sort();
     const includeMembers = asBoolean(args.include_members, 'include_members') ?? true;
     const minConfidence = asNumber(args.min_confidence, 'min_confidence') ?? 0.5;
     if (minConfidence < 0 || minConfidence > 1) fail({ code: 'out_of_range', argument: 'min_confidence', message: `min_confidence must be between 0 and 1; got ${minConfidence}.` });
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 2000 }) ?? 200;
-    const ids = await Promise.all(given.map((g) => toId(ctx, 'impact', g, 'ids')));
-
-    const origins = await existingNodes(ctx, ids);
+    const { ids, nodes: origins, argument } = await namedNodes(ctx, 'impact', args, { max: MAX_IDS });
     const notCode = origins.filter((n) => n.kind !== 'symbol' && n.kind !== 'service');
-    if (notCode.length) fail({ code: 'invalid_argument', argument: 'ids', message: `impact walks code symbols; ${notCode[0]!.qualified_name} is a ${notCode[0]!.kind}. Use \`neighbors\` with direction "in" for other kinds.` });
+    if (notCode.length) fail({ code: 'invalid_argument', argument, message: `impact walks code symbols; ${notCode[0]!.qualified_name} is a ${notCode[0]!.kind}. Use \`neighbors\` with direction "in" for other kinds.` });
 
     const seen = new Set<string>(ids);
     let frontier = [...ids];
@@ -72,7 +69,7 @@ export const impactTool: ToolDef = {
         }
         seen.add(r.other.id);
         next.push(r.other.id);
-        reached.push({ node: r.other, depth: d, via: { edge_type: r.type, from: r.origin, ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}) } });
+        reached.push({ node: r.other, depth: d, via: { edge_type: r.type, from: r.origin, ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}), ...(typeof r.attrs.via === 'string' ? { uses: r.attrs.via } : {}) } });
       }
       frontier = next;
     }

@@ -5,6 +5,7 @@ import { fail } from '../errors.js';
 import { compileFilter } from '../filters.js';
 import { limitHints, type Hint } from '../hints.js';
 import { listEntry, snippetOf } from '../present.js';
+import { SourceReader } from '../source-text.js';
 import { filterSchema, limitParam, stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 import { nameSuggestions } from './absence.js';
 
@@ -25,6 +26,7 @@ export const searchTool: ToolDef = {
   description: (o) =>
     [
       'Ranked lexical search (BM25 over identifier-aware tokens: camelCase, snake_case, dotted names split; whole identifiers kept) with priors by kind. The one fuzzy tool: use it to locate, then `describe` / `neighbors` to inspect and walk.',
+      'A code symbol\'s `snippet` is its signature read from the indexed file, after the first sentence of its doc comment (`/** … */`); `describe` gives the whole source.',
       'Nodes matching all terms rank before nodes matching some. `kinds` and `filter` narrow exactly (filter fields must apply to every kind searched). `explain: true` shows each score\'s components.',
       'To query the Hugr data objects and functions you find, read the MCP resource sextant://guide/hugr.',
       `Kinds: ${o.kindNames().join(', ')}.`,
@@ -53,9 +55,12 @@ export const searchTool: ToolDef = {
     const ranked = await rank(ctx, terms, kinds, predicates, window, offset + limit + 1);
     const page = ranked.hits.slice(offset, offset + limit);
     const hasMore = ranked.hits.length > offset + limit;
-    const results = page.map((h) => {
+    // A code symbol's snippet is its doc comment's first sentence and its signature, read from the indexed file.
+    const reader = new SourceReader(ctx.store);
+    const code = await Promise.all(page.map((h) => reader.snippet(h.hit.node)));
+    const results = page.map((h, i) => {
       const entry: Record<string, unknown> = { node: listEntry(o, h.hit.node), score: round(h.score) };
-      const snippet = snippetOf(h.hit.node);
+      const snippet = code[i] ?? snippetOf(h.hit.node);
       if (snippet) entry.snippet = snippet;
       entry.why = h.why;
       if (explain) entry.explain = h.explain;

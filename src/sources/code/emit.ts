@@ -22,6 +22,8 @@ import { listenersOf, streamBinding, streamFunctionsOf } from './messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './routes.js';
 import { compilePattern } from '../../search/patterns.js';
+import { type BuildInput, buildGraph } from './build-files.js';
+import { USE_ATTRS, usesOf, viasOf } from './uses.js';
 
 export interface CodeGraphInput {
   source: string;
@@ -36,6 +38,8 @@ export interface CodeGraphInput {
   proxyServers?: readonly NginxServer[];
   /** Debezium connectors of the estate's deployment. */
   connectors?: readonly CdcConnector[];
+  /** Build files and configuration texts: dependency and config_key nodes. */
+  build?: BuildInput;
 }
 
 export interface CodeGraphStats {
@@ -48,6 +52,8 @@ export interface CodeGraphStats {
   calls_external: number;
   calls_unresolved: number;
   injects: number;
+  /** USES edges (member and type level). */
+  uses: number;
   routes: number;
   clients: number;
   producers: number;
@@ -65,7 +71,7 @@ export interface CodeGraph {
   warnings: string[];
 }
 
-type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects' | 'routes' | 'clients' | 'producers'>;
+type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects' | 'uses' | 'routes' | 'clients' | 'producers'>;
 
 /** What one file contributes to the graph. Plain data, so it stays valid when the model is rebuilt. */
 interface FileEmission {
@@ -111,6 +117,8 @@ export class CodeGraphAssembler {
   private assembled = false;
   /** Files that held clients of outbound call sites in any assembly so far: an update re-writes them all. */
   private outboundFiles = new Set<string>();
+  /** Build and configuration files that held dependency or config_key nodes in any assembly so far: rewritten on every update. */
+  private buildFiles = new Set<string>();
 
   constructor(
     private readonly ontology: Ontology,
@@ -176,6 +184,7 @@ export class CodeGraphAssembler {
       // Service nodes (file counts) and the matching of clients and producers to routes are recomputed on every assembly.
       for (const n of graph.nodes) if (n.kind === 'service' || n.kind === 'client' || n.kind === 'producer') groups.add(n.file ?? '');
       for (const f of this.outboundFiles) groups.add(f);
+      for (const f of this.buildFiles) groups.add(f);
     }
     return { ...graph, emitted, ...(partial ? { changedGroups: groups } : {}) };
   }
@@ -192,7 +201,7 @@ export class CodeGraphAssembler {
     const { input } = ctx;
     const nodes: NodeRecord[] = emitServices(ctx);
     const edges: EdgeRecord[] = [];
-    const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0, producers: 0 };
+    const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, uses: 0, routes: 0, clients: 0, producers: 0 };
     const externalTypes = new Map<string, boolean>();
     const externalMethods = new Map<string, [string, string]>();
     const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
@@ -277,6 +286,13 @@ export class CodeGraphAssembler {
     matchClients(this.ontology, input.source, nodes, edges, topology, input.services);
     warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology, outbound.bindings), ...routePatternWarnings(nodes));
     topology.emit(nodes, edges);
+    if (input.build) {
+      const built = buildGraph(this.ontology, input.source, input.services, input.locate, input.build);
+      nodes.push(...built.nodes);
+      edges.push(...built.edges);
+      warnings.push(...built.warnings);
+      this.buildFiles = new Set([...this.buildFiles, ...built.nodes.map((n) => n.file ?? '')]);
+    }
     return { nodes, edges, stats, warnings };
   }
 }
@@ -365,7 +381,7 @@ class FileEmitter {
     foreign: [],
     externalTypes: new Map(),
     externalMethods: new Map(),
-    stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, routes: 0, clients: 0, producers: 0 },
+    stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, uses: 0, routes: 0, clients: 0, producers: 0 },
     sinks: [],
   };
   private readonly edgeKeys = new Set<string>();
@@ -387,6 +403,7 @@ class FileEmitter {
     for (const entry of this.types) this.emitOverrides(entry);
     this.emitInjections();
     for (const entry of this.types) for (const member of entry.members) this.emitCalls(member);
+    for (const entry of this.types) this.emitUses(entry);
     for (const entry of this.types) this.emitRoutes(entry);
     for (const entry of this.types) this.emitClients(entry);
     for (const entry of this.types) this.emitFieldSinks(entry);
@@ -725,6 +742,22 @@ class FileEmitter {
     }
   }
 
+  /** USES edges of each member, then of the type (its own and its members' rolled up), one per via. */
+  private emitUses(entry: TypeEntry): void {
+    const uses = usesOf(this.ctx.model, entry);
+    for (const [member, targets] of uses.members) this.useEdges(memberId(this.ctx, member), targets);
+    this.useEdges(typeId(this.ctx, entry), uses.type);
+  }
+
+  private useEdges(from: string, targets: ReadonlyMap<TypeEntry, number>): void {
+    for (const [target, bits] of targets) {
+      const to = typeId(this.ctx, target);
+      // Each (from, to, via) once by construction: no key bookkeeping through edge().
+      for (const via of viasOf(bits)) this.out.edges.push({ type: 'USES', from, to, key: via, attrs: USE_ATTRS[via] });
+      this.out.stats.uses += viasOf(bits).length;
+    }
+  }
+
   private emitCalls(caller: MemberEntry): void {
     const from = memberId(this.ctx, caller);
     caller.facts.calls.forEach((call, index) => {
@@ -756,7 +789,8 @@ class FileEmitter {
           if (row?.message) this.out.sinks.push({ kind: 'message', ...sink });
           if (row?.declares) this.out.sinks.push({ kind: 'declares', ...sink });
         }
-        this.edge('CALLS', from, to, `${call.line}`, { confidence: resolved.confidence, strategy: resolved.strategy, ...attrs });
+        const receiver: Record<string, PropValue> = resolved.receiverType && !('member' in target) ? { receiver_type: resolved.receiverType.qn } : {};
+        this.edge('CALLS', from, to, `${call.line}`, { confidence: resolved.confidence, strategy: resolved.strategy, ...attrs, ...receiver });
       }
     }
   }

@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CodeSourceConfig } from '../../config/types.js';
+import { FILE_HASHES_ARTIFACT, formatFileHashes } from '../../graph/file-hashes.js';
 import type { SourceBuild, SourceContext } from '../types.js';
 import { type CachedFile, loadFactsCache, saveFactsCache } from './cache.js';
 import { discover } from './discover.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
 import { detectLayout } from './layout.js';
+import { readBuildInput } from './build-files.js';
 import { emptyFacts, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH } from './parse/common.js';
 import type { ParseJob } from './parse/job.js';
 import { parseWorkerCount, runParseJobs } from './parse/pool.js';
@@ -77,19 +79,18 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   const facts = [...next.values()].map((c) => c.facts);
   const deployable = new Set(facts.filter((f) => f.types.some((t) => t.annotations.some((a) => a.name === 'SpringBootApplication'))).map((f) => dirname(f.path)));
   const auxiliary = new Map<string, string>();
-  const layout = detectLayout(
-    found,
-    (rel) => {
-      try {
-        const text = readFileSync(join(root, rel), 'utf8');
-        auxiliary.set(rel, text);
-        return text;
-      } catch {
-        return undefined;
-      }
-    },
-    deployable,
-  );
+  const readText = (rel: string): string | undefined => {
+    try {
+      const text = readFileSync(join(root, rel), 'utf8');
+      auxiliary.set(rel, text);
+      return text;
+    } catch {
+      return undefined;
+    }
+  };
+  const layout = detectLayout(found, readText, deployable);
+  // Build files and configuration with their lines: dependency and config_key nodes (a pom edit re-hashes the source).
+  const build = readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel));
   const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, layout.services, layout.proxies, layout.proxyServers, layout.connectors]);
   const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
   const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
@@ -97,7 +98,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   let graph: ReturnType<CodeGraphAssembler['assemble']>;
   try {
     graph = assembler.assemble(
-      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors },
+      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build },
       session && session.layoutKey === layoutKey ? changed : undefined,
     );
   } catch (err) {
@@ -124,6 +125,8 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     kind: 'code',
     origin: root,
     content_hash: contentHash,
+    // Answers that quote source (describe, search snippets) check each file against its hash at indexing.
+    artifacts: { [FILE_HASHES_ARTIFACT]: formatFileHashes([...next].map(([p, c]) => [p, c.hash] as const)) },
     nodes: graph.nodes,
     edges: graph.edges,
     warnings,

@@ -2,7 +2,7 @@
 
 type Json = Record<string, unknown>;
 
-function ref(node: Json): string {
+export function ref(node: Json): string {
   const where = [node.source, node.file ? `${String(node.file)}${node.line ? `:${String(node.line)}` : ''}` : undefined].filter(Boolean).join(' ');
   return `${String(node.kind).padEnd(8)} ${String(node.qualified_name)}  [${String(node.id)}]${where ? `  ${where}` : ''}`;
 }
@@ -17,13 +17,13 @@ export interface FormatOptions {
   store?: string;
 }
 
-function hintsText(result: Json, opts: FormatOptions): string[] {
+export function hintsText(result: Json, opts: FormatOptions): string[] {
   const hints = (result.hints as { tool: string; args: unknown; reason: string }[] | undefined) ?? [];
   const store = opts.store ? ` --store ${shellQuote(opts.store)}` : '';
   return hints.length ? ['', 'next:', ...hints.map((h) => `  sextant call ${h.tool} ${shellQuote(JSON.stringify(h.args))}${store}   # ${h.reason}`)] : [];
 }
 
-function absenceText(result: Json): string[] {
+export function absenceText(result: Json): string[] {
   const absence = result.absence as Json | undefined;
   if (!absence) return [];
   const lines = [`(empty) ${String(absence.reason ?? '')}`];
@@ -32,6 +32,16 @@ function absenceText(result: Json): string[] {
   else if (dym && typeof dym === 'object') for (const [field, list] of Object.entries(dym)) lines.push(`did you mean (${field}): ${(list as Json[]).map((d) => String(d.name)).join(', ')}`);
   if (absence.emptied_by) lines.push(`emptied by: ${String(absence.emptied_by)}`);
   return lines;
+}
+
+/** A describe answer's `code`: where it is, the doc sentence, the text or signature, and what was cut or changed. */
+function codeText(code: Json): string[] {
+  if (!code.available) return [`  code: not shown (${String(code.reason)})`];
+  const out = [`  code (lines ${String(code.start_line)}-${String(code.end_line)}${code.truncated ? ` of ${String(code.total_lines)}, truncated` : ''}${code.stale ? ', file changed since indexing' : ''}):`];
+  if (code.doc) out.push(`    /** ${String(code.doc)} */`);
+  for (const line of String(code.text ?? code.signature ?? '').split('\n')) out.push(`    ${line}`);
+  if (code.note) out.push(`  note: ${String(code.note)}`);
+  return out;
 }
 
 export function formatResult(tool: string, result: Json, opts: FormatOptions = {}): string {
@@ -57,8 +67,23 @@ export function formatResult(tool: string, result: Json, opts: FormatOptions = {
         for (const [k, v] of Object.entries((n.properties as Json) ?? {})) lines.push(`  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
         const edges = Object.entries((n.edges as Record<string, { in: number; out: number }>) ?? {});
         if (edges.length) lines.push(`  edges: ${edges.map(([t, c]) => `${t} in ${c.in} / out ${c.out}`).join(', ')}`);
+        const code = n.code as Json | undefined;
+        if (code) lines.push(...codeText(code));
       }
       break;
+    case 'changes': {
+      const risk = result.risk as { level: string; reasons: string[] };
+      lines.push(`risk: ${risk.level}${risk.reasons.length ? ` (${risk.reasons.join('; ')})` : ''}`);
+      for (const f of result.files as Json[]) lines.push(`  ${String(f.status).padEnd(8)} ${String(f.path)}${f.declarations !== undefined ? `: ${String(f.declarations)} declaration(s)` : ''}${f.note ? ` — ${String(f.note)}` : ''}`);
+      const changed = result.changed as Json;
+      for (const n of (changed.declarations as Json[]) ?? []) lines.push(`  changed  ${ref(n)}`);
+      for (const n of (changed.routes as Json[]) ?? []) lines.push(`  route    ${ref(n)}`);
+      for (const c of (result.callers_of_changed_routes as Json[]) ?? []) lines.push(`  called   ${String(c.route)} ← ${String(c.service)}: ${ref(c.from as Json)}${c.caller ? ` (${String(c.caller)})` : ''}`);
+      for (const c of (result.consumers_of_changed_producers as Json[]) ?? []) lines.push(`  consumed ${ref(c.destination as Json)} in ${String(c.service)}`);
+      for (const s of (result.services as Json[]) ?? []) lines.push(`  service  ${String(s.service)}: ${String(s.changed)} changed, ${(s.routes_changed as string[]).length} route(s), ${String(s.dependents)} dependent(s)${(s.called_by as string[]).length ? `, called by ${(s.called_by as string[]).join(', ')}` : ''}`);
+      if (result.dependents_total) lines.push(`  ${String(result.dependents_total)} dependent declaration(s) (--json lists them)`);
+      break;
+    }
     case 'neighbors':
       lines.push(`${String(result.total)} edge(s)${result.has_more ? ' (more: use --offset)' : ''}`);
       for (const e of result.edges as Json[]) lines.push(`  ${e.direction === 'out' ? '->' : '<-'} ${String(e.type).padEnd(14)} ${ref(e.other as Json)}`);

@@ -1,26 +1,19 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+/**
+ * The `sextant` command line. Start-up is most of a query's time, so this module loads only commander: each command
+ * imports what it needs when it runs (a query loads the store and the code tools, never the parsers, GraphQL or
+ * the MCP SDK; see session.ts).
+ */
 import { Command, CommanderError, Option } from 'commander';
-import cliProgress from 'cli-progress';
-import { ConfigError } from '../../config/workspace.js';
-import { BuildError, type BuildOptions, buildWorkspace } from '../../indexer/build.js';
-import { defaultStoreDir, indexRoot, resolveTarget, TargetError } from '../../indexer/target.js';
-import { watchWorkspace } from '../../indexer/watch.js';
-import { scheduleRefresh } from '../../indexer/refresh.js';
+import type { BuildOptions } from '../../indexer/build.js';
 import type { WorkspaceConfig } from '../../config/types.js';
-import { sextantOntology } from '../../graph/ontology/index.js';
-import { locateStore, openStore } from '../../graph/open.js';
-import { StoreError, type Store } from '../../graph/store.js';
-import { DATA_TOOLS, toolByName, TOOLS } from '../../query/index.js';
-import { exposureWarning, serveHttp, serveStdio, StoreHandle, type DataAccessOptions } from '../mcp/server.js';
-import { loadDataSources } from '../data.js';
-import { localJq } from '../../query/data/jq.js';
+import type { Store } from '../../graph/store.js';
+import type { DataAccessOptions } from '../mcp/server.js';
 import { VERSION } from '../../version.js';
+import { LogOptionError, logOptions, startLogging, type LogFlags } from './log-options.js';
+import type { ToolResult } from '../../query/run.js';
 import { formatResult } from './format.js';
-import { runRefresh } from '../refresh.js';
-import { knowDataSecrets, knowWorkspaceSecrets, LogOptionError, logOptions, startLogging, type LogFlags } from './log-options.js';
-import { logEvent } from '../../log/logger.js';
-import { logToolCall } from '../tool-log.js';
+import { formatShortcut, runShortcut, SHORTCUTS, type ShortcutDef } from './shortcuts.js';
+import { CLIENTS } from './setup.js';
 
 /** Exit codes: 0 ok, 1 a tool or build error, 2 a usage error. */
 const EXIT_OK = 0;
@@ -39,31 +32,57 @@ const defaultIo: Io = {
   err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
 };
 
-async function callTool(storeOpt: string | undefined, tool: string, args: unknown, asJson: boolean, io: Io, configTarget?: string): Promise<number> {
-  if (!toolByName(tool)) throw new UsageError(`unknown tool ${JSON.stringify(tool)}; tools: ${TOOLS.map((t) => t.name).join(', ')}`);
-  const handle = new StoreHandle(sextantOntology(), locateStore(storeOpt));
-  // Every tool needs the data sources: answers about a Hugr source show what the caller's role may see.
-  const data = await dataOptions(handle, configTarget, io, DATA_TOOLS.has(tool));
-  const started = performance.now();
-  const result = await handle.run(tool, args, { sources: data.sources, caller: { transport: 'local' }, ...(data.jq ? { jq: data.jq } : {}) });
-  logToolCall({ tool, surface: 'cli', started, result: result as { ok: boolean; error?: { code: string } }, answerBytes: () => Buffer.byteLength(JSON.stringify(result)), caller: { transport: 'local' }, args, sources: data.sources });
-  await handle.close();
-  io.out(asJson ? JSON.stringify(result, null, 2) : formatResult(tool, result as Record<string, unknown>, storeOpt ? { store: handle.location } : {}));
-  return result.ok ? EXIT_OK : EXIT_ERROR;
+/**
+ * Errors a command expects and shows as one line (exit 1): a bad config, target, store or build. Each module that
+ * defines one registers it when a command loads it, so main needs none of them up front.
+ */
+const EXPECTED_ERRORS = new Set<new (...args: never[]) => Error>();
+function expectErrors(...types: (new (...args: never[]) => Error)[]): void {
+  for (const t of types) EXPECTED_ERRORS.add(t);
 }
 
-/** The data sources this process may query, from `--config` or the workspace the index was built from. */
-async function dataOptions(handle: StoreHandle, configTarget: string | undefined, io: Io, warn = true): Promise<DataAccessOptions> {
-  let store: Store | undefined;
+async function openSession(storeOpt: string | undefined, configTarget: string | undefined, io: Io) {
+  const { CliSession } = await import('./session.js');
+  const { StoreError } = await import('../../graph/store.js');
+  expectErrors(StoreError);
+  return CliSession.open(storeOpt, configTarget, io);
+}
+
+async function callTool(storeOpt: string | undefined, tool: string, args: unknown, asJson: boolean, io: Io, configTarget?: string): Promise<number> {
+  const session = await openSession(storeOpt, configTarget, io);
   try {
-    store = handle.current();
-  } catch {
-    store = undefined; // no index yet: data tools answer that themselves
+    const { UnknownToolError } = await import('./session.js');
+    let result: ToolResult;
+    try {
+      result = await session.run(tool, args);
+    } catch (err) {
+      if (err instanceof UnknownToolError) throw new UsageError(err.message);
+      throw err;
+    }
+    io.out(asJson ? JSON.stringify(result, null, 2) : formatResult(tool, result as Record<string, unknown>, storeOpt ? { store: session.location } : {}));
+    return result.ok ? EXIT_OK : EXIT_ERROR;
+  } finally {
+    await session.close();
   }
-  const { sources, warning } = await loadDataSources(store, configTarget);
-  knowDataSecrets(sources);
-  if (warning && warn) io.err(`warning: ${warning}`);
-  return { sources, jq: localJq };
+}
+
+/** `sextant callers …` and the other shortcuts: resolve and walk in this process, through the tools. */
+async function runShortcutCommand(def: ShortcutDef, identifier: string, opts: { store?: string; json?: boolean; limit?: string; offset?: string }, io: Io): Promise<number> {
+  const session = await openSession(opts.store, undefined, io);
+  try {
+    const { result, code } = await runShortcut(session, def, identifier, opts);
+    if (code === EXIT_USAGE) throw new UsageError(String((result.error as { message: string }).message));
+    io.out(opts.json ? JSON.stringify(result, null, 2) : formatShortcut(def, result, opts.store ? { store: session.location } : {}));
+    return code;
+  } finally {
+    await session.close();
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJsonArgs(text: string | undefined): unknown {
@@ -76,6 +95,20 @@ function parseJsonArgs(text: string | undefined): unknown {
 }
 
 async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean; watch?: boolean }, io: Io): Promise<number> {
+  const [{ rm }, { join }, { default: cliProgress }, { BuildError, buildWorkspace }, { defaultStoreDir, indexRoot, resolveTarget, TargetError }, { ConfigError }, { sextantOntology }, { openStore }, { StoreError }, { knowWorkspaceSecrets }, { logEvent }] = await Promise.all([
+    import('node:fs/promises'),
+    import('node:path'),
+    import('cli-progress'),
+    import('../../indexer/build.js'),
+    import('../../indexer/target.js'),
+    import('../../config/errors.js'),
+    import('../../graph/ontology/index.js'),
+    import('../../graph/open.js'),
+    import('../../graph/store.js'),
+    import('./log-options.js'),
+    import('../../log/logger.js'),
+  ]);
+  expectErrors(BuildError, TargetError, ConfigError, StoreError);
   const { config, root } = await resolveTarget(target);
   knowWorkspaceSecrets(config);
   const storeDir = opts.store ?? process.env.SEXTANT_STORE ?? config.store ?? defaultStoreDir(root);
@@ -136,6 +169,13 @@ const WRITTEN_WORD = { full: 'rewritten', patch: 'updated', unchanged: 'unchange
 
 /** `index --watch`: keeps the index fresh until interrupted; each update is one transaction readers never see half of. */
 async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: string, store: Store, options: BuildOptions, io: Io): Promise<void> {
+  const [{ buildWorkspace }, { resolveTarget }, { sextantOntology }, { watchWorkspace }, { scheduleRefresh }] = await Promise.all([
+    import('../../indexer/build.js'),
+    import('../../indexer/target.js'),
+    import('../../graph/ontology/index.js'),
+    import('../../indexer/watch.js'),
+    import('../../indexer/refresh.js'),
+  ]);
   let config = first;
   // File changes and scheduled endpoint refreshes take turns: one build at a time.
   let queue: Promise<unknown> = Promise.resolve();
@@ -174,6 +214,8 @@ async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: 
 }
 
 async function runStatus(opts: { store?: string; json?: boolean }, io: Io): Promise<number> {
+  const [{ sextantOntology }, { locateStore, openStore }, { StoreError }] = await Promise.all([import('../../graph/ontology/index.js'), import('../../graph/open.js'), import('../../graph/store.js')]);
+  expectErrors(StoreError);
   const location = locateStore(opts.store);
   const store = openStore(sextantOntology(), location, 'read');
   try {
@@ -196,7 +238,11 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
 }
 
-export function buildProgram(io: Io, setCode: (code: number) => void): Command {
+/**
+ * The commands. `toolNames` (the registry's tools) is given when help is asked for, the one time `call`'s help
+ * lists them: loading the registry costs a query the time it saves.
+ */
+export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?: readonly string[]): Command {
   const program = new Command();
   const storeOption = () => new Option('--store <dir>', 'index directory (default: SEXTANT_STORE, else the nearest .sextant/)');
   const configOption = () => new Option('--config <path-or-url>', 'workspace whose GraphQL sources data tools may query (default: what the index was built from)');
@@ -246,8 +292,27 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--allow-refresh', 'offer the `refresh` tool, which re-reads GraphQL sources with the service credential (this process then needs the sources\' discovery headers in its environment)')
     .addOption(configOption())
     .action(async (opts: { store?: string; http?: string; host: string; config?: string; allowedHosts?: string[]; allowedOrigins?: string[]; allowRefresh?: boolean }) => {
+      const [{ sextantOntology }, { locateStore }, { exposureWarning, serveHttp, serveStdio, StoreHandle }, { loadDataSources }, { localJq }, { runRefresh }, { knowDataSecrets }] = await Promise.all([
+        import('../../graph/ontology/index.js'),
+        import('../../graph/open.js'),
+        import('../mcp/server.js'),
+        import('../data.js'),
+        import('../../query/data/jq.js'),
+        import('../refresh.js'),
+        import('./log-options.js'),
+      ]);
       const handle = new StoreHandle(sextantOntology(), locateStore(opts.store));
-      const data: DataAccessOptions = await dataOptions(handle, opts.config, io);
+      // The data sources this server may query, from `--config` or the workspace the index was built from.
+      let store: Store | undefined;
+      try {
+        store = handle.current();
+      } catch {
+        store = undefined; // no index yet: data tools answer that themselves
+      }
+      const loaded = await loadDataSources(store, opts.config);
+      knowDataSecrets(loaded.sources);
+      if (loaded.warning) io.err(`warning: ${loaded.warning}`);
+      const data: DataAccessOptions = { sources: loaded.sources, jq: localJq };
       if (opts.allowRefresh) data.refresh = (args) => runRefresh({ ontology: handle.ontology, storeDir: handle.location, ...(opts.config ? { configTarget: opts.config } : {}) }, args);
       if (opts.http === undefined) {
         if (opts.allowedHosts || opts.allowedOrigins) throw new UsageError('--allowed-hosts and --allowed-origins apply to --http only');
@@ -275,7 +340,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   program
     .command('call')
     .description('Run a tool with JSON arguments and print its structured result (exit 0 ok, 1 tool error, 2 usage error)')
-    .argument('<tool>', `one of: ${TOOLS.map((t) => t.name).join(', ')}`)
+    .argument('<tool>', toolNames ? `one of: ${toolNames.join(', ')}` : 'a tool name (`sextant call --help` lists them)')
     .argument('[json-args]', 'arguments as a JSON object', '{}')
     .addOption(storeOption())
     .addOption(configOption())
@@ -320,15 +385,74 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .argument('<identifier>', 'name, qualified name or id')
     .option('--kind <kind>', 'only this kind')
     .action(async (identifier: string, o) => setCode(await callTool(o.store, 'resolve', { identifier, kind: o.kind }, Boolean(o.json), io)));
+
+  shortcut('changes')
+    .description('What a change breaks: a unified diff (file, or - for stdin) or a git revision range, mapped to declarations, routes and the services that call them')
+    .argument('[diff-file]', 'a unified diff file, or - to read it from stdin')
+    .option('--rev <range>', 'a git revision or range in the indexed work tree, e.g. main..HEAD (instead of a diff)')
+    .option('--indexed <side>', 'which side of the diff the index holds: old (default) or new')
+    .option('--depth <n>', 'hops of dependents to follow (default 2)')
+    .action(async (file: string | undefined, o) => {
+      if ((file === undefined) === (o.rev === undefined)) throw new UsageError('sextant changes takes a diff file (or - for stdin) or --rev <range>, one of them');
+      let diff: string | undefined;
+      if (file !== undefined) {
+        const { readFile } = await import('node:fs/promises');
+        try {
+          diff = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+        } catch (err) {
+          throw new UsageError(`cannot read the diff ${JSON.stringify(file)}: ${(err as Error).message}`);
+        }
+      }
+      setCode(await callTool(o.store, 'changes', { ...(diff !== undefined ? { diff } : { revisions: o.rev }), indexed: o.indexed, depth: o.depth }, Boolean(o.json), io));
+    });
+
+  for (const def of SHORTCUTS) {
+    shortcut(def.name)
+      .description(def.description)
+      .argument('<name>', def.argument)
+      .option('--limit <n>', 'results per page (default 50)')
+      .option('--offset <n>', 'results to skip')
+      .action(async (identifier: string, o) => setCode(await runShortcutCommand(def, identifier, o, io)));
+  }
+
+  program
+    .command('setup')
+    .description('Register this Sextant as an MCP server in a client (Claude Code, Cursor, VS Code, Codex): writes its config, or prints it with --print')
+    .argument('<client>', `one of: ${CLIENTS.map((c) => c.name).join(', ')}`)
+    .addOption(new Option('--store <dir>', 'the index the server reads (default: SEXTANT_STORE, else the nearest .sextant/); written as an absolute path'))
+    .option('--print', 'print what would be written, and where; write nothing')
+    .option('--project <dir>', 'the project whose config to write, for clients configured per project (default: the current directory)')
+    .option('--name <name>', 'the server\'s name in the client\'s config', 'sextant')
+    .option('--json', 'print what was done as JSON')
+    .action(async (client: string, o: { store?: string; print?: boolean; project?: string; name: string; json?: boolean }) => {
+      const { runSetup, SetupError } = await import('./setup.js');
+      try {
+        setCode(await runSetup(client, o, io));
+      } catch (err) {
+        if (err instanceof SetupError) {
+          if (err.usage) throw new UsageError(err.message);
+          io.err(`sextant: ${err.message}`);
+          setCode(EXIT_ERROR);
+          return;
+        }
+        throw err;
+      }
+    });
   return program;
 }
 
 /** Runs the CLI; returns the exit code instead of exiting so it can be embedded and tested. */
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   let code = EXIT_OK;
-  const program = buildProgram(io, (c) => {
-    code = c;
-  });
+  const wantsHelp = argv.slice(2).some((a) => a === '--help' || a === '-h' || a === 'help');
+  const toolNames = wantsHelp ? (await import('../../query/index.js')).TOOLS.map((t) => t.name) : undefined;
+  const program = buildProgram(
+    io,
+    (c: number) => {
+      code = c;
+    },
+    toolNames,
+  );
   try {
     await program.parseAsync(argv);
     return code;
@@ -338,8 +462,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       io.err(`sextant: ${err.message}`);
       return EXIT_USAGE;
     }
-    if (err instanceof ConfigError || err instanceof TargetError || err instanceof StoreError || err instanceof BuildError) {
-      io.err(`sextant: ${err.message}`);
+    if ([...EXPECTED_ERRORS].some((type) => err instanceof type)) {
+      io.err(`sextant: ${(err as Error).message}`);
       return EXIT_ERROR;
     }
     const named = err as Error & { code?: string };
