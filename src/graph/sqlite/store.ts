@@ -383,7 +383,7 @@ export class SqliteStore implements Store {
     try {
       const { db, created } = openIndexFile(join(absDir, DB_FILE));
       db.pragma('synchronous = NORMAL');
-      db.pragma('cache_size = -32768');
+      db.pragma('cache_size = -16384');
       const store = new SqliteStore(ontology, absDir, db);
       store.lock = lock;
       store.walAfterFirstWrite = created;
