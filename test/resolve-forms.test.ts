@@ -7,10 +7,9 @@
  * from reading the estates' source.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { callTool, connectStdio, hintChecker, indexInto, jsonOf, killAll, REPO_ROOT, runCli, tempDir, type Connection, type HintChecker } from './helpers/e2e.js';
+import { callTool, jsonOf, killAll, openThreeEstates, REPO_ROOT, runCli, type HintChecker, type ThreeEstates } from './helpers/e2e.js';
 import { sharedDir } from './helpers/index.js';
 
 const CORPORA = join(sharedDir(), 'corpora');
@@ -28,22 +27,20 @@ const O = 'com.acme.orders.';
 
 type Estate = 'pet' | 'piggy' | 'estate';
 
-const available = existsSync(PETCLINIC) && existsSync(PIGGY);
 
-describe('names as people write them, one identity contract', { skip: available ? false : 'the corpora are not on this machine' }, () => {
-  const stores = {} as Record<Estate, string>;
-  const mcp = {} as Record<Estate, Connection>;
+describe('names as people write them, one identity contract', () => {
+  let stores: ThreeEstates['stores'];
+  let mcp: ThreeEstates['mcp'];
   let hints: HintChecker;
+  let estates: ThreeEstates;
 
   before(async () => {
-    for (const e of ['pet', 'piggy', 'estate'] as const) stores[e] = join(await tempDir(`sextant-forms-${e}-`), 'index');
-    await Promise.all([indexInto(PETCLINIC, stores.pet), indexInto(PIGGY, stores.piggy), indexInto(ESTATE, stores.estate)]);
-    for (const e of ['pet', 'piggy', 'estate'] as const) mcp[e] = await connectStdio(stores[e]);
-    hints = hintChecker((await mcp.pet.client.listTools()).tools);
+    estates = await openThreeEstates('sextant-forms-', CORPORA);
+    ({ stores, mcp, hints } = estates);
   });
 
   after(async () => {
-    for (const c of Object.values(mcp)) await c.close().catch(() => undefined);
+    await estates?.close();
     await killAll();
   });
 

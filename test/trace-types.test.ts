@@ -7,10 +7,9 @@
  * hops. The right answers come from reading the estates' source.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { callTool, connectStdio, hintChecker, indexInto, jsonOf, killAll, REPO_ROOT, runCli, tempDir, type Connection, type HintChecker } from './helpers/e2e.js';
+import { callTool, jsonOf, killAll, openThreeEstates, REPO_ROOT, runCli, type HintChecker, type ThreeEstates } from './helpers/e2e.js';
 import { sharedDir } from './helpers/index.js';
 
 const CORPORA = join(sharedDir(), 'corpora');
@@ -28,7 +27,6 @@ const O = 'com.acme.orders.';
 
 type Estate = 'pet' | 'piggy' | 'estate';
 
-const available = existsSync(PETCLINIC) && existsSync(PIGGY);
 
 /** A path as `start => hop, hop, …` with each hop `EDGE target [line] (library method)`. */
 function pathText(p: any): string {
@@ -41,20 +39,19 @@ function typeText(p: any): string {
   return [p.types.map((t: any) => t.name).join(' > '), ...p.steps.map((s: any) => `${s.from} -${s.edge_type}-> ${s.to} via ${s.via.from} -> ${s.via.to}`)].join('\n');
 }
 
-describe('trace between types', { skip: available ? false : 'the corpora are not on this machine' }, () => {
-  const stores = {} as Record<Estate, string>;
-  const mcp = {} as Record<Estate, Connection>;
+describe('trace between types', () => {
+  let stores: ThreeEstates['stores'];
+  let mcp: ThreeEstates['mcp'];
   let hints: HintChecker;
+  let estates: ThreeEstates;
 
   before(async () => {
-    for (const e of ['pet', 'piggy', 'estate'] as const) stores[e] = join(await tempDir(`sextant-trace-${e}-`), 'index');
-    await Promise.all([indexInto(PETCLINIC, stores.pet), indexInto(PIGGY, stores.piggy), indexInto(ESTATE, stores.estate)]);
-    for (const e of ['pet', 'piggy', 'estate'] as const) mcp[e] = await connectStdio(stores[e]);
-    hints = hintChecker((await mcp.pet.client.listTools()).tools);
+    estates = await openThreeEstates('sextant-trace-', CORPORA);
+    ({ stores, mcp, hints } = estates);
   });
 
   after(async () => {
-    for (const c of Object.values(mcp)) await c.close().catch(() => undefined);
+    await estates?.close();
     await killAll();
   });
 

@@ -293,3 +293,35 @@ export function hintChecker(tools: { name: string; inputSchema: unknown }[]): Hi
     },
   };
 }
+
+// ------------------------------------------------------------------------------------------- three estates
+
+export type EstateName = 'pet' | 'piggy' | 'estate';
+
+/** petclinic and piggymetrics (../shared/corpora, read in place) and our estate fixture, each indexed and served over stdio. */
+export interface ThreeEstates {
+  stores: Record<EstateName, string>;
+  mcp: Record<EstateName, Connection>;
+  hints: HintChecker;
+  close: () => Promise<void>;
+}
+
+export async function openThreeEstates(prefix: string, corpora: string): Promise<ThreeEstates> {
+  const paths: Record<EstateName, string> = { pet: join(corpora, 'spring-petclinic-microservices'), piggy: join(corpora, 'piggymetrics'), estate: join(REPO_ROOT, 'test', 'fixtures', 'estate') };
+  for (const p of Object.values(paths)) assert.ok(existsSync(p), `${p} is missing: the tests read the workplace's shared corpora in place`);
+  const stores = {} as Record<EstateName, string>;
+  const mcp = {} as Record<EstateName, Connection>;
+  for (const e of ['pet', 'piggy', 'estate'] as const) stores[e] = join(await tempDir(`${prefix}${e}-`), 'index');
+  const built = await Promise.all((['pet', 'piggy', 'estate'] as const).map((e) => indexInto(paths[e], stores[e])));
+  for (const b of built) assert.equal(b.code, 0, b.stderr);
+  for (const e of ['pet', 'piggy', 'estate'] as const) mcp[e] = await connectStdio(stores[e]);
+  const hints = hintChecker((await mcp.pet.client.listTools()).tools);
+  return {
+    stores,
+    mcp,
+    hints,
+    close: async () => {
+      for (const c of Object.values(mcp)) await c.close().catch(() => undefined);
+    },
+  };
+}
