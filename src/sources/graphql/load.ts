@@ -399,8 +399,17 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig, ctx: SourceContext): P
         'A schema that large is not expected: check that this URL is the GraphQL endpoint, or export the schema as SDL and set `schema` instead of `endpoint` in sextant.yaml.',
     );
 
-  /** A side query (probe, meta query): its JSON answer when it has `data`, else undefined; never throws. */
-  const ask = async (query: string): Promise<unknown> => {
+  /**
+   * A side query (probe, meta query): its JSON answer when it has `data`, else undefined; never throws. Each query
+   * is sent once per read: the catalog versions and the data sources are the same `schema_catalogs` answer.
+   */
+  const answers = new Map<string, Promise<unknown>>();
+  const ask = (query: string): Promise<unknown> => {
+    let answer = answers.get(query);
+    if (!answer) answers.set(query, (answer = askServer(query)));
+    return answer;
+  };
+  const askServer = async (query: string): Promise<unknown> => {
     const logged = indexRequestLog(cfg, origin, secrets, query === EXTENSION_PROBE ? 'probe' : 'meta', query);
     try {
       const signal = cfg.timeout_ms > 0 && Number.isFinite(cfg.timeout_ms) ? AbortSignal.timeout(cfg.timeout_ms) : undefined;
@@ -508,13 +517,14 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig, ctx: SourceContext): P
   };
   const warnings: string[] = [];
   // A Hugr v0.3 server versions each data source: a refresh reads again only what changed (hugr/targeted.ts).
-  const versions = extensionFields ? await catalogVersions(ask) : undefined;
-  const previous = versions && ctx.previous ? await previousCatalogState(ctx.previous) : undefined;
+  // Only a source read before with its versions kept can be refreshed by them: ask for them first then.
+  const previous = extensionFields && ctx.previous ? await previousCatalogState(ctx.previous) : undefined;
+  const versionsBefore = previous ? await catalogVersions(ask) : undefined;
   let attempt: Attempt | undefined;
   let refresh: RefreshReport | undefined;
   let usedQuery = queryWith(true);
-  if (versions && previous) {
-    const changed = changedCatalogs(previous.versions, versions, ctx.refreshDataSources ?? []);
+  if (versionsBefore && previous) {
+    const changed = changedCatalogs(previous.versions, versionsBefore, ctx.refreshDataSources ?? []);
     if (changed.length === 0) {
       attempt = { kind: 'schema', schema: previous.schema, errors: [] };
       refresh = { mode: 'unchanged', data_sources: [] };
@@ -609,6 +619,8 @@ async function loadFromEndpoint(cfg: GraphqlSourceConfig, ctx: SourceContext): P
       for (const o of metaObjectsOf(answer)) hugrDataObjects.set(o.name, o);
     }
   }
+  // Kept for the next refresh (the same schema_catalogs answer the data sources came from, when they did).
+  const versions = versionsBefore ?? (hasSchemaCatalogs(schema) ? await catalogVersions(ask) : undefined);
   return {
     schema,
     artifact: { name: 'schema.json', text: JSON.stringify({ __schema: completed }) },

@@ -21,7 +21,7 @@ export const SOURCES_PER_REQUEST = 10;
 /** The catalog Hugr keeps its own system types in: not a data source. */
 const SYSTEM_CATALOG = '_system';
 
-export const SCHEMA_CATALOGS_QUERY = `{ core { catalog { schema_catalogs(order_by: [{field: "name", direction: ASC}], limit: ${CATALOG_PAGE * 10}) { name type prefix as_module read_only disabled suspended description } } } }`;
+export const SCHEMA_CATALOGS_QUERY = `{ core { catalog { schema_catalogs(order_by: [{field: "name", direction: ASC}], limit: ${CATALOG_PAGE * 10}) { name version type prefix as_module read_only disabled suspended description } } } }`;
 export const REGISTERED_SOURCES_QUERY = '{ core { data_sources { name } } }';
 
 export interface CatalogFacts extends HugrServerFacts {

@@ -7,9 +7,8 @@
  * (a data source named by the caller) is re-read whatever its version says.
  */
 import { Kind, parse, print, type DefinitionNode } from 'graphql';
-import type { Ask } from './catalog.js';
+import { SCHEMA_CATALOGS_QUERY, type Ask } from './catalog.js';
 
-export const CATALOG_VERSIONS_QUERY = '{ core { catalog { schema_catalogs { name version } } } }';
 /** `__type` lookups per request. */
 const TYPES_PER_REQUEST = 50;
 
@@ -29,9 +28,12 @@ export interface TargetedResult {
   typesRemoved: string[];
 }
 
-/** The catalog versions a v0.3 server reports, or undefined (not v0.3, or it did not answer). */
+/**
+ * The catalog versions a v0.3 server reports, or undefined (not v0.3, or it did not answer). The same question
+ * catalog.ts reads the data sources from, so a read asks it once.
+ */
 export async function catalogVersions(ask: Ask): Promise<Record<string, string> | undefined> {
-  const list = ((await ask(CATALOG_VERSIONS_QUERY)) as { data?: { core?: { catalog?: { schema_catalogs?: unknown } } } } | undefined)?.data?.core?.catalog?.schema_catalogs;
+  const list = ((await ask(SCHEMA_CATALOGS_QUERY)) as { data?: { core?: { catalog?: { schema_catalogs?: unknown } } } } | undefined)?.data?.core?.catalog?.schema_catalogs;
   if (!Array.isArray(list)) return undefined;
   const out: Record<string, string> = {};
   for (const c of list as { name?: unknown; version?: unknown }[]) if (typeof c?.name === 'string') out[c.name] = typeof c.version === 'string' ? c.version : '';
