@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'no_identity'
   | 'unauthorized'
   | 'upstream_error'
+  | 'refresh_failed'
   | 'internal';
 
 export interface ToolErrorBody {

@@ -292,7 +292,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
     .option('--allow-refresh', 'offer the `refresh` tool, which re-reads GraphQL sources with the service credential (this process then needs the sources\' discovery headers in its environment)')
     .addOption(configOption())
     .action(async (opts: { store?: string; http?: string; host: string; config?: string; allowedHosts?: string[]; allowedOrigins?: string[]; allowRefresh?: boolean }) => {
-      const [{ sextantOntology }, { locateStore }, { exposureWarning, serveHttp, serveStdio, StoreHandle }, { loadDataSources }, { localJq }, { runRefresh }, { knowDataSecrets }] = await Promise.all([
+      const [{ sextantOntology }, { locateStore }, { exposureWarning, serveHttp, serveStdio, StoreHandle }, { loadDataSources }, { localJq }, { refreshTool }, { knowDataSecrets }] = await Promise.all([
         import('../../graph/ontology/index.js'),
         import('../../graph/open.js'),
         import('../mcp/server.js'),
@@ -313,7 +313,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
       knowDataSecrets(loaded.sources);
       if (loaded.warning) io.err(`warning: ${loaded.warning}`);
       const data: DataAccessOptions = { sources: loaded.sources, jq: localJq };
-      if (opts.allowRefresh) data.refresh = (args) => runRefresh({ ontology: handle.ontology, storeDir: handle.location, ...(opts.config ? { configTarget: opts.config } : {}) }, args);
+      if (opts.allowRefresh) data.refresh = refreshTool({ ontology: handle.ontology, storeDir: handle.location, ...(opts.config ? { configTarget: opts.config } : {}) });
       if (opts.http === undefined) {
         if (opts.allowedHosts || opts.allowedOrigins) throw new UsageError('--allowed-hosts and --allowed-origins apply to --http only');
         await serveStdio(handle, data);

@@ -10,7 +10,8 @@ import { openStore } from '../../graph/open.js';
 import { DB_FILE } from '../../graph/sqlite/store.js';
 import { StoreError, type Store } from '../../graph/store.js';
 import { DATA_TOOLS, listTools, runTool, WRITE_TOOLS, type ToolResult } from '../../query/index.js';
-import { REFRESH_TOOL } from '../refresh.js';
+import { runToolIn } from '../../query/run.js';
+import { inputSchema, type ToolDef } from '../../query/tool.js';
 import type { DataCaller, DataContext, DataSourceAccess } from '../../query/data/access.js';
 import { VERSION } from '../../version.js';
 import { HUGR_GUIDE_URI, registerGuides } from './guide.js';
@@ -49,7 +50,8 @@ export class StoreHandle {
     return this.store;
   }
 
-  async run(name: string, args: unknown, data?: DataContext): Promise<ToolResult> {
+  /** Runs a tool of the registry, or of `tools` when given (a tool bound to this server, such as `refresh`). */
+  async run(name: string, args: unknown, data?: DataContext, tools?: readonly ToolDef[]): Promise<ToolResult> {
     let store: Store;
     try {
       store = this.current();
@@ -57,7 +59,8 @@ export class StoreHandle {
       const message = err instanceof StoreError ? err.message : `Cannot open the index at ${this.location}: ${(err as Error).message}`;
       return { ok: false, error: { code: 'index_unavailable', message } };
     }
-    return runTool({ store, ontology: this.ontology, ...(data ? { data } : {}) }, name, args);
+    const ctx = { store, ontology: this.ontology, ...(data ? { data } : {}) };
+    return tools ? runToolIn(tools, ctx, name, args) : runTool(ctx, name, args);
   }
 
   async close(): Promise<void> {
@@ -70,8 +73,8 @@ export class StoreHandle {
 export interface DataAccessOptions {
   sources: ReadonlyMap<string, DataSourceAccess>;
   jq?: DataContext['jq'];
-  /** Offered by a server started with `--allow-refresh`: re-reads a GraphQL source with the service credential. */
-  refresh?: (args: unknown) => Promise<Record<string, unknown>>;
+  /** Offered by a server started with `--allow-refresh`: the `refresh` tool, bound to this index (surfaces/refresh.ts). */
+  refresh?: ToolDef;
 }
 
 /** The largest request (one JSON-RPC message) either transport reads; tool arguments have smaller limits of their own. */
@@ -326,7 +329,15 @@ export function createMcpServer(handle: StoreHandle, data?: DataAccessOptions, c
       annotations: { title: t.title, readOnlyHint: !WRITE_TOOLS.has(t.name), destructiveHint: WRITE_TOOLS.has(t.name), idempotentHint: !WRITE_TOOLS.has(t.name), openWorldHint: DATA_TOOLS.has(t.name) },
     })),
     ...(data?.refresh
-      ? [{ ...REFRESH_TOOL, annotations: { title: REFRESH_TOOL.title, readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true } }]
+      ? [
+          {
+            name: data.refresh.name,
+            title: data.refresh.title,
+            description: data.refresh.description(handle.ontology),
+            inputSchema: inputSchema(data.refresh, handle.ontology) as { type: 'object'; properties?: Record<string, object> },
+            annotations: { title: data.refresh.title, readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+          },
+        ]
       : []),
   ];
   const context: DataContext | undefined = data ? { sources: data.sources, caller, ...(data.jq ? { jq: data.jq } : {}) } : undefined;
@@ -337,8 +348,8 @@ export function createMcpServer(handle: StoreHandle, data?: DataAccessOptions, c
     const started = performance.now();
     const args = raw.take(extra.requestId, request.params.arguments);
     const reply =
-      request.params.name === REFRESH_TOOL.name && data?.refresh
-        ? toolReply((await data.refresh(args)) as ToolResult)
+      data?.refresh && request.params.name === data.refresh.name
+        ? toolReply(await handle.run(request.params.name, args, context, [data.refresh]))
         : WRITE_TOOLS.has(request.params.name) && !mutations
         ? toolReply({ ok: false, error: { code: 'mutations_disabled', message: 'Mutations are off on this server: set `data.allow_mutations: true` for a GraphQL source in sextant.yaml to offer graphql_mutate.' } })
         : toolReply(await handle.run(request.params.name, args, context));
