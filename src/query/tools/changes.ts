@@ -122,16 +122,17 @@ export const changesTool: ToolDef = {
     for (const n of touched.values()) if (n.kind === 'route') routes.set(n.id, n);
     const symbols = [...touched.values()].filter((n) => n.kind === 'symbol');
 
-    const dependents = new Map<string, { node: NodeRecord; depth: number; via: unknown }>();
+    // Impact's own entries carry what the answer shows (reference, service): nothing is read again.
+    type Entry = Record<string, unknown> & { id: string; qualified_name: string; service?: string };
+    const dependents = new Map<string, { entry: Entry; depth: number; via: unknown }>();
     for (let i = 0; i < symbols.length; i += 100) {
-      const answer = (await impactTool.run(ctx, { ids: symbols.slice(i, i + 100).map((n) => n.id), depth, limit: 2000 })) as { groups: { depth: number; nodes: (Record<string, unknown> & { id: string; via: unknown })[] }[] };
-      const ids = answer.groups.flatMap((g) => g.nodes.map((n) => ({ id: n.id, depth: g.depth, via: n.via })));
-      const nodes = new Map((await ctx.store.getNodes(ids.map((x) => x.id))).map((n) => [n.id, n]));
-      for (const x of ids) {
-        const node = nodes.get(x.id);
-        if (!node || touched.has(x.id)) continue;
-        const prev = dependents.get(x.id);
-        if (!prev || prev.depth > x.depth) dependents.set(x.id, { node, depth: x.depth, via: x.via });
+      const answer = (await impactTool.run(ctx, { ids: symbols.slice(i, i + 100).map((n) => n.id), depth, limit: 2000 })) as { groups: { depth: number; nodes: (Entry & { via: unknown })[] }[] };
+      for (const g of answer.groups) {
+        for (const { via, ...entry } of g.nodes) {
+          if (touched.has(entry.id)) continue;
+          const prev = dependents.get(entry.id);
+          if (!prev || prev.depth > g.depth) dependents.set(entry.id, { entry: entry as Entry, depth: g.depth, via });
+        }
       }
     }
 
@@ -151,7 +152,7 @@ export const changesTool: ToolDef = {
     };
     for (const n of symbols) entry(serviceOf(n)).changed.push(n);
     for (const n of routes.values()) entry(serviceOf(n)).routes.push(n);
-    for (const d of dependents.values()) entry(serviceOf(d.node)).dependents++;
+    for (const d of dependents.values()) entry(d.entry.service ?? '(no service)').dependents++;
     for (const c of crossings) entry(serviceOf(c.route)).called_by.add(serviceOf(c.from));
 
     const otherServices = new Set(crossings.filter((c) => serviceOf(c.from) !== serviceOf(c.route)).map((c) => serviceOf(c.from)));
@@ -180,7 +181,7 @@ export const changesTool: ToolDef = {
         routes: cap([...routes.values()].map((n) => listEntry(o, n))),
         clients_and_producers: cap([...outbound.values()].map((n) => listEntry(o, n))),
       },
-      dependents: cap([...dependents.values()].sort((a, b) => a.depth - b.depth || (a.node.qualified_name < b.node.qualified_name ? -1 : 1)).map((d) => ({ ...listEntry(o, d.node), depth: d.depth, via: d.via }))),
+      dependents: cap([...dependents.values()].sort((a, b) => a.depth - b.depth || (a.entry.qualified_name < b.entry.qualified_name ? -1 : 1)).map((d) => ({ ...d.entry, depth: d.depth, via: d.via }))),
       dependents_total: dependents.size,
       callers_of_changed_routes: cap(crossings.map((c) => ({ route: c.route.qualified_name, edge: c.edge, from: listEntry(o, c.from), service: serviceOf(c.from), ...(c.caller !== undefined ? { caller: c.caller } : {}) }))),
       consumers_of_changed_producers: cap(consumers.map((c) => ({ producer: c.producer, destination: listEntry(o, c.topic), service: serviceOf(c.topic) }))),

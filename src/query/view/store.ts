@@ -200,7 +200,13 @@ export class ViewStore implements Store, CallerSchemas {
     return (await this.visible(await this.inner.nodesByQualifiedNameSuffix(suffix, { ...opts, limit: SCAN_MAX }))).slice(0, opts.limit);
   }
 
+  /** Whether any of these ids is of a kind a view governs (the kind is in the id, so no read is needed). */
+  private mayGovern(ids: readonly string[]): boolean {
+    return this.data.sources.size > 0 && ids.some((id) => VIEWED_KINDS.has(this.ontology.kindOfId(id) ?? ''));
+  }
+
   async edges(q: EdgeQuery): Promise<{ rows: EdgeRow[]; total: number }> {
+    if (!this.mayGovern(q.ids)) return this.inner.edges(q);
     const origins = await this.inner.getNodes(q.ids);
     if (!origins.some((n) => this.governed(n))) return this.inner.edges(q);
     const shown = new Map((await this.visible(origins)).map((n) => [n.id, n]));
@@ -224,6 +230,7 @@ export class ViewStore implements Store, CallerSchemas {
   }
 
   async edgeCounts(ids: readonly string[]): Promise<Map<string, Record<string, { in: number; out: number }>>> {
+    if (!this.mayGovern(ids)) return this.inner.edgeCounts(ids);
     const nodes = await this.inner.getNodes(ids);
     const governed = nodes.filter((n) => this.governed(n)).map((n) => n.id);
     const counts = await this.inner.edgeCounts(ids.filter((id) => !governed.includes(id)));
