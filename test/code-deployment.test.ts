@@ -24,12 +24,12 @@ import { readConnector,
   readNginx,
   requestPathFor,
   selectLocation,
-} from '../src/sources/code/deployment.js';
+} from '../src/sources/code/config/deployment.js';
 import { discover } from '../src/sources/code/discover.js';
 import { ConfigView } from '../src/sources/code/eval/config.js';
 import type { Value } from '../src/sources/code/eval/value.js';
-import { gatewayRoutesOf } from '../src/sources/code/gateways.js';
-import { detectLayout, type Layout, relaxedEnvKey, type ServiceInfo } from '../src/sources/code/layout.js';
+import { gatewayRoutesOf } from '../src/sources/code/links/gateways.js';
+import { detectLayout, type Layout, relaxedEnvKey, type ServiceInfo } from '../src/sources/code/config/layout.js';
 import { sharedDir } from './helpers/index.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/deployment', import.meta.url));

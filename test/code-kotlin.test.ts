@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Parser } from 'web-tree-sitter';
-import type { CallFacts, FileFacts, MemberFacts, TypeFacts } from '../src/sources/code/ir.js';
+import type { CallFacts, FileFacts, MemberFacts, TypeFacts } from '../src/sources/code/parse/ir.js';
 import { extractKotlin } from '../src/sources/code/parse/kotlin.js';
 import { parserFor } from '../src/sources/code/parse/parser.js';
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { discover, type DiscoverOptions } from '../src/sources/code/discover.js';
-import { detectLayout, type Layout } from '../src/sources/code/layout.js';
-import { applicationName, parseSpringConfig, resolvePlaceholders } from '../src/sources/code/spring-config.js';
+import { detectLayout, type Layout } from '../src/sources/code/config/layout.js';
+import { applicationName, parseSpringConfig, resolvePlaceholders } from '../src/sources/code/config/spring-config.js';
 
 const temps: string[] = [];
 

@@ -13,7 +13,7 @@ import { buildCodeSource } from '../src/sources/code/index.js';
 import type { ParseJob, ParseResult } from '../src/sources/code/parse/job.js';
 import { parseWorkerCount, runParseJobs } from '../src/sources/code/parse/pool.js';
 import { ParseQueue, WARM_UP_FILES } from '../src/sources/code/parse/queue.js';
-import type { Language } from '../src/sources/code/ir.js';
+import type { Language } from '../src/sources/code/parse/ir.js';
 import { ESTATE, estateSource } from './helpers/estate.js';
 
 const ontology = sextantOntology();

@@ -12,7 +12,7 @@ import { sextantOntology } from '../src/graph/ontology/index.js';
 import type { NodeRecord } from '../src/graph/types.js';
 import { buildCodeSource } from '../src/sources/code/index.js';
 import { pathPattern } from '../src/graph/ontology/code.js';
-import { joinPath, pathRegex } from '../src/sources/code/routes.js';
+import { joinPath, pathRegex } from '../src/sources/code/links/routes.js';
 import { estateSource } from './helpers/estate.js';
 
 const FILES: Record<string, string> = {

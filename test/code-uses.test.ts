@@ -15,7 +15,7 @@ import { sextantOntology } from '../src/graph/ontology/index.js';
 import { SqliteStore } from '../src/graph/sqlite/store.js';
 import { buildWorkspace } from '../src/indexer/build.js';
 import { extractFile } from '../src/sources/code/index.js';
-import { pointcutTypes } from '../src/sources/code/uses.js';
+import { pointcutTypes } from '../src/sources/code/model/uses.js';
 import { callTool, closeSession, indexInto, killAll, openSession, type Session, tempDir } from './helpers/e2e.js';
 import { estateSource } from './helpers/estate.js';
 import { sharedDir } from './helpers/index.js';

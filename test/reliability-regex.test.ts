@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { compilePattern, patternAccepts } from '../src/search/patterns.js';
-import { pathRegex } from '../src/sources/code/routes.js';
+import { pathRegex } from '../src/sources/code/links/routes.js';
 import { pathPattern } from '../src/graph/ontology/code.js';
 import { REPO_ROOT, childEnv, jsonOf, killAll, tempDir, type CliResult } from './helpers/e2e.js';
 

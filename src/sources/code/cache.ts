@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { FileFacts } from './ir.js';
+import type { FileFacts } from './parse/ir.js';
 
 /** Bump when extraction changes what it produces for the same file, so cached facts are not reused. */
 export const EXTRACTOR_VERSION = 'code-facts-5';

@@ -2,8 +2,8 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { deploymentFileKind } from './deployment.js';
-import type { Language } from './ir.js';
+import { deploymentFileKind } from './config/deployment.js';
+import type { Language } from './parse/ir.js';
 import { languageOfPath } from './parse/parser.js';
 
 export interface DiscoverOptions {

@@ -1,29 +1,30 @@
 import { nodeId } from '../../graph/ids.js';
 import type { Ontology } from '../../graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../../graph/types.js';
-import { CallResolver, exprText, type ResolvedCall } from './calls.js';
-import { resolveInjections } from './inject.js';
-import { interfaceOf, namesOf, type InterfaceItems } from './interface.js';
-import type { AnnotationFacts, CallFacts, Expr, FileFacts, MemberFacts } from './ir.js';
-import { hostIndex, type LayoutProxy, type ServiceInfo } from './layout.js';
-import type { CdcConnector, NginxServer } from './deployment.js';
-import { cdcGraph } from './cdc.js';
-import { proxyGraph } from './proxies.js';
-import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model.js';
-import { type RoleOverrides, TypeClassifier } from './roles.js';
+import { CallResolver, exprText, type ResolvedCall } from './model/calls.js';
+import { resolveInjections } from './model/inject.js';
+import { interfaceOf, namesOf, type InterfaceItems } from './model/interface.js';
+import type { AnnotationFacts, CallFacts, Expr, FileFacts, MemberFacts } from './parse/ir.js';
+import { hostIndex, type LayoutProxy, type ServiceInfo } from './config/layout.js';
+import type { CdcConnector, NginxServer } from './config/deployment.js';
+import { cdcGraph } from './links/cdc.js';
+import { proxyGraph } from './links/proxies.js';
+import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model/model.js';
+import { type RoleOverrides, TypeClassifier } from './model/roles.js';
 import type { CodeLinkPins } from '../../config/types.js';
-import { feignClientsOf, httpExchangeClientsOf, requestLineClientsOf } from './clients.js';
-import type { HttpTarget } from './http-calls.js';
+import { feignClientsOf, httpExchangeClientsOf, requestLineClientsOf } from './links/clients.js';
+import type { HttpTarget } from './links/http-calls.js';
 import { LIBRARY } from './eval/library.js';
-import { outboundGraph, type OutboundSink, withClientBase } from './outbound.js';
-import { type RabbitBinding, routingKeyMatches } from './outbound-messages.js';
-import { gatewayGraph } from './gateways.js';
-import { listenersOf, streamBinding, streamFunctionsOf } from './messaging.js';
+import { outboundGraph, type OutboundSink, withClientBase } from './links/outbound.js';
+import { type RabbitBinding, routingKeyMatches } from './links/outbound-messages.js';
+import { gatewayGraph } from './links/gateways.js';
+import { listenersOf, streamBinding, streamFunctionsOf } from './links/messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
-import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './routes.js';
+import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './links/routes.js';
 import { compilePattern } from '../../search/patterns.js';
-import { type BuildInput, buildGraph } from './build-files.js';
-import { USE_ATTRS, usesOf, viasOf } from './uses.js';
+import { type BuildInput, buildGraph } from './build/files.js';
+import { USE_ATTRS, usesOf, viasOf } from './model/uses.js';
+import { skipWarning } from './warnings.js';
 
 export interface CodeGraphInput {
   source: string;
@@ -89,6 +90,8 @@ interface FileEmission {
   sinks: OutboundSink[];
   /** What other files can observe of this one (kept only by an assembler that updates). */
   items?: InterfaceItems;
+  /** Steps skipped on code they could not read, each naming `file:line`. */
+  warnings: string[];
 }
 
 /** Ids of one file's nodes: identities include the file path, so duplicates can only collide within a file. */
@@ -147,7 +150,12 @@ export class CodeGraphAssembler {
         this.emissions.delete(path);
         return old?.items ? { before: old.items } : {};
       }
-      const next = new FileEmitter(ctx, byFile.get(path)!).run();
+      let next: FileEmission;
+      try {
+        next = new FileEmitter(ctx, byFile.get(path)!).run();
+      } catch (err) {
+        next = emptyEmission(skipWarning(`${path}:${byFile.get(path)![0]?.facts.line ?? 0}`, 'the file', err));
+      }
       if (this.tracking) next.items = interfaceOf(ctx.model, ctx.classifier, byFile.get(path)!);
       for (const f of next.foreign) groups.add(f.group);
       this.emissions.set(path, next);
@@ -206,8 +214,10 @@ export class CodeGraphAssembler {
     const externalMethods = new Map<string, [string, string]>();
     const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
     const sinks: OutboundSink[] = [];
+    const warnings: string[] = [];
     for (const f of input.files) {
       const e = this.emissions.get(f.path)!;
+      warnings.push(...e.warnings);
       sinks.push(...e.sinks);
       for (const n of e.nodes) nodes.push(n);
       for (const x of e.edges) edges.push(x);
@@ -255,6 +265,16 @@ export class CodeGraphAssembler {
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
     const outbound = outboundGraph({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m) });
+    warnings.push(...outbound.warnings);
+    // An estate-wide pass that fails on something it cannot read loses its own facts, said, never the index.
+    const pass = <T>(what: string, run: () => T, fallback: T): T => {
+      try {
+        return run();
+      } catch (err) {
+        warnings.push(skipWarning(input.source, what, err));
+        return fallback;
+      }
+    };
     // Interfaces whose proxies code builds on a base URL (HttpServiceProxyFactory, Feign builders) call there; the
     // others say why their target is unknown.
     nodes.forEach((n, i) => {
@@ -271,23 +291,24 @@ export class CodeGraphAssembler {
       else if (n.kind === 'route') stats.routes++;
     }
     this.outboundFiles = new Set([...this.outboundFiles, ...outbound.files]);
-    const gateways = gatewayGraph(this.ontology, input.source, input.services, nodes, outbound.gatewayRoutes);
+    const gateways = pass('gateway routes', () => gatewayGraph(this.ontology, input.source, input.services, nodes, outbound.gatewayRoutes), { nodes: [], edges: [] });
     nodes.push(...gateways.nodes);
     edges.push(...gateways.edges);
-    const proxies = proxyGraph(this.ontology, input.source, input.proxies ?? [], input.proxyServers ?? [], input.services, nodes);
+    const proxies = pass('proxy routes', () => proxyGraph(this.ontology, input.source, input.proxies ?? [], input.proxyServers ?? [], input.services, nodes), { nodes: [], edges: [] });
     nodes.push(...proxies.nodes);
     edges.push(...proxies.edges);
-    const cdc = cdcGraph(this.ontology, input.source, input.connectors ?? [], input.services);
+    const cdc = pass('change data capture', () => cdcGraph(this.ontology, input.source, input.connectors ?? [], input.services), []);
     nodes.push(...cdc);
     stats.producers += cdc.filter((n) => n.kind === 'producer').length;
     this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? ''), ...proxies.nodes.map((n) => n.file ?? ''), ...cdc.map((n) => n.file ?? '')]);
-    const warnings = pinLinks(nodes, input.links);
+    warnings.push(...pinLinks(nodes, input.links));
     const topology = new Topology();
     matchClients(this.ontology, input.source, nodes, edges, topology, input.services);
     warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology, outbound.bindings), ...routePatternWarnings(nodes));
     topology.emit(nodes, edges);
     if (input.build) {
-      const built = buildGraph(this.ontology, input.source, input.services, input.locate, input.build);
+      const build = input.build;
+      const built = pass('build files', () => buildGraph(this.ontology, input.source, input.services, input.locate, build), { nodes: [], edges: [], warnings: [] });
       nodes.push(...built.nodes);
       edges.push(...built.edges);
       warnings.push(...built.warnings);
@@ -295,6 +316,10 @@ export class CodeGraphAssembler {
     }
     return { nodes, edges, stats, warnings };
   }
+}
+
+function emptyEmission(warning: string): FileEmission {
+  return { nodes: [], edges: [], foreign: [], externalTypes: new Map(), externalMethods: new Map(), stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, uses: 0, routes: 0, clients: 0, producers: 0 }, sinks: [], warnings: [warning] };
 }
 
 /** Names whose meaning for other files changed between two snapshots of a file's interface. */
@@ -383,6 +408,7 @@ class FileEmitter {
     externalMethods: new Map(),
     stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, uses: 0, routes: 0, clients: 0, producers: 0 },
     sinks: [],
+    warnings: [],
   };
   private readonly edgeKeys = new Set<string>();
   /** Per repeated edge key, the next `#n` suffix to try: a line calling the same method thousands of times stays linear. */
@@ -397,19 +423,36 @@ class FileEmitter {
     this.ids = types[0] && fileIds(ctx, types[0].file.path);
   }
 
+  /**
+   * Symbols first (a failure there skips the file: its edges would name nodes that are not there), then each
+   * type's and member's edges, routes, clients and listeners, each step on its own: code one step cannot read
+   * loses that step's facts for that declaration, with a warning naming it, and never the rest of the estate.
+   */
   run(): FileEmission {
     for (const entry of this.types) this.emitType(entry);
-    for (const entry of this.types) this.emitHierarchy(entry);
-    for (const entry of this.types) this.emitOverrides(entry);
-    this.emitInjections();
-    for (const entry of this.types) for (const member of entry.members) this.emitCalls(member);
-    for (const entry of this.types) this.emitUses(entry);
-    for (const entry of this.types) this.emitRoutes(entry);
-    for (const entry of this.types) this.emitClients(entry);
-    for (const entry of this.types) this.emitFieldSinks(entry);
-    for (const entry of this.types) this.emitStreamOutputs(entry);
-    for (const entry of this.types) this.emitListeners(entry);
+    this.each((entry) => this.emitHierarchy(entry));
+    this.each((entry) => this.emitOverrides(entry));
+    this.guard(this.types[0]?.facts.line ?? 0, 'injection', () => this.emitInjections());
+    for (const entry of this.types) for (const member of entry.members) this.guard(member.facts.line, 'calls', () => this.emitCalls(member));
+    this.each((entry) => this.emitUses(entry), 'type usages');
+    this.each((entry) => this.emitRoutes(entry), 'routes');
+    this.each((entry) => this.emitClients(entry), 'clients');
+    this.each((entry) => this.emitFieldSinks(entry), 'sends');
+    this.each((entry) => this.emitStreamOutputs(entry), 'stream outputs');
+    this.each((entry) => this.emitListeners(entry), 'listeners');
     return this.out;
+  }
+
+  private each(step: (entry: TypeEntry) => void, what = 'hierarchy'): void {
+    for (const entry of this.types) this.guard(entry.facts.line, what, () => step(entry));
+  }
+
+  private guard(line: number, what: string, step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      this.out.warnings.push(skipWarning(`${this.types[0]?.file.path ?? '?'}:${line}`, what, err));
+    }
   }
 
   private readonly constants = new Map<string, Constants>();

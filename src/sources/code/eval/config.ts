@@ -1,4 +1,4 @@
-import { matchingBrace, topLevelColon } from '../spring-config.js';
+import { matchingBrace, topLevelColon } from '../config/spring-config.js';
 import { boundObject, concat, literal, unknown, type Value } from './value.js';
 
 /** `base-url`, `baseUrl`, `BASE_URL` and `base_url` are one key to Spring's relaxed binding. */

@@ -1,6 +1,6 @@
-import type { CallResolver } from '../calls.js';
-import type { AnnotationFacts, CallFacts, Expr, FieldFacts, MemberFacts } from '../ir.js';
-import type { CodeModel, MemberEntry, TypeEntry } from '../model.js';
+import type { CallResolver } from '../model/calls.js';
+import type { AnnotationFacts, CallFacts, Expr, FieldFacts, MemberFacts } from '../parse/ir.js';
+import type { CodeModel, MemberEntry, TypeEntry } from '../model/model.js';
 import type { ConfigView } from './config.js';
 import { LIBRARY, type Library, type LibraryMethod, type ValueOp } from './library.js';
 import { boundObject, concat, format, joinPath, literal, render, resolveUrl, union, unknown, type Value } from './value.js';

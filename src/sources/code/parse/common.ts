@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import type { Expr, FileFacts, Language } from '../ir.js';
+import type { Expr, FileFacts, Language } from './ir.js';
 
 /**
  * How deep the helpers that must recurse (receiver expressions, written types, a member class inside a member

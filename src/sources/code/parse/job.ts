@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileContentHash } from '../../../graph/file-hashes.js';
-import type { FileFacts, Language } from '../ir.js';
+import type { FileFacts, Language } from './ir.js';
 import { extractJava } from './java.js';
 import { extractKotlin } from './kotlin.js';
 import { parserFor } from './parser.js';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Language as TsLanguage, Parser } from 'web-tree-sitter';
-import type { Language } from '../ir.js';
+import type { Language } from './ir.js';
 
 const require = createRequire(import.meta.url);
 

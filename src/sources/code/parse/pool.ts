@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Language } from '../ir.js';
+import type { Language } from './ir.js';
 import { type ParseJob, type ParseResult, runJob } from './job.js';
 import { ParseQueue } from './queue.js';
 

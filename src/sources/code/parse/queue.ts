@@ -1,4 +1,4 @@
-import type { Language } from '../ir.js';
+import type { Language } from './ir.js';
 import type { ParseJob } from './job.js';
 
 /**

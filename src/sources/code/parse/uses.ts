@@ -1,4 +1,4 @@
-import type { BodyUseCode, MemberFacts, TypeFacts, TypeRef } from '../ir.js';
+import type { BodyUseCode, MemberFacts, TypeFacts, TypeRef } from './ir.js';
 
 const PRIMITIVES = new Set(['int', 'long', 'short', 'byte', 'char', 'boolean', 'float', 'double', 'void', 'var', '?', '']);
 /** A segment that can name a type in a dotted name: capitalised with a lower-case letter (`Foo`, `OrderDTO`; not `MAX`, `LOG`). */

@@ -1,7 +1,7 @@
-import type { FileFacts } from './ir.js';
+import type { FileFacts } from '../parse/ir.js';
 import type { CodeModel, TypeEntry } from './model.js';
 import type { TypeClassifier } from './roles.js';
-import { Constants } from './routes.js';
+import { Constants } from '../links/routes.js';
 
 /**
  * What other files can observe of a file, as items: each item's key is its full shape, and its value the names

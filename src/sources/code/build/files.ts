@@ -4,14 +4,14 @@
  * version catalogs) and, when it does not, the reason; and, through `config-keys.ts`, the configuration keys its
  * configuration sets. Nothing is downloaded: a parent or BOM outside the estate is named, never read.
  */
-import { nodeId } from '../../graph/ids.js';
-import type { DEPENDENCY_SCOPES } from '../../graph/ontology/code.js';
-import type { Ontology } from '../../graph/ontology/index.js';
-import type { EdgeRecord, NodeRecord, PropValue } from '../../graph/types.js';
-import { type Arg, child, children, childText, dottedName, type Expr, parseExpression, parseScript, parseToml, parseXml, type Statement, stringText, type TomlTable, type TomlValue, type XmlElement } from './build-syntax.js';
-import { configKeyGraph } from './config-keys.js';
-import type { Discovery } from './discover.js';
-import type { Layout, LayoutDeployment, ServiceInfo } from './layout.js';
+import { nodeId } from '../../../graph/ids.js';
+import type { DEPENDENCY_SCOPES } from '../../../graph/ontology/code.js';
+import type { Ontology } from '../../../graph/ontology/index.js';
+import type { EdgeRecord, NodeRecord, PropValue } from '../../../graph/types.js';
+import { type Arg, child, children, childText, dottedName, type Expr, parseExpression, parseScript, parseToml, parseXml, type Statement, stringText, type TomlTable, type TomlValue, type XmlElement } from './syntax.js';
+import { configKeyGraph } from '../config/config-keys.js';
+import type { Discovery } from '../discover.js';
+import type { Layout, LayoutDeployment, ServiceInfo } from '../config/layout.js';
 
 type Scope = (typeof DEPENDENCY_SCOPES)[number];
 

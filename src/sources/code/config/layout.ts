@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { type CdcConnector, type DeploymentUnit, type EnvEntry, type NginxServer, type ProxyRule, readDeployment } from './deployment.js';
-import type { Discovery } from './discover.js';
+import type { Discovery } from '../discover.js';
 import { applicationName, parseSpringConfig, type SpringConfigFile } from './spring-config.js';
 
 export type BuildTool = 'maven' | 'gradle' | 'none';

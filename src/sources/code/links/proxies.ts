@@ -1,11 +1,11 @@
 import { dirname } from 'node:path';
-import { nodeId } from '../../graph/ids.js';
-import type { Ontology } from '../../graph/ontology/index.js';
-import { pathPattern } from '../../graph/ontology/code.js';
-import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
-import { requestPathFor, selectLocation, type NginxServer } from './deployment.js';
+import { nodeId } from '../../../graph/ids.js';
+import type { Ontology } from '../../../graph/ontology/index.js';
+import { pathPattern } from '../../../graph/ontology/code.js';
+import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
+import { requestPathFor, selectLocation, type NginxServer } from '../config/deployment.js';
 import { globRegex, httpRoutesByService } from './gateways.js';
-import type { LayoutProxy, ServiceInfo } from './layout.js';
+import type { LayoutProxy, ServiceInfo } from '../config/layout.js';
 
 /**
  * A service the estate deploys without code of its own (an nginx container, a Debezium connector), named by its

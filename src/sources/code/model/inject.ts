@@ -1,4 +1,4 @@
-import type { AnnotationFacts, TypeRef } from './ir.js';
+import type { AnnotationFacts, TypeRef } from '../parse/ir.js';
 import { type CodeModel, type MemberEntry, type TypeEntry, type TypeTarget, typeText } from './model.js';
 import type { TypeTraits } from './roles.js';
 

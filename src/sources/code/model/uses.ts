@@ -1,5 +1,5 @@
-import { USE_VIAS, type UseVia } from '../../graph/ontology/code.js';
-import { BODY_USE_CODES, type AnnotationFacts, type AnnotationValue, type BodyUseCode, type BodyUses, type TypeRef } from './ir.js';
+import { USE_VIAS, type UseVia } from '../../../graph/ontology/code.js';
+import { BODY_USE_CODES, type AnnotationFacts, type AnnotationValue, type BodyUseCode, type BodyUses, type TypeRef } from '../parse/ir.js';
 import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
 
 /**

@@ -1,6 +1,6 @@
-import { LIBRARY } from './eval/library.js';
+import { LIBRARY } from '../eval/library.js';
 import { own } from './own.js';
-import type { CallFacts, Expr, TypeRef } from './ir.js';
+import type { CallFacts, Expr, TypeRef, VariableFacts } from '../parse/ir.js';
 import { type CodeModel, isPrimitive, type MemberEntry, simpleTypeName, type TypeEntry, type TypeTarget } from './model.js';
 
 export type CallStrategy =
@@ -54,6 +54,9 @@ const BOXES: Record<string, string> = { int: 'Integer', long: 'Long', double: 'D
 
 /** Resolves the call sites of members to their targets: the receiver cascade, chained calls, overloads. */
 export class CallResolver {
+  /** Locals whose initializer is being typed. */
+  private readonly typing = new Set<VariableFacts>();
+
   constructor(private readonly model: CodeModel) {}
 
   resolve(caller: MemberEntry, call: CallFacts): ResolvedCall | undefined {
@@ -99,12 +102,17 @@ export class CallResolver {
       if (target.external !== undefined) return this.external(call, target.external, '<init>', 'method_reference');
       return this.landOn(call, this.model.constructors(target.entry, -1), 'method_reference');
     }
-    const typed = this.typeOf(call.receiver!, caller, call.line);
-    if ('unknown' in typed) return { call, unresolved: typed.unknown, receiver: exprText(call.receiver!) };
+    // Kotlin `::handle`: a function of this class, its outer classes or the package.
+    if (!call.receiver) {
+      const bare = this.bareCall(caller, call);
+      return 'unresolved' in bare ? bare : { ...bare, strategy: 'method_reference', confidence: Math.min(bare.confidence, CONFIDENCE.method_reference) };
+    }
+    const typed = this.typeOf(call.receiver, caller, call.line);
+    if ('unknown' in typed) return { call, unresolved: typed.unknown, receiver: exprText(call.receiver) };
     if (typed.target.external !== undefined) return this.external(call, typed.target.external, call.name, 'method_reference');
     const found = this.model.findMethods(typed.target.entry, call.name, -1).members;
     if (found.length) return this.landOn(call, found, 'method_reference');
-    return this.onExternalSupertypes(call, typed.target.entry, 'method_reference', true) ?? { call, unresolved: 'unknown_member', receiver: exprText(call.receiver!) };
+    return this.onExternalSupertypes(call, typed.target.entry, 'method_reference', true) ?? { call, unresolved: 'unknown_member', receiver: exprText(call.receiver) };
   }
 
   /** Where a call expression (a receiver or an argument, not a call site of its own) lands. */
@@ -113,8 +121,8 @@ export class CallResolver {
     return expr.of ? this.qualifiedCall(caller, call, expr.of) : this.bareCall(caller, call);
   }
 
-  private qualifiedCall(caller: MemberEntry, call: CallFacts, receiver: Expr): ResolvedCall {
-    const typed = this.typeOf(receiver, caller, call.line);
+  private qualifiedCall(caller: MemberEntry, call: CallFacts, receiver: Expr, depth = 0): ResolvedCall {
+    const typed = this.typeOf(receiver, caller, call.line, depth);
     if ('unknown' in typed) return { call, unresolved: typed.unknown, receiver: exprText(receiver) };
     if (typed.target.external !== undefined) return this.external(call, typed.target.external, call.name, typed.strategy);
     const entry = typed.target.entry;
@@ -301,7 +309,7 @@ export class CallResolver {
         return { unknown: 'unknown_receiver' };
       }
       case 'call': {
-        const resolved = expr.of ? this.qualifiedCall(caller, syntheticCall(expr, line), expr.of) : this.bareCall(caller, syntheticCall(expr, line));
+        const resolved = expr.of ? this.qualifiedCall(caller, syntheticCall(expr, line), expr.of, depth + 1) : this.bareCall(caller, syntheticCall(expr, line));
         if ('unresolved' in resolved) return { unknown: resolved.unresolved === 'unknown_member' ? 'unknown_return_type' : resolved.unresolved };
         const first = resolved.targets[0]!;
         if (!('member' in first)) return this.libraryReturn(first.external.owner, first.external.name, expr, caller, line, depth);
@@ -363,8 +371,17 @@ export class CallResolver {
   }
 
   private typeOfName(name: string, caller: MemberEntry, line: number, depth: number): Typed {
-    const local = findLocal(caller, name, line);
-    if (local) return this.typeOfDeclared(local.type, local.init, caller.owner, caller, line, depth, 'local');
+    let local = findLocal(caller, name, line);
+    // `val request = request.copy(…)`: in its own initializer the name is what it shadows, not the new local.
+    if (local && this.typing.has(local)) local = findLocal(caller, name, local.line - 1, local);
+    if (local) {
+      this.typing.add(local);
+      try {
+        return this.typeOfDeclared(local.type, local.init, caller.owner, caller, line, depth, 'local');
+      } finally {
+        this.typing.delete(local);
+      }
+    }
     const param = caller.facts.params.find((p) => p.name === name);
     if (param) return this.typeOfDeclared(param.type, undefined, caller.owner, caller, line, depth, 'parameter');
     for (let t: TypeEntry | undefined = caller.owner; t; t = t.outer) {
@@ -409,12 +426,13 @@ export class CallResolver {
   }
 }
 
-function findLocal(caller: MemberEntry, name: string, line: number): import('./ir.js').VariableFacts | undefined {
-  let best: import('./ir.js').VariableFacts | undefined;
+/** The local a name means at a line: the last declared at or before it, else the first (a lambda's parameter declared later). */
+function findLocal(caller: MemberEntry, name: string, line: number, except?: VariableFacts): VariableFacts | undefined {
+  let best: VariableFacts | undefined;
   for (const l of caller.facts.locals) {
-    if (l.name !== name) continue;
+    if (l.name !== name || l === except) continue;
     if (l.line <= line) best = l;
-    else best ??= l;
+    else if (!except) best ??= l;
   }
   return best;
 }

@@ -1,5 +1,5 @@
-import type { AnnotationFacts, ConstPart } from './ir.js';
-import type { MemberEntry, TypeEntry } from './model.js';
+import type { AnnotationFacts, ConstPart } from '../parse/ir.js';
+import type { MemberEntry, TypeEntry } from '../model/model.js';
 import type { Constants, Part } from './routes.js';
 
 export type MessagingProtocol = 'kafka' | 'rabbit' | 'jms';

@@ -1,5 +1,5 @@
 import { own } from './own.js';
-import type { FileFacts, MemberFacts, TypeFacts, TypeRef } from './ir.js';
+import type { FileFacts, MemberFacts, TypeFacts, TypeRef } from '../parse/ir.js';
 
 /** Where a file sits in the estate. */
 export interface Placement {
@@ -31,7 +31,7 @@ export interface MemberEntry {
 interface MemberIndex {
   methods: Map<string, MemberEntry[]>;
   constructors: MemberEntry[];
-  fields: Map<string, import('./ir.js').FieldFacts>;
+  fields: Map<string, import('../parse/ir.js').FieldFacts>;
 }
 
 /** A type the code names: one of the project's, or an external (library) one by its best-guess qualified name. */
@@ -372,7 +372,7 @@ export class CodeModel {
   }
 
   /** A field visible in `entry`: its own, then inherited ones (breadth-first). */
-  findField(entry: TypeEntry, name: string): { owner: TypeEntry; type?: TypeRef; init?: import('./ir.js').Expr; line: number } | undefined {
+  findField(entry: TypeEntry, name: string): { owner: TypeEntry; type?: TypeRef; init?: import('../parse/ir.js').Expr; line: number } | undefined {
     for (const t of this.ancestors(entry).project) {
       const f = this.memberIndex(t).fields.get(name);
       if (f) return { owner: t, ...(f.type ? { type: f.type } : {}), ...(f.init ? { init: f.init } : {}), line: f.line };

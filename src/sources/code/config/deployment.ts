@@ -7,7 +7,7 @@
  */
 import YAML from 'yaml';
 import { matchingBrace } from './spring-config.js';
-import { patternAccepts } from '../../search/patterns.js';
+import { patternAccepts } from '../../../search/patterns.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Types

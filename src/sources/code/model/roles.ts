@@ -1,9 +1,9 @@
 import { own } from './own.js';
-import type { AnnotationFacts } from './ir.js';
+import type { AnnotationFacts } from '../parse/ir.js';
 import type { CodeModel, TypeEntry } from './model.js';
 
-export type { Capability, Role } from '../../graph/ontology/code.js';
-import type { Capability, Role } from '../../graph/ontology/code.js';
+export type { Capability, Role } from '../../../graph/ontology/code.js';
+import type { Capability, Role } from '../../../graph/ontology/code.js';
 
 /** Per-project overrides from sextant.yaml: by annotation simple name, or by type qualified name. */
 export interface RoleOverrides {

@@ -1,10 +1,10 @@
-import { HTTP_METHODS, pathTokens, type PathVariable } from '../../graph/ontology/code.js';
-import { compilePattern, quotePattern } from '../../search/patterns.js';
-import type { AnnotationFacts, AnnotationValue, ConstPart } from './ir.js';
-import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
+import { HTTP_METHODS, pathTokens, type PathVariable } from '../../../graph/ontology/code.js';
+import { compilePattern, quotePattern } from '../../../search/patterns.js';
+import type { AnnotationFacts, AnnotationValue, ConstPart } from '../parse/ir.js';
+import type { CodeModel, MemberEntry, TypeEntry } from '../model/model.js';
 import { partsOfText } from './messaging.js';
-import { own } from './own.js';
-import { resolvePlaceholders } from './spring-config.js';
+import { own } from '../model/own.js';
+import { resolvePlaceholders } from '../config/spring-config.js';
 
 /** An HTTP route a controller exposes, with the method that handles it. */
 export interface HttpRoute {

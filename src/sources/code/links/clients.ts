@@ -1,6 +1,6 @@
-import type { AnnotationFacts } from './ir.js';
+import type { AnnotationFacts } from '../parse/ir.js';
 import { parseUrl } from './http-calls.js';
-import type { CodeModel, MemberEntry, TypeEntry } from './model.js';
+import type { CodeModel, MemberEntry, TypeEntry } from '../model/model.js';
 import { type Constants, EMPTY, joinPath, mappingOf, type Part, profileOf } from './routes.js';
 
 /** An outbound HTTP call a client interface declares. */

@@ -1,11 +1,11 @@
-import { nodeId } from '../../graph/ids.js';
-import type { Ontology } from '../../graph/ontology/index.js';
-import { pathPattern } from '../../graph/ontology/code.js';
-import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
-import { compilePattern } from '../../search/patterns.js';
-import type { CallFacts } from './ir.js';
-import { hostIndex, type ServiceInfo } from './layout.js';
-import type { MemberEntry } from './model.js';
+import { nodeId } from '../../../graph/ids.js';
+import type { Ontology } from '../../../graph/ontology/index.js';
+import { pathPattern } from '../../../graph/ontology/code.js';
+import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
+import { compilePattern } from '../../../search/patterns.js';
+import type { CallFacts } from '../parse/ir.js';
+import { hostIndex, type ServiceInfo } from '../config/layout.js';
+import type { MemberEntry } from '../model/model.js';
 import { joinPath } from './routes.js';
 
 /** A route a gateway declares in configuration: the paths it accepts and where it sends them. */

@@ -4,9 +4,9 @@
  * profile, and the value only when it is not a secret. Which keys and values are secrets is the table below.
  */
 import YAML from 'yaml';
-import { nodeId } from '../../graph/ids.js';
-import type { Ontology } from '../../graph/ontology/index.js';
-import type { EdgeRecord, NodeRecord, PropValue } from '../../graph/types.js';
+import { nodeId } from '../../../graph/ids.js';
+import type { Ontology } from '../../../graph/ontology/index.js';
+import type { EdgeRecord, NodeRecord, PropValue } from '../../../graph/types.js';
 import { type LayoutDeployment, relaxedEnvKey, type ServiceInfo } from './layout.js';
 
 /** One key a configuration file sets, where, and for which profile (null: the default). */

@@ -1,8 +1,8 @@
-import { nodeId } from '../../graph/ids.js';
-import type { Ontology } from '../../graph/ontology/index.js';
-import type { NodeRecord } from '../../graph/types.js';
-import type { CdcConnector } from './deployment.js';
-import type { ServiceInfo } from './layout.js';
+import { nodeId } from '../../../graph/ids.js';
+import type { Ontology } from '../../../graph/ontology/index.js';
+import type { NodeRecord } from '../../../graph/types.js';
+import type { CdcConnector } from '../config/deployment.js';
+import type { ServiceInfo } from '../config/layout.js';
 import { deploymentService } from './proxies.js';
 
 /**

@@ -1,20 +1,21 @@
-import { nodeId } from '../../graph/ids.js';
-import type { Ontology } from '../../graph/ontology/index.js';
-import { pathPattern } from '../../graph/ontology/code.js';
-import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
-import type { CallResolver } from './calls.js';
-import { ConfigView } from './eval/config.js';
-import { Evaluator } from './eval/evaluator.js';
-import { LIBRARY } from './eval/library.js';
-import { isAbsoluteUrl, joinPath, literal, render, type Value } from './eval/value.js';
-import type { ValueOp } from './eval/library.js';
-import type { Site } from './eval/evaluator.js';
-import type { CallFacts, Expr } from './ir.js';
-import { exprText } from './calls.js';
+import { nodeId } from '../../../graph/ids.js';
+import type { Ontology } from '../../../graph/ontology/index.js';
+import { pathPattern } from '../../../graph/ontology/code.js';
+import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
+import type { CallResolver } from '../model/calls.js';
+import { ConfigView } from '../eval/config.js';
+import { Evaluator } from '../eval/evaluator.js';
+import { LIBRARY } from '../eval/library.js';
+import { isAbsoluteUrl, joinPath, literal, render, type Value } from '../eval/value.js';
+import type { ValueOp } from '../eval/library.js';
+import type { Site } from '../eval/evaluator.js';
+import type { CallFacts, Expr } from '../parse/ir.js';
+import { exprText } from '../model/calls.js';
+import { skipWarning } from '../warnings.js';
 import { dslGatewayRoutes, type GatewayRoute } from './gateways.js';
 import { callExpr, declarationOf, type MessagingContext, producerNodes, type RabbitBinding, receiversOf } from './outbound-messages.js';
-import type { ServiceInfo } from './layout.js';
-import type { CodeModel, MemberEntry } from './model.js';
+import type { ServiceInfo } from '../config/layout.js';
+import type { CodeModel, MemberEntry } from '../model/model.js';
 import { joinPath as joinPathText } from './routes.js';
 
 /**
@@ -152,12 +153,14 @@ export function outboundGraph(input: {
   gatewayRoutes: { service: string; route: GatewayRoute }[];
   /** Base URLs of client interfaces built in code (HttpServiceProxyFactory, Feign builders), by interface. */
   clientBases: Map<string, Value[]>;
+  /** Call sites skipped on a value they could not read, each naming `file:line`. */
+  warnings: string[];
 } {
   const nodes: NodeRecord[] = [];
   const edges: EdgeRecord[] = [];
   const bindings: RabbitBinding[] = [];
   const files = new Set<string>();
-  if (!input.sinks.length) return { nodes, edges, bindings, files, gatewayRoutes: [], clientBases: new Map() };
+  if (!input.sinks.length) return { nodes, edges, bindings, files, gatewayRoutes: [], clientBases: new Map(), warnings: [] };
   const views = new Map<string, ConfigView>();
   const configOf = (service: string): ConfigView => {
     let view = views.get(service);
@@ -176,11 +179,19 @@ export function outboundGraph(input: {
   const receivers = new Map<MemberEntry, Set<string>>();
   const gatewayCalls = new Map<MemberEntry, CallFacts[]>();
   const clientBases = new Map<string, Value[]>();
+  const warnings: string[] = [];
   for (const sink of input.sinks) {
+    try {
+      readSink(sink);
+    } catch (err) {
+      warnings.push(skipWarning(`${sink.file}:${sink.line ?? members.get(`${sink.file}\0${sink.member}`)?.facts.calls[sink.call]?.line ?? 0}`, sink.kind === 'http' ? 'HTTP client' : sink.kind === 'message' ? 'message send' : 'declaration', err));
+    }
+  }
+  function readSink(sink: OutboundSink): void {
     const caller = members.get(`${sink.file}\0${sink.member}`);
     const call = sink.expr ? callFactsOf(sink.expr, sink.line ?? 0) : caller?.facts.calls[sink.call];
     const library = call && LIBRARY.method(sink.owner, call.name);
-    if (!caller || !call || !library) continue;
+    if (!caller || !call || !library) return;
     if (sink.kind === 'message' && library.message) producerNodes(messaging, caller, call, library.message);
     if (sink.kind === 'declares' && library.declares?.what === 'client_base') {
       // `factory.createClient(OrdersApi.class)`, `Feign.builder()…target(OrdersApi.class, url)`: where an interface's calls go.
@@ -197,12 +208,12 @@ export function outboundGraph(input: {
         }
       });
       files.add(caller.owner.file.path);
-      continue;
+      return;
     }
     if (sink.kind === 'declares' && library.declares?.what === 'gateway_route') {
       const list = gatewayCalls.get(caller) ?? gatewayCalls.set(caller, []).get(caller)!;
       list.push(call);
-      continue;
+      return;
     }
     if (sink.kind === 'declares' && library.declares) {
       let inner = receivers.get(caller);
@@ -210,9 +221,9 @@ export function outboundGraph(input: {
       declarationOf(messaging, caller, call, library, inner);
     }
     const row = library.http;
-    if (sink.kind !== 'http' || !row) continue;
+    if (sink.kind !== 'http' || !row) return;
     const expr = callExpr(call);
-    if (expr.k !== 'call') continue;
+    if (expr.k !== 'call') return;
     const site = { owner: caller.owner, member: caller, line: call.line };
     const service = caller.owner.place.service;
     const httpMethod = evaluator.httpMethodOf(row.method, expr, site);
@@ -275,5 +286,5 @@ export function outboundGraph(input: {
   }
   for (const n of nodes) files.add(n.file ?? '');
   for (const g of gatewayRoutes) files.add(g.route.file ?? '');
-  return { nodes, edges, bindings, files, gatewayRoutes, clientBases };
+  return { nodes, edges, bindings, files, gatewayRoutes, clientBases, warnings };
 }

@@ -1,13 +1,13 @@
-import { nodeId } from '../../graph/ids.js';
-import type { Ontology } from '../../graph/ontology/index.js';
-import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
-import type { CallResolver } from './calls.js';
-import type { ConfigView } from './eval/config.js';
-import type { Evaluator, Site } from './eval/evaluator.js';
-import type { LibraryMethod, MessageSink } from './eval/library.js';
-import { render, type Value } from './eval/value.js';
-import type { CallFacts, Expr } from './ir.js';
-import type { MemberEntry } from './model.js';
+import { nodeId } from '../../../graph/ids.js';
+import type { Ontology } from '../../../graph/ontology/index.js';
+import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
+import type { CallResolver } from '../model/calls.js';
+import type { ConfigView } from '../eval/config.js';
+import type { Evaluator, Site } from '../eval/evaluator.js';
+import type { LibraryMethod, MessageSink } from '../eval/library.js';
+import { render, type Value } from '../eval/value.js';
+import type { CallFacts, Expr } from '../parse/ir.js';
+import type { MemberEntry } from '../model/model.js';
 import { streamBinding } from './messaging.js';
 
 /** At most this many producers are made for one send whose destination can take several values. */
