@@ -5,7 +5,13 @@ export const ROLES = ['CONTROLLER', 'SERVICE', 'REPOSITORY', 'COMPONENT', 'CONFI
 export const CAPABILITIES = ['MESSAGE_LISTENER', 'MESSAGE_PRODUCER', 'HTTP_CLIENT', 'SCHEDULED_TASK', 'EXCEPTION_HANDLER'] as const;
 export type Role = (typeof ROLES)[number];
 export type Capability = (typeof CAPABILITIES)[number];
-export const PROTOCOLS = ['http', 'kafka', 'rabbit', 'jms'] as const;
+export const PROTOCOLS = ['http', 'kafka', 'rabbit', 'jms', 'sqs', 'sns', 'servicebus', 'axon'] as const;
+/**
+ * What an unresolved value stopped at: a configuration key no file sets (`configuration`), one the deployment
+ * leaves to the environment it runs in (`environment`), a method parameter no call site in the estate binds, a
+ * field, a local, a call whose result cannot be followed, another expression, or a bound on the work (`limit`).
+ */
+export const HOLE_KINDS = ['configuration', 'environment', 'parameter', 'field', 'local', 'call', 'expression', 'limit'] as const;
 /** Routes, clients and producers: which profile gave a placeholder its value. */
 const PROFILE_PROPERTY: PropertyDef = { name: 'profile', type: 'string', description: 'The Spring profile(s) whose configuration gave a ${…} placeholder its value, when the default profile does not set it (application-dev.yml, an on-profile document).', filter: ['eq'] };
 /** How a member or type names a type it USES (see the edge's description). */
@@ -71,6 +77,12 @@ function httpProperties(pathDescription: string): PropertyDef[] {
 }
 
 /** The code ontology (DESIGN.md §5): services, symbols, routes and the edges between them. */
+/** Where an unresolved client, producer or listener stopped: what to fix or pin (the coverage report groups by them). */
+const UNRESOLVED_PROPERTIES: PropertyDef[] = [
+  { name: 'unresolved_kind', type: 'enum', values: HOLE_KINDS, description: 'When resolved is false: what kind of value the evaluation stopped at (configuration: a key no file in the estate sets; environment: a key the deployment leaves to the environment it runs in; parameter, field, local, call, expression; limit: a bound on the work).', filter: ['eq', 'exclude'] },
+  { name: 'unresolved_at', type: 'string', description: 'When resolved is false: the configuration key, variable, parameter (Type#method(param)) or expression the value stopped at.', filter: ['eq', 'prefix'] },
+];
+
 export const CODE_ONTOLOGY: OntologyModule = {
   sourceKind: 'code',
   description: 'Java and Kotlin source trees (Spring first): services, types, members, injection, calls and HTTP routes.',
@@ -157,6 +169,8 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'declared', type: 'boolean', description: 'False for a route no indexed code declares: the target a client names when nothing matches it (its HTTP_CALLS edge says unmatched).', filter: ['eq'] },
         PROFILE_PROPERTY,
         { name: 'resolved', type: 'boolean', description: 'False when part of the path is something the source does not state (an unknown constant, a placeholder without a value or default): that part is kept as written.', filter: ['eq'] },
+        { name: 'unresolved_reason', type: 'string', description: 'When resolved is false: which value the estate does not determine, and where it comes from.' },
+        ...UNRESOLVED_PROPERTIES,
       ],
     },
     {
@@ -176,6 +190,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'ambiguous', 'unmatched', 'external'], description: 'How the call matched the routes of its target service; external: its host is outside the estate (no indexed service, gateway or deployment name).', filter: ['eq', 'exclude'] },
         { name: 'resolved', type: 'boolean', description: 'False when the target or part of the path is something the source does not state (kept as written).', filter: ['eq'] },
         { name: 'unresolved_reason', type: 'string', description: 'When resolved is false: which value the estate does not determine, and where it comes from (a parameter, an injected bean, a configuration key set by no file).' },
+        ...UNRESOLVED_PROPERTIES,
         { name: 'value_from', type: 'string_list', description: 'The configuration and deployment files (file: key) that gave the target or path its value.' },
         PROFILE_PROPERTY,
         { name: 'pinned', type: 'boolean', description: 'True when sextant.yaml `links.clients` names the target service (the source does not).', filter: ['eq'] },
@@ -199,6 +214,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'ttl_ms', type: 'integer', description: 'Rabbit dead-letter flows: the queue\'s message TTL, after which messages are dead-lettered.' },
         { name: 'unresolved_reason', type: 'string', description: 'When resolved is false: which value the estate does not determine, and where it comes from.' },
         { name: 'value_from', type: 'string_list', description: 'The configuration and deployment files (file: key) that gave the destination its value.' },
+        ...UNRESOLVED_PROPERTIES,
         { name: 'caller', type: 'string', description: 'Qualified name of the method making the call.', filter: ['eq'] },
         { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'unmatched'], description: 'Whether a listener in another service, the same service, or none consumes the destination.', filter: ['eq', 'exclude'] },
         { name: 'resolved', type: 'boolean', description: 'False when the destination is not something the source states (kept as written).', filter: ['eq'] },

@@ -25,6 +25,7 @@ export const QUICK_TOOLS: Readonly<Record<string, () => Promise<ToolDef>>> = {
   trace: async () => (await import('../../query/tools/trace.js')).traceTool,
   impact: async () => (await import('../../query/tools/impact.js')).impactTool,
   changes: async () => (await import('../../query/tools/changes.js')).changesTool,
+  links: async () => (await import('../../query/tools/links.js')).linksTool,
 };
 
 export interface SessionIo {

@@ -39,7 +39,7 @@ export class ConfigView {
   /** A key the deployment leaves unknown, as a hole saying so. */
   private hole(key: string): Value[] | undefined {
     const hole = this.holes.get(canonicalKey(key)) ?? this.holes.get(canonicalKey(environmentForm(key)));
-    return hole ? unknown(hole.reason).map((v) => ({ ...v, from: [`${this.origins[hole.key] ?? 'deployment'}: ${hole.key}`] })) : undefined;
+    return hole ? unknown(hole.reason, { kind: 'environment', at: hole.key }).map((v) => ({ ...v, from: [`${this.origins[hole.key] ?? 'deployment'}: ${hole.key}`] })) : undefined;
   }
 
   /** A key's entry in one layer: its relaxed form, else the environment variable Spring would read it from. */
@@ -76,7 +76,7 @@ export class ConfigView {
   }
 
   private expand(text: string, values: Map<string, { key: string; value: string }>, depth: number, profiles = false): Value[] {
-    if (depth > MAX_DEPTH) return unknown(`placeholders nested deeper than ${MAX_DEPTH} in ${JSON.stringify(text.slice(0, 80))}`);
+    if (depth > MAX_DEPTH) return unknown(`placeholders nested deeper than ${MAX_DEPTH} in ${JSON.stringify(text.slice(0, 80))}`, { kind: 'limit' });
     let out: Value[] = literal('');
     let i = 0;
     while (i < text.length) {
@@ -97,7 +97,7 @@ export class ConfigView {
         part = this.expand(found.value, values, depth + 1).map((v) => ({ ...v, from: [...new Set([from, ...v.from])] }));
       } else if (profiles && this.value(key)) part = this.value(key)!;
       else if (colon >= 0) part = this.expand(body.slice(colon + 1), values, depth + 1);
-      else part = unknown(`configuration key ${key}, set by no file in the estate`);
+      else part = unknown(`configuration key ${key}, set by no file in the estate`, { kind: 'configuration', at: key });
       out = concat(out, part);
       i = end + 1;
     }

@@ -26,6 +26,11 @@ const GETTER = /^(?:get|is)([A-Z]\w*)$/;
 
 type CallExpr = Extract<Expr, { k: 'call' }>;
 
+/** How a report names a parameter: `OrdersClient#get(url)`. */
+function parameterAt(member: MemberEntry, name: string): string {
+  return `${member.owner.facts.name}#${member.facts.name === '<init>' ? member.owner.facts.name : member.facts.name}(${name})`;
+}
+
 function propertyOfGetter(name: string): string | undefined {
   const m = GETTER.exec(name);
   return m ? m[1]![0]!.toLowerCase() + m[1]!.slice(1) : undefined;
@@ -64,17 +69,17 @@ export class Evaluator {
 
   /** The values of an expression at a site. */
   values(expr: Expr, site: Site, depth = 0): Value[] {
-    if (depth > MAX_DEPTH) return unknown('a value built through too many steps');
+    if (depth > MAX_DEPTH) return unknown('a value built through too many steps', { kind: 'limit' });
     switch (expr.k) {
       case 'literal':
         if (expr.type === 'null') return [];
-        return expr.value !== undefined ? literal(expr.value) : unknown(`a ${expr.type} literal`);
+        return expr.value !== undefined ? literal(expr.value) : unknown(`a ${expr.type} literal`, { kind: 'expression' });
       case 'concat':
         return expr.parts.reduce<Value[]>((acc, p) => concat(acc, this.values(p, site, depth + 1)), literal(''));
       case 'cond':
         return union(...expr.options.map((o) => this.values(o, site, depth + 1)));
       case 'cast':
-        return expr.of ? this.values(expr.of, site, depth + 1) : unknown('a cast');
+        return expr.of ? this.values(expr.of, site, depth + 1) : unknown('a cast', { kind: 'expression' });
       case 'name':
         return this.nameValues(expr.name, site, depth);
       case 'field':
@@ -86,10 +91,10 @@ export class Evaluator {
       case 'class_literal': {
         // `Order.class` where a string is wanted (an Eventuate aggregate type): the class's qualified name.
         const target = this.model.resolveType(expr.type, site.owner);
-        return target.entry ? literal(target.entry.qn) : target.external !== undefined ? literal(target.external) : unknown(`${expr.type.name}.class`);
+        return target.entry ? literal(target.entry.qn) : target.external !== undefined ? literal(target.external) : unknown(`${expr.type.name}.class`, { kind: 'expression' });
       }
       default:
-        return unknown(expr.k === 'other' ? `the expression ${expr.text.slice(0, 60)}` : `the expression ${expr.k}`);
+        return unknown(expr.k === 'other' ? `the expression ${expr.text.slice(0, 60)}` : `the expression ${expr.k}`, { kind: 'expression', ...(expr.k === 'other' ? { at: expr.text.slice(0, 60) } : {}) });
     }
   }
 
@@ -126,7 +131,7 @@ export class Evaluator {
       const n = Number(o.replace(/^args?/, ''));
       if (o.startsWith('args')) return args.slice(n).reduce<Value[]>((acc, a) => joinPath(acc, this.values(a, site, depth + 1)), literal(''));
       const a = args[n];
-      return a ? this.values(a, site, depth + 1) : unknown(`argument ${n + 1} of ${expr.k === 'call' ? expr.name : 'new'}`);
+      return a ? this.values(a, site, depth + 1) : unknown(`argument ${n + 1} of ${expr.k === 'call' ? expr.name : 'new'}`, { kind: 'expression' });
     };
     const [a = 'empty', b = 'empty'] = op.operands;
     switch (op.op) {
@@ -158,7 +163,7 @@ export class Evaluator {
         return format(operand(a), args.slice(n).map((x) => this.values(x, site, depth + 1)));
       }
       default:
-        return unknown(`library operation ${op.op}`);
+        return unknown(`library operation ${op.op}`, { kind: 'expression' });
     }
   }
 
@@ -175,7 +180,7 @@ export class Evaluator {
       const sites = t.members.flatMap((m) => (m.facts.kind === 'constructor' ? m.facts.calls.filter((c) => c.kind === 'super_ctor' && !c.implicit && c.values?.[index]).map((c) => ({ m, c })) : []));
       if (sites.length) return union(...sites.map(({ m, c }) => this.values(c.values![index]!, { owner: t, member: m, line: c.line }, depth + 1)));
     }
-    return unknown(`the argument ${index + 1} its class passes to super(…)`);
+    return unknown(`the argument ${index + 1} its class passes to super(…)`, { kind: 'call' });
   }
 
   // ---- names, fields, parameters ----
@@ -186,7 +191,7 @@ export class Evaluator {
     const member = site.member;
     if (member) {
       const local = this.localDefinition(member.facts, name, site.line);
-      if (local) return local.value ? this.values(local.value, { ...site, line: local.line }, depth + 1) : unknown(`local ${name}`, name);
+      if (local) return local.value ? this.values(local.value, { ...site, line: local.line }, depth + 1) : unknown(`local ${name}`, { name, kind: 'local', at: name });
       const index = member.facts.params.findIndex((p) => p.name === name);
       if (index >= 0) return this.paramValues(member, index, depth);
     }
@@ -199,7 +204,7 @@ export class Evaluator {
     const staticOwner = site.owner.file.imports.staticSingle[name];
     const imported = staticOwner ? this.model.typeByQn(staticOwner, site.owner.place) : undefined;
     if (imported && this.model.findField(imported, name)) return this.fieldValues(imported, name, depth);
-    return unknown(`${name}`, name);
+    return unknown(`${name}`, { name, kind: 'expression', at: name });
   }
 
   /** The definition of a local that reaches `line`: the last assignment or declaration before it. */
@@ -234,20 +239,20 @@ export class Evaluator {
       if (bean) return bean;
     }
     const open = member.facts.kind === 'method' && !member.facts.modifiers.includes('private') && member.facts.modifiers.includes('public');
-    if (open || this.active.has(key)) return unknown(`parameter ${param.name}`, param.name);
+    if (open || this.active.has(key)) return unknown(`parameter ${param.name}`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name) });
     this.active.add(key);
     try {
       const sites = this.callSitesOf(member);
       let result: Value[];
       if (!sites.length) {
         const bean = member.facts.kind === 'constructor' || member.facts.annotations.some((a) => a.name === 'Bean' || INJECTION.has(a.name));
-        result = (bean && this.injectedBean(member, index, depth)) || unknown(bean ? `parameter ${param.name}, injected` : `parameter ${param.name} (no call site in the estate)`, param.name);
-      } else if (sites.length > MAX_CALL_SITES) result = unknown(`parameter ${param.name} (more than ${MAX_CALL_SITES} call sites)`, param.name);
+        result = (bean && this.injectedBean(member, index, depth)) || unknown(bean ? `parameter ${param.name}, injected` : `parameter ${param.name} (no call site in the estate)`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name) });
+      } else if (sites.length > MAX_CALL_SITES) result = unknown(`parameter ${param.name} (more than ${MAX_CALL_SITES} call sites)`, { name: param.name, kind: 'limit', at: parameterAt(member, param.name) });
       else {
         result = union(
           ...sites.map(({ caller, call }) => {
             const arg = call.values?.[index];
-            return arg ? this.values(arg, { owner: caller.owner, member: caller, line: call.line }, depth + 1) : unknown(`parameter ${param.name}`, param.name);
+            return arg ? this.values(arg, { owner: caller.owner, member: caller, line: call.line }, depth + 1) : unknown(`parameter ${param.name}`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name) });
           }),
         );
       }
@@ -330,14 +335,14 @@ export class Evaluator {
         if (entry.facts.enumConstants?.includes(expr.name)) return literal(expr.name);
         const companion = this.model.findField(entry, expr.name) ? undefined : this.model.companionOf(entry);
         if (companion && this.model.findField(companion, expr.name)) return this.fieldValues(companion, expr.name, depth);
-        return this.model.findField(entry, expr.name) ? this.fieldValues(entry, expr.name, depth) : unknown(`${entry.facts.name}.${expr.name}`);
+        return this.model.findField(entry, expr.name) ? this.fieldValues(entry, expr.name, depth) : unknown(`${entry.facts.name}.${expr.name}`, { kind: 'field', at: `${entry.facts.name}.${expr.name}` });
       }
       if (entry && !typed.isType) {
         const receiver = this.values(expr.of, site, depth + 1);
         if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, expr.name, entry, depth);
-        return this.model.findField(entry, expr.name) ? this.fieldValues(entry, expr.name, depth) : unknown(`${entry.facts.name}.${expr.name}`);
+        return this.model.findField(entry, expr.name) ? this.fieldValues(entry, expr.name, depth) : unknown(`${entry.facts.name}.${expr.name}`, { kind: 'field', at: `${entry.facts.name}.${expr.name}` });
       }
-      if (typed.target.external !== undefined && typed.isType) return unknown(`${typed.target.external.split('.').pop()}.${expr.name}`);
+      if (typed.target.external !== undefined && typed.isType) return unknown(`${typed.target.external.split('.').pop()}.${expr.name}`, { kind: 'field', at: `${typed.target.external.split('.').pop()}.${expr.name}` });
     }
     const receiver = this.values(expr.of, site, depth + 1);
     if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, expr.name, undefined, depth);
@@ -347,7 +352,7 @@ export class Evaluator {
       const row = this.library.method(typed.target.external, getter);
       if (row?.value) return this.apply(row.value, { k: 'call', name: getter, argCount: 0, of: expr.of }, site, depth);
     }
-    return unknown(`${expr.name}`);
+    return unknown(`${expr.name}`, { kind: 'expression', at: expr.name });
   }
 
   /** A property of an object bound from configuration: the configured value, else the class's own default. */
@@ -362,7 +367,7 @@ export class Evaluator {
           const defaults = this.fieldValues(type, property, depth, undefined, true);
           if (!defaults.some((v) => v.pieces.some((p) => p.hole))) return defaults;
         }
-        return unknown(`configuration key ${key}, set by no file in the estate`);
+        return unknown(`configuration key ${key}, set by no file in the estate`, { kind: 'configuration', at: key });
       }),
     );
   }
@@ -399,14 +404,14 @@ export class Evaluator {
   /** The values a field can hold: configuration, its initializer, assignments in its type's code, constructor parameters. */
   fieldValues(type: TypeEntry, name: string, depth: number, instance?: Site['instance'], initializerOnly = false): Value[] {
     const found = this.model.findField(type, name);
-    if (!found) return unknown(`field ${name}`);
+    if (!found) return unknown(`field ${name}`, { kind: 'field', at: `${type.facts.name}.${name}` });
     const owner = found.owner;
     const facts = owner.facts.fields.find((f) => f.name === name);
-    if (!facts) return unknown(`field ${name}`);
+    if (!facts) return unknown(`field ${name}`, { kind: 'field', at: `${type.facts.name}.${name}` });
     const key = `${owner.qn}#${name}${instance ? `@${JSON.stringify(instance.args)}` : ''}${initializerOnly ? '!' : ''}`;
     const cached = this.fieldCache.get(key);
     if (cached) return cached;
-    if (this.active.has(key)) return unknown(`field ${name} (defined through itself)`);
+    if (this.active.has(key)) return unknown(`field ${name} (defined through itself)`, { kind: 'field', at: `${owner.facts.name}.${name}` });
     this.active.add(key);
     try {
       const result = this.computeField(owner, facts, depth, instance, initializerOnly);
@@ -463,7 +468,7 @@ export class Evaluator {
     }
     if (!definitions.length) {
       const injection = field.annotations.some((a) => INJECTION.has(a.name));
-      return unknown(injection ? `field ${field.name}, injected` : `field ${field.name}, never assigned`);
+      return unknown(injection ? `field ${field.name}, injected` : `field ${field.name}, never assigned`, { kind: 'field', at: `${owner.facts.name}.${field.name}` });
     }
     return union(...definitions);
   }
@@ -472,7 +477,7 @@ export class Evaluator {
     const out = new Map<string, Value[]>();
     member.facts.params.forEach((p, i) => {
       const a = args[i];
-      out.set(p.name, a ? this.values(a, site, depth + 1) : unknown(`parameter ${p.name}`, p.name));
+      out.set(p.name, a ? this.values(a, site, depth + 1) : unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) }));
     });
     return out;
   }
@@ -486,7 +491,7 @@ export class Evaluator {
 
   private callValues(expr: CallExpr, site: Site, depth: number): Value[] {
     const member = site.member ?? this.contextMember(site.owner);
-    if (!member) return unknown(`${expr.name}(…)`);
+    if (!member) return unknown(`${expr.name}(…)`, { kind: 'call', at: `${expr.name}(…)` });
     const resolved = this.resolver.resolveCallExpr(member, expr, site.line);
     if (!('unresolved' in resolved)) {
       const first = resolved.targets[0];
@@ -503,14 +508,14 @@ export class Evaluator {
         };
         const row = this.library.method(first.external.owner, first.external.name, onType);
         if (row?.value) return this.apply(row.value, expr, site, depth);
-        return unknown(`${first.external.owner.split('.').pop()}.${expr.name}(…)`);
+        return unknown(`${first.external.owner.split('.').pop()}.${expr.name}(…)`, { kind: 'call', at: `${first.external.owner.split('.').pop()}.${expr.name}(…)` });
       }
     }
     // `Target.ORDERS.getUrl()`: the resolver types no enum constant, the enum's own method is called on it.
     const instance = expr.of ? this.enumInstance(expr.of, site) : undefined;
     const onConstant = instance ? this.model.findMethods(instance.type, expr.name, expr.argCount).members[0] : undefined;
     if (onConstant) return this.projectCall(onConstant, expr, site, depth);
-    return unknown(`${expr.name}(…)`);
+    return unknown(`${expr.name}(…)`, { kind: 'call', at: `${expr.name}(…)` });
   }
 
   private projectCall(target: MemberEntry, expr: CallExpr, site: Site, depth: number): Value[] {
@@ -524,11 +529,11 @@ export class Evaluator {
       if (instance && this.model.findField(target.owner, property) && !facts.returns) return this.fieldValues(target.owner, property, depth + 1, instance);
     }
     if (facts.synthetic === 'property_getter' || facts.synthetic === 'record_accessor' || facts.synthetic === 'lombok_getter') {
-      return property ? this.fieldValues(target.owner, property, depth + 1) : unknown(`${facts.name}()`);
+      return property ? this.fieldValues(target.owner, property, depth + 1) : unknown(`${facts.name}()`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}()` });
     }
-    if (!facts.returns?.length) return unknown(`${target.owner.facts.name}.${facts.name}(…)`);
+    if (!facts.returns?.length) return unknown(`${target.owner.facts.name}.${facts.name}(…)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
     const key = `${target.qn}()`;
-    if (this.active.has(key)) return unknown(`${facts.name}(…) (recursive)`);
+    if (this.active.has(key)) return unknown(`${facts.name}(…) (recursive)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
     this.active.add(key);
     try {
       const bindings = this.bindArgs(target, expr.args ?? [], site, depth);
@@ -556,7 +561,7 @@ export class Evaluator {
       const row = this.library.method(target.external, '<init>');
       if (row?.value) return this.apply(row.value, expr, site, depth);
     }
-    return unknown(`new ${expr.type.name}(…)`);
+    return unknown(`new ${expr.type.name}(…)`, { kind: 'call', at: `new ${expr.type.name}(…)` });
   }
 }
 

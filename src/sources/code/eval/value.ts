@@ -1,13 +1,20 @@
+import type { HOLE_KINDS } from '../../../graph/ontology/code.js';
 /**
  * Abstract string values: what an expression can hold, as a bounded set of partial strings. A part the estate
  * does not determine is an explicit hole that says where it came from; it is never guessed.
  */
+
+/** What kind of value a hole stopped at (the ontology's `unresolved_kind`). */
+export type HoleKind = (typeof HOLE_KINDS)[number];
 
 export interface Hole {
   /** Why the part is unknown, for an agent to act on (`parameter ownerId`, `configuration key order.url, set by no file`). */
   origin: string;
   /** A name to show it by in a path (`{ownerId}`); absent for holes that are not path variables. */
   name?: string;
+  kind?: HoleKind;
+  /** The configuration key, variable, parameter (`Type#method(param)`) or expression the value stopped at. */
+  at?: string;
 }
 
 export type Piece = { s: string; hole?: undefined } | { hole: Hole; s?: undefined };
@@ -29,8 +36,12 @@ export function literal(s: string): Value[] {
   return [{ pieces: s ? [{ s }] : [], from: [] }];
 }
 
-export function unknown(origin: string, name?: string): Value[] {
-  return [{ pieces: [{ hole: name ? { origin, name } : { origin } }], from: [] }];
+export function unknown(origin: string, how: { name?: string; kind?: HoleKind; at?: string } = {}): Value[] {
+  const hole: Hole = { origin };
+  if (how.name) hole.name = how.name;
+  if (how.kind) hole.kind = how.kind;
+  if (how.at) hole.at = how.at;
+  return [{ pieces: [{ hole }], from: [] }];
 }
 
 export function boundObject(prefix: string, from: string[] = []): Value[] {
@@ -45,7 +56,7 @@ function keyOf(v: Value): string {
 export function union(...lists: Value[][]): Value[] {
   const out = new Map<string, Value>();
   for (const list of lists) for (const v of list) if (!out.has(keyOf(v))) out.set(keyOf(v), v);
-  if (out.size > MAX_VALUES) return unknown(`more than ${MAX_VALUES} possible values`);
+  if (out.size > MAX_VALUES) return unknown(`more than ${MAX_VALUES} possible values`, { kind: 'limit' });
   return [...out.values()];
 }
 
@@ -66,7 +77,7 @@ function joinFrom(a: Value, b: Value): Pick<Value, 'from' | 'profile'> {
 
 /** Every combination of `a` followed by `b`, through `combine`. */
 export function product(a: Value[], b: Value[], combine: (x: Value, y: Value) => Value): Value[] {
-  if (a.length * b.length > MAX_VALUES) return unknown(`more than ${MAX_VALUES} possible values`);
+  if (a.length * b.length > MAX_VALUES) return unknown(`more than ${MAX_VALUES} possible values`, { kind: 'limit' });
   return union(a.flatMap((x) => b.map((y) => combine(x, y))));
 }
 
@@ -147,7 +158,7 @@ export function format(template: Value[], args: Value[][]): Value[] {
           else if (m[2] === 'n') result = concat(result, literal('\n'));
           else {
             const index = m[1] ? Number(m[1]) - 1 : next++;
-            result = concat(result, args[index] ?? unknown(`format argument ${index + 1}`));
+            result = concat(result, args[index] ?? unknown(`format argument ${index + 1}`, { kind: 'expression' }));
           }
         }
         result = concat(result, literal(p.s.slice(at)));
@@ -155,4 +166,10 @@ export function format(template: Value[], args: Value[][]): Value[] {
       return result;
     }),
   );
+}
+
+/** The node properties that say where an unresolved value stopped (`unresolved_kind`, `unresolved_at`). */
+export function holeProps(hole: Hole | undefined): { unresolved_kind?: HoleKind; unresolved_at?: string } {
+  if (!hole) return {};
+  return { ...(hole.kind ? { unresolved_kind: hole.kind } : {}), ...(hole.at ? { unresolved_at: hole.at } : {}) };
 }

@@ -5,7 +5,7 @@ import type { CallResolver } from '../model/calls.js';
 import type { ConfigView } from '../eval/config.js';
 import type { Evaluator, Site } from '../eval/evaluator.js';
 import type { LibraryMethod, MessageSink } from '../eval/library.js';
-import { render, type Value } from '../eval/value.js';
+import { type Hole, holeProps, render, type Value } from '../eval/value.js';
 import type { CallFacts, Expr } from '../parse/ir.js';
 import type { MemberEntry } from '../model/model.js';
 import { streamBinding } from './messaging.js';
@@ -49,9 +49,9 @@ export interface MessagingContext {
 }
 
 /** One destination's value: its text, and what is unknown in it. */
-function destinationOf(value: Value): { text: string; resolved: boolean; reason?: string; from: string[]; profile?: string } {
+function destinationOf(value: Value): { text: string; resolved: boolean; reason?: string; hole?: Hole; from: string[]; profile?: string } {
   const hole = value.pieces.find((p) => p.hole)?.hole;
-  return { text: render(value), resolved: !hole, ...(hole ? { reason: `the destination depends on ${hole.origin}` } : {}), from: value.from, ...(value.profile ? { profile: value.profile } : {}) };
+  return { text: render(value), resolved: !hole, ...(hole ? { reason: `the destination depends on ${hole.origin}`, hole } : {}), from: value.from, ...(value.profile ? { profile: value.profile } : {}) };
 }
 
 /** A value that is a known string: no holes. */
@@ -115,6 +115,7 @@ export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: 
         ...(written !== undefined && !/^"[^"]*"$/.test(written.trim()) ? { destination_written: written } : {}),
         ...(exchangeText !== undefined ? { exchange: exchangeText } : {}),
         ...(d.reason ? { unresolved_reason: d.reason } : {}),
+        ...holeProps(d.hole),
         ...(d.from.length ? { value_from: d.from } : {}),
         ...(d.profile ? { profile: d.profile } : {}),
       });

@@ -6,7 +6,7 @@ import type { CallResolver } from '../model/calls.js';
 import { ConfigView } from '../eval/config.js';
 import { Evaluator } from '../eval/evaluator.js';
 import { LIBRARY } from '../eval/library.js';
-import { isAbsoluteUrl, joinPath, literal, render, type Value } from '../eval/value.js';
+import { type Hole, holeProps, isAbsoluteUrl, joinPath, literal, render, type Value } from '../eval/value.js';
 import type { ValueOp } from '../eval/library.js';
 import type { Site } from '../eval/evaluator.js';
 import type { CallFacts, Expr } from '../parse/ir.js';
@@ -49,6 +49,8 @@ export interface UrlTarget {
   profile?: string;
   /** The client's base URL, when a relative URL was resolved against it. */
   targetUrl?: string;
+  /** Where an unresolved URL stopped. */
+  hole?: Hole;
 }
 
 const URL_HEAD = /^([a-z][a-z0-9+.-]*:)?\/\/([^/:?#]*)(?::[^/?#]*)?/i;
@@ -64,16 +66,16 @@ export function urlTarget(value: Value): UrlTarget {
     let at = 0;
     for (const p of value.pieces) {
       const len = p.s !== undefined ? p.s.length : `{${p.hole.name ?? '?'}}`.length;
-      if (p.hole && at < hostEnd) return { targetService: '', path: pathOf(text.slice(hostEnd)), resolved: false, reason: `the host is ${p.hole.origin}`, ...base };
+      if (p.hole && at < hostEnd) return { targetService: '', path: pathOf(text.slice(hostEnd)), resolved: false, reason: `the host is ${p.hole.origin}`, hole: p.hole, ...base };
       at += len;
     }
     return { targetService: head[2]!, path: pathOf(text.slice(hostEnd)), resolved: true, ...base };
   }
   const first = value.pieces[0];
   if (!first) return { targetService: '', path: '', resolved: false, reason: 'the URL is empty', ...base };
-  if (first.hole) return { targetService: '', path: text, resolved: false, reason: `the URL starts with ${first.hole.origin}`, ...base };
+  if (first.hole) return { targetService: '', path: text, resolved: false, reason: `the URL starts with ${first.hole.origin}`, hole: first.hole, ...base };
   // A relative path: the client's base is not stated, so the call is matched by method and path.
-  return { targetService: '', path: pathOf(text), resolved: !firstHole || text.startsWith('/'), ...(firstHole && !text.startsWith('/') ? { reason: firstHole.origin } : {}), ...base };
+  return { targetService: '', path: pathOf(text), resolved: !firstHole || text.startsWith('/'), ...(firstHole && !text.startsWith('/') ? { reason: firstHole.origin, hole: firstHole } : {}), ...base };
 }
 
 /**
@@ -107,8 +109,9 @@ export function withClientBase(node: NodeRecord, bases: readonly Value[]): NodeR
   const known = bases.filter((b) => !b.pieces.some((p) => p.hole));
   const base = known[0];
   if (!base || known.some((b) => render(b) !== render(base))) {
-    const reason = !base ? bases[0]?.pieces.find((p) => p.hole)?.hole?.origin : 'the interface is built on several base URLs';
-    return reason ? { ...node, props: { ...node.props, unresolved_reason: `the base URL is ${reason}` } } : node;
+    const hole = !base ? bases[0]?.pieces.find((p) => p.hole)?.hole : undefined;
+    const reason = !base ? hole?.origin : 'the interface is built on several base URLs';
+    return reason ? { ...node, props: { ...node.props, unresolved_reason: `the base URL is ${reason}`, ...holeProps(hole) } } : node;
   }
   const t = urlTarget(joinPath([base], literal(String(node.props.path)))[0]!);
   const method = String(node.props.http_method);
@@ -265,6 +268,7 @@ export function outboundGraph(input: {
           match: 'unmatched',
           resolved: t.resolved,
           ...(t.reason ? { unresolved_reason: t.reason } : {}),
+          ...holeProps(t.hole),
           ...(t.from.length ? { value_from: t.from } : {}),
           ...(t.profile ? { profile: t.profile } : {}),
         },

@@ -1,3 +1,4 @@
+import { rewriteMultiDollarStrings } from './kotlin-strings.js';
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from './ir.js';
 import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNestingLimits } from './common.js';
@@ -30,8 +31,9 @@ const ACCESSOR_MODIFIERS = new Set(['override', 'open', 'abstract', 'final', 'in
 const ARRAY_OF = /^(array|intArray|longArray|shortArray|byteArray|charArray|booleanArray|floatArray|doubleArray)Of$/;
 
 /** Extracts the facts of one Kotlin file. Never throws on bad input: what parses is kept, errors are counted. */
-export function extractKotlin(path: string, text: string, parser: Parser): FileFacts {
-  const facts = emptyFacts(path, 'kotlin', text);
+export function extractKotlin(path: string, source: string, parser: Parser): FileFacts {
+  const facts = emptyFacts(path, 'kotlin', source);
+  const text = rewriteMultiDollarStrings(source);
   return withNestingLimits(facts, () => extractKotlinFacts(facts, path, text, parser));
 }
 

@@ -1,0 +1,34 @@
+/**
+ * Developer tool: index estates of ../shared/corpora (or reuse an index) and print how the `links` report differs
+ * from the hand-checked expectations in test/estates. `tsx scripts/estate-links.ts [--reuse DIR] [estate…]`.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { sextantOntology } from '../src/graph/ontology/index.js';
+import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { compareLinks, ESTATES_DIR, loadExpected, reportedLinks, serviceDirectories } from '../test/helpers/estate-links.js';
+
+const args = process.argv.slice(2);
+const reuseAt = args.indexOf('--reuse');
+const storeRoot = reuseAt >= 0 ? args.splice(reuseAt, 2)[1]! : '/tmp/estate-links';
+const quiet = args.includes('--summary');
+const names = args.filter((a) => !a.startsWith('--'));
+const corpora = join(import.meta.dirname, '..', '..', 'shared', 'corpora');
+const estates = names.length ? names : readdirSync(ESTATES_DIR).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+const ontology = sextantOntology();
+let totals = { expected: 0, missing: 0, extra: 0, wrong: 0 };
+for (const estate of estates) {
+  const store = join(storeRoot, estate);
+  if (reuseAt < 0 || !existsSync(store)) execFileSync('node', [join(import.meta.dirname, '..', 'bin', 'sextant.js'), 'index', join(corpora, estate), '--store', store], { stdio: 'ignore' });
+  const s = SqliteStore.open(ontology, store, { mode: 'read' });
+  const ctx = { store: s, ontology };
+  const expected = loadExpected(estate);
+  const diffs = compareLinks(expected, await reportedLinks(ctx), await serviceDirectories(ctx));
+  await s.close();
+  const count = (k: string) => diffs.filter((d) => d.kind === k).length;
+  totals = { expected: totals.expected + expected.links.length, missing: totals.missing + count('missing'), extra: totals.extra + count('extra'), wrong: totals.wrong + count('wrong') };
+  console.log(`${estate}: ${expected.links.length} expected, ${count('missing')} missing, ${count('wrong')} wrong, ${count('extra')} extra`);
+  if (!quiet) for (const d of diffs) console.log(`  ${d.kind.padEnd(7)} ${d.at}  ${d.text}`);
+}
+console.log(`total: ${JSON.stringify(totals)}, right: ${totals.expected - totals.missing - totals.wrong}`);
