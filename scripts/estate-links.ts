@@ -1,17 +1,19 @@
 /**
  * Developer tool: index estates of ../shared/corpora (or reuse an index) and print how the `links` report differs
- * from the hand-checked expectations in test/estates. `tsx scripts/estate-links.ts [--reuse DIR] [estate…]`.
+ * from the hand-checked expectations in test/estates. `tsx scripts/estate-links.ts [--summary] [--reuse DIR] [estate…]`; indexes go to $ESTATE_LINKS_DIR (default /tmp/estate-links).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { sextantOntology } from '../src/graph/ontology/index.js';
 import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { buildWorkspace } from '../src/indexer/build.js';
+import { resolveTarget } from '../src/indexer/target.js';
 import { compareLinks, ESTATES_DIR, loadExpected, reportedLinks, serviceDirectories } from '../test/helpers/estate-links.js';
 
 const args = process.argv.slice(2);
 const reuseAt = args.indexOf('--reuse');
-const storeRoot = reuseAt >= 0 ? args.splice(reuseAt, 2)[1]! : '/tmp/estate-links';
+const storeRoot = reuseAt >= 0 ? args.splice(reuseAt, 2)[1]! : (process.env.ESTATE_LINKS_DIR ?? '/tmp/estate-links');
 const quiet = args.includes('--summary');
 const names = args.filter((a) => !a.startsWith('--'));
 const corpora = join(import.meta.dirname, '..', '..', 'shared', 'corpora');
@@ -20,7 +22,15 @@ const ontology = sextantOntology();
 let totals = { expected: 0, missing: 0, extra: 0, wrong: 0 };
 for (const estate of estates) {
   const store = join(storeRoot, estate);
-  if (reuseAt < 0 || !existsSync(store)) execFileSync('node', [join(import.meta.dirname, '..', 'bin', 'sextant.js'), 'index', join(corpora, estate), '--store', store], { stdio: 'ignore' });
+  if (reuseAt < 0 || !existsSync(store)) {
+    // Indexed in this process from the TypeScript sources (no build needed), from scratch.
+    rmSync(store, { recursive: true, force: true });
+    const writer = SqliteStore.open(ontology, store, { mode: 'write' });
+    const { config } = await resolveTarget(join(corpora, estate));
+    const report = await buildWorkspace(writer, ontology, config);
+    await writer.close();
+    if (process.env.SHOW_WARNINGS) for (const s of report.sources) for (const w of (s as { warnings?: string[] }).warnings ?? []) console.log(`  warning ${w}`);
+  }
   const s = SqliteStore.open(ontology, store, { mode: 'read' });
   const ctx = { store: s, ontology };
   const expected = loadExpected(estate);
