@@ -358,7 +358,7 @@ describe('detectLayout', () => {
     assert.equal(layout.services[0]!.name, 'broken');
     assert.equal(layout.services[0]!.nameFrom, 'directory');
     assert.equal(layout.warnings.length, 1);
-    assert.match(layout.warnings[0]!, /application\.yml: malformed YAML/);
+    assert.match(layout.warnings[0]!, /application\.yml:\d+: malformed YAML/);
 
     const unreadable = detectLayout(discovery, () => {
       throw new Error('EACCES');
@@ -459,9 +459,9 @@ describe('parseSpringConfig', () => {
       [[null, [['a', '1']]]],
     );
     assert.equal(warnings.length, 3);
-    assert.match(warnings[0]!, /application\.yml \(document 2\): malformed YAML/);
-    assert.match(warnings[1]!, /document 3/);
-    assert.match(warnings[2]!, /must be a mapping/);
+    assert.match(warnings[0]!, /^application\.yml:4: malformed YAML/);
+    assert.match(warnings[1]!, /^application\.yml:7: malformed YAML \(the alias \*missing refers to no anchor/);
+    assert.match(warnings[2]!, /^application\.yml:9: a configuration document must be a mapping/);
   });
 
   test('.properties follows java.util.Properties rules', () => {

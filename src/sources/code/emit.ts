@@ -481,7 +481,7 @@ class FileEmitter {
       const id = allocate(this.ctx, this.ids!, 'client', `${entry.file.path}|${c.method.qn}|${c.httpMethod} ${c.path}`);
       this.out.stats.clients++;
       const inFile = c.method.owner.file === entry.file;
-      this.out.nodes.push(this.clientNode(id, entry, inFile ? c.method.facts.line : entry.facts.line, c.httpMethod, c.framework, c.method.qn, c));
+      this.out.nodes.push(this.clientNode(id, entry, inFile ? nameLine(c.method) : entry.facts.line, c.httpMethod, c.framework, c.method.qn, c));
       this.linkFrom('DECLARES_CLIENT', c.method, id, inFile);
     }
   }
@@ -547,7 +547,7 @@ class FileEmitter {
     for (const f of streamFunctionsOf(entry, constants)) {
       if (!f.output) continue;
       const bound = streamBinding(f.output, constants);
-      this.producer(f.bean, f.bean.facts.line, bound.protocol, 'spring_cloud_stream', { text: bound.destination, literal: true, written: f.output, derived: true }, f.output);
+      this.producer(f.bean, nameLine(f.bean), bound.protocol, 'spring_cloud_stream', { text: bound.destination, literal: true, written: f.output, derived: true }, f.output);
     }
   }
 
@@ -587,7 +587,7 @@ class FileEmitter {
         name: `${l.protocol} ${l.destination.text}`,
         qualified_name: `${entry.place.service} ${l.protocol} ${l.destination.text}`,
         source: this.source,
-        ...location(entry, l.handler.facts.line),
+        ...location(entry, nameLine(l.handler)),
         props: {
           protocol: l.protocol,
           ...(l.pattern ? { destination_regex: l.destination.text } : { destination: l.destination.text }),
@@ -623,7 +623,7 @@ class FileEmitter {
         name: `${r.method} ${r.path}`,
         qualified_name: `${entry.place.service} ${r.method} ${r.path}`,
         source: this.source,
-        ...location(entry, inFile ? r.handler.facts.line : entry.facts.line),
+        ...location(entry, inFile ? nameLine(r.handler) : entry.facts.line),
         props: {
           protocol: 'http',
           http_method: r.method,
@@ -1155,6 +1155,11 @@ function contextPathOf(constants: Constants): string {
     if (value && !value.includes('${') && value !== '/') prefix = joinPath(prefix, value);
   }
   return prefix;
+}
+
+/** Where a link a member declares is: the line of its name (below its annotations). */
+function nameLine(member: MemberEntry): number {
+  return member.facts.nameLine ?? member.facts.line;
 }
 
 function location(entry: TypeEntry, line: number): Pick<NodeRecord, 'service' | 'module' | 'file' | 'line'> {

@@ -3,11 +3,11 @@
  * files, the files a config server in the estate serves it, its deployment's environment), with file, line and
  * profile, and the value only when it is not a secret. Which keys and values are secrets is the table below.
  */
-import YAML from 'yaml';
 import { nodeId } from '../../../graph/ids.js';
 import type { Ontology } from '../../../graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../../../graph/types.js';
 import { type LayoutDeployment, relaxedEnvKey, type ServiceInfo } from './layout.js';
+import { profiledDocuments } from './spring-config.js';
 
 /** One key a configuration file sets, where, and for which profile (null: the default). */
 export interface ConfigEntry {
@@ -61,131 +61,24 @@ export function referencesOf(value: string): string[] {
   return [...out].filter(Boolean).sort();
 }
 
-const FILE_NAME = /^(application|bootstrap)(?:-([^.]+))?\.(ya?ml|properties)$/;
-const PROFILE_KEYS = ['spring.config.activate.on-profile', 'spring.profiles'];
-const NULL_SCALARS = new Set(['~', 'null', 'Null', 'NULL']);
-const MAX_DEPTH = 64;
-
 /** Every key a Spring configuration file sets, by profile (later documents of one profile win), in file order. */
 export function configEntries(path: string, text: string): ConfigEntry[] {
-  const match = FILE_NAME.exec(path.slice(path.lastIndexOf('/') + 1));
-  const fileProfile = match?.[2] ?? null;
-  const documents = path.endsWith('.properties') ? propertiesDocuments(text) : yamlDocuments(text);
+  // The layout reads the same files and warns about what cannot be read.
   const merged = new Map<string, ConfigEntry>();
-  for (const doc of documents) {
-    const docProfile = documentProfile(doc);
-    const profile = fileProfile && docProfile ? `${fileProfile}&${/^[\w.-]+$/.test(docProfile) ? docProfile : `(${docProfile})`}` : (docProfile ?? fileProfile);
-    for (const [key, { value, line }] of doc) {
+  for (const { doc, profile } of profiledDocuments(path, text, [])) {
+    for (const [key, value] of doc.values) {
       const id = `${profile ?? ''}\0${key}`;
       merged.delete(id);
-      merged.set(id, { file: path, line, profile, key, value });
+      merged.set(id, { file: path, line: doc.lines.get(key) ?? 0, profile, key, value });
     }
   }
   return [...merged.values()].sort((a, b) => a.line - b.line || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-type Document = Map<string, { value: string; line: number }>;
-
-function documentProfile(doc: Document): string | null {
-  for (const key of PROFILE_KEYS) {
-    const value = doc.get(key)?.value;
-    if (value) return value;
-    const items: string[] = [];
-    for (let i = 0; doc.has(`${key}[${i}]`); i++) items.push(doc.get(`${key}[${i}]`)!.value);
-    if (items.length) return items.join(',');
-  }
-  return null;
-}
-
-function yamlDocuments(text: string): Document[] {
-  const lineCounter = new YAML.LineCounter();
-  let docs: YAML.Document.Parsed[];
-  try {
-    docs = YAML.parseAllDocuments(text, { schema: 'failsafe', merge: true, logLevel: 'silent', lineCounter }) as YAML.Document.Parsed[];
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(docs)) return [];
-  const out: Document[] = [];
-  for (const doc of docs) {
-    // The layout warns about malformed documents; they set nothing here either.
-    if (doc.errors.length) continue;
-    const flat: Document = new Map();
-    const lineOf = (node: { range?: [number, number, number] | null } | null | undefined, fallback: number): number => (node?.range ? lineCounter.linePos(node.range[0]).line : fallback);
-    let aliases = 0;
-    const walk = (node: unknown, prefix: string, line: number, depth: number): void => {
-      if (depth > MAX_DEPTH) return;
-      if (YAML.isAlias(node)) {
-        if (++aliases > 1000) return;
-        walk(node.resolve(doc), prefix, line, depth + 1);
-      } else if (YAML.isMap(node)) {
-        if (!node.items.length && prefix) flat.set(prefix, { value: '', line });
-        // Merged keys first, so the map's own keys win.
-        for (const pair of node.items) if (isMergeKey(pair.key)) for (const source of YAML.isSeq(pair.value) ? pair.value.items : [pair.value]) walk(source, prefix, lineOf(pair.key as never, line), depth + 1);
-        for (const pair of node.items) {
-          if (isMergeKey(pair.key)) continue;
-          const key = YAML.isScalar(pair.key) ? String(pair.key.value) : pair.key === null ? '' : String(pair.key);
-          const keyLine = lineOf(pair.key as never, line);
-          const joined = !prefix ? key : key.startsWith('[') ? `${prefix}${key}` : `${prefix}.${key}`;
-          if (pair.value === null || pair.value === undefined) flat.set(joined, { value: '', line: keyLine });
-          else walk(pair.value, joined, keyLine, depth + 1);
-        }
-      } else if (YAML.isSeq(node)) {
-        if (!node.items.length && prefix) flat.set(prefix, { value: '', line });
-        node.items.forEach((item, i) => walk(item, `${prefix}[${i}]`, lineOf(item as never, line), depth + 1));
-      } else if (YAML.isScalar(node) && prefix) {
-        const text = node.value === null || node.value === undefined ? '' : String(node.value);
-        flat.set(prefix, { value: NULL_SCALARS.has(text) ? '' : text, line });
-      }
-    };
-    walk(doc.contents, '', 1, 0);
-    if (flat.size) out.push(flat);
-  }
-  return out;
-}
-
-function isMergeKey(key: unknown): boolean {
-  return YAML.isScalar(key) && (typeof key.value === 'symbol' || key.value === '<<');
-}
-
-/** java.util.Properties logical lines (continuations joined), with the line each starts on; `#---` separates documents. */
-function propertiesDocuments(text: string): Document[] {
-  const docs: Document[] = [new Map()];
-  const lines = text.split(/\r\n|\r|\n/);
-  for (let n = 0; n < lines.length; n++) {
-    const start = n + 1;
-    let line = lines[n]!.replace(/^[ \t\f]+/, '');
-    if (line === '') continue;
-    if (line[0] === '#' || line[0] === '!') {
-      if (/^[#!]---\s*$/.test(line)) docs.push(new Map());
-      continue;
-    }
-    while (continues(line) && n + 1 < lines.length) line = line.slice(0, -1) + lines[++n]!.replace(/^[ \t\f]+/, '');
-    if (continues(line)) line = line.slice(0, -1);
-    let i = 0;
-    while (i < line.length && !'=: \t\f'.includes(line[i]!)) i += line[i] === '\\' ? 2 : 1;
-    const key = unescapeProperty(line.slice(0, Math.min(i, line.length)));
-    while (i < line.length && ' \t\f'.includes(line[i]!)) i++;
-    if (line[i] === '=' || line[i] === ':') i++;
-    while (i < line.length && ' \t\f'.includes(line[i]!)) i++;
-    docs[docs.length - 1]!.set(key, { value: unescapeProperty(line.slice(i)), line: start });
-  }
-  return docs.filter((d) => d.size > 0);
-}
-
-function continues(line: string): boolean {
-  let slashes = 0;
-  for (let i = line.length - 1; i >= 0 && line[i] === '\\'; i--) slashes++;
-  return slashes % 2 === 1;
-}
-
-function unescapeProperty(text: string): string {
-  if (!text.includes('\\')) return text;
-  return text.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_, c: string) => (c.length === 5 ? String.fromCharCode(parseInt(c.slice(1), 16)) : ({ t: '\t', n: '\n', r: '\r', f: '\f' } as Record<string, string>)[c] ?? c));
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Nodes and edges
+
+const FILE_NAME = /^(application|bootstrap)(?:-([^.]+))?\.(ya?ml|properties)$/;
 
 interface KeySite {
   node: NodeRecord;

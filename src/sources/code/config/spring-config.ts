@@ -1,4 +1,4 @@
-import YAML from 'yaml';
+import { flatYamlDocuments } from './yaml.js';
 
 export interface SpringConfigFile {
   path: string;
@@ -7,40 +7,51 @@ export interface SpringConfigFile {
   kind: 'application' | 'bootstrap';
   /** Flattened keys: `a.b.c`, lists as `a.b[0]`. */
   values: Map<string, string>;
+  /** The line each key is set on. */
+  lines: Map<string, number>;
 }
 
-type Document = Map<string, string>;
+/** One document of a configuration file: its keys, and the line each is set on. */
+export interface ConfigDocument {
+  values: Map<string, string>;
+  lines: Map<string, number>;
+}
 
 const FILE_NAME = /^(application|bootstrap)(?:-([^.]+))?\.(ya?ml|properties)$/;
 const PROFILE_KEYS = ['spring.config.activate.on-profile', 'spring.profiles'];
-const NULL_SCALARS = new Set(['~', 'null', 'Null', 'NULL']);
 
 /**
  * One entry per profile the file speaks for (documents with the same profile merged in order, later wins),
  * in order of first appearance; always at least one entry for the file's own profile.
  */
 export function parseSpringConfig(path: string, text: string, warnings: string[]): SpringConfigFile[] {
-  const { kind, profile, format } = describeFileName(path);
-  const documents = format === 'properties' ? parseProperties(path, text, warnings) : parseYaml(path, text, warnings);
-  const byProfile = new Map<string | null, Document>();
-  for (const doc of documents) {
-    const key = combineProfiles(profile, documentProfile(doc));
-    const merged = byProfile.get(key) ?? new Map<string, string>();
-    for (const [k, v] of doc) merged.set(k, v);
+  const { kind, profile } = describeFileName(path);
+  const byProfile = new Map<string | null, ConfigDocument>();
+  for (const { doc, profile: key } of profiledDocuments(path, text, warnings, profile)) {
+    const merged = byProfile.get(key) ?? { values: new Map<string, string>(), lines: new Map<string, number>() };
+    for (const [k, v] of doc.values) {
+      merged.values.set(k, v);
+      merged.lines.set(k, doc.lines.get(k) ?? 0);
+    }
     byProfile.set(key, merged);
   }
-  if (byProfile.size === 0) byProfile.set(profile, new Map());
-  return [...byProfile].map(([p, values]) => ({ path, profile: p, kind, values }));
+  if (byProfile.size === 0) byProfile.set(profile, { values: new Map(), lines: new Map() });
+  return [...byProfile].map(([p, doc]) => ({ path, profile: p, kind, values: doc.values, lines: doc.lines }));
 }
 
-function describeFileName(path: string): { kind: SpringConfigFile['kind']; profile: string | null; format: 'yaml' | 'properties' } {
+/** Each document of a Spring configuration file (YAML or properties) with the profile it speaks for, in order. */
+export function profiledDocuments(path: string, text: string, warnings: string[], fileProfile = describeFileName(path).profile): { doc: ConfigDocument; profile: string | null }[] {
+  const documents = path.endsWith('.properties') ? parseProperties(path, text, warnings) : flatYamlDocuments(path, text, warnings).filter((d) => d.values.size > 0);
+  return documents.map((doc) => ({ doc, profile: combineProfiles(fileProfile, documentProfile(doc.values)) }));
+}
+
+function describeFileName(path: string): { kind: SpringConfigFile['kind']; profile: string | null } {
   const match = FILE_NAME.exec(path.slice(path.lastIndexOf('/') + 1));
-  const format = path.endsWith('.properties') ? 'properties' : 'yaml';
-  if (!match) return { kind: 'application', profile: null, format };
-  return { kind: match[1] === 'bootstrap' ? 'bootstrap' : 'application', profile: match[2] ?? null, format };
+  if (!match) return { kind: 'application', profile: null };
+  return { kind: match[1] === 'bootstrap' ? 'bootstrap' : 'application', profile: match[2] ?? null };
 }
 
-function documentProfile(doc: Document): string | null {
+function documentProfile(doc: ReadonlyMap<string, string>): string | null {
   for (const key of PROFILE_KEYS) {
     const value = doc.get(key) ?? listValue(doc, key);
     if (value) return value;
@@ -48,7 +59,7 @@ function documentProfile(doc: Document): string | null {
   return null;
 }
 
-function listValue(doc: Document, key: string): string | undefined {
+function listValue(doc: ReadonlyMap<string, string>, key: string): string | undefined {
   const items: string[] = [];
   for (let i = 0; doc.has(`${key}[${i}]`); i++) items.push(doc.get(`${key}[${i}]`)!);
   return items.length > 0 ? items.join(',') : undefined;
@@ -59,111 +70,44 @@ function combineProfiles(fileProfile: string | null, docProfile: string | null):
   return docProfile ?? fileProfile;
 }
 
-function parseYaml(path: string, text: string, warnings: string[]): Document[] {
-  const documents: Document[] = [];
-  let parsed: ReturnType<typeof YAML.parseAllDocuments>;
-  try {
-    parsed = YAML.parseAllDocuments(text, { schema: 'failsafe', merge: true, logLevel: 'silent' });
-  } catch (error) {
-    warnings.push(`${path}: cannot parse YAML: ${firstLine(error)}`);
-    return documents;
-  }
-  const list = Array.isArray(parsed) ? parsed : [];
-  list.forEach((doc, index) => {
-    const where = list.length > 1 ? `${path} (document ${index + 1})` : path;
-    if (doc.errors.length > 0) {
-      warnings.push(`${where}: malformed YAML, document skipped: ${firstLine(doc.errors[0])}`);
-      return;
-    }
-    const flat = flattenDocument(where, () => doc.toJS({ maxAliasCount: 1000 }), warnings);
-    if (flat) documents.push(flat);
-  });
-  return documents;
-}
-
-function flattenDocument(where: string, toJS: () => unknown, warnings: string[]): Document | undefined {
-  let value: unknown;
-  try {
-    value = toJS();
-  } catch (error) {
-    warnings.push(`${where}: malformed YAML, document skipped: ${firstLine(error)}`);
-    return undefined;
-  }
-  if (value === null || value === undefined || value === '') return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    warnings.push(`${where}: a Spring config document must be a mapping; skipped`);
-    return undefined;
-  }
-  const out: Document = new Map();
-  flatten(value, '', out);
-  return out;
-}
-
-function flatten(value: unknown, prefix: string, out: Document): void {
-  if (Array.isArray(value)) {
-    if (value.length === 0) out.set(prefix, '');
-    value.forEach((item, i) => flatten(item, `${prefix}[${i}]`, out));
-  } else if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>);
-    if (entries.length === 0 && prefix) out.set(prefix, '');
-    for (const [key, item] of entries) flatten(item, joinKey(prefix, key), out);
-  } else if (prefix) {
-    out.set(prefix, scalarText(value));
-  }
-}
-
-function joinKey(prefix: string, key: string): string {
-  if (!prefix) return key;
-  return key.startsWith('[') ? `${prefix}${key}` : `${prefix}.${key}`;
-}
-
-function scalarText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = String(value);
-  return NULL_SCALARS.has(text) ? '' : text;
-}
-
-function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0]!.trim();
-}
-
-/** java.util.Properties rules, plus Spring Boot's `#---` / `!---` document separators. */
-function parseProperties(path: string, text: string, warnings: string[]): Document[] {
-  const documents: Document[] = [new Map()];
-  for (const line of logicalLines(text)) {
-    if (line === null) {
-      documents.push(new Map());
+/** java.util.Properties rules, plus Spring Boot's `#---` / `!---` document separators; each key with its line. */
+function parseProperties(path: string, text: string, warnings: string[]): ConfigDocument[] {
+  const documents: ConfigDocument[] = [{ values: new Map(), lines: new Map() }];
+  for (const entry of logicalLines(text)) {
+    if (entry === null) {
+      documents.push({ values: new Map(), lines: new Map() });
       continue;
     }
-    const [key, value] = splitProperty(line, path, warnings);
-    documents[documents.length - 1]!.set(key, value);
+    const [key, value] = splitProperty(entry.text, path, warnings);
+    const doc = documents[documents.length - 1]!;
+    doc.values.set(key, value);
+    doc.lines.set(key, entry.line);
   }
-  return documents.filter((doc) => doc.size > 0);
+  return documents.filter((doc) => doc.values.size > 0);
 }
 
-/** Logical lines with continuations joined (escapes still raw); null marks a document separator. */
-function logicalLines(text: string): (string | null)[] {
+/** Logical lines with continuations joined (escapes still raw), with the line each starts on; null marks a document separator. */
+function logicalLines(text: string): ({ text: string; line: number } | null)[] {
   const natural = text.split(/\r\n|\r|\n/);
-  const out: (string | null)[] = [];
-  let current: string | undefined;
-  for (const raw of natural) {
+  const out: ({ text: string; line: number } | null)[] = [];
+  let current: { text: string; line: number } | undefined;
+  natural.forEach((raw, n) => {
     const line = stripLeadingSpace(raw);
     if (current === undefined) {
-      if (line === '') continue;
+      if (line === '') return;
       if (line[0] === '#' || line[0] === '!') {
         if (/^[#!]---\s*$/.test(line)) out.push(null);
-        continue;
+        return;
       }
     }
     const continues = endsWithContinuation(line);
     const body = continues ? line.slice(0, -1) : line;
-    current = (current ?? '') + body;
+    current = { text: (current?.text ?? '') + body, line: current?.line ?? n + 1 };
     if (!continues) {
       out.push(current);
       current = undefined;
     }
-  }
+  });
   if (current !== undefined) out.push(current);
   return out;
 }

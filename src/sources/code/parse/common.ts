@@ -142,3 +142,8 @@ export function sharedExpr(node: Node, depth: number, limit: number, uncached: (
   exprMemo.set(node.id, expr);
   return expr;
 }
+
+/** Records the line of a member's name when annotations or modifiers above it put it below the member's start. */
+export function withNameLine(member: { line: number; nameLine?: number }, name: Node | null | undefined): void {
+  if (name && lineOf(name) !== member.line) member.nameLine = lineOf(name);
+}

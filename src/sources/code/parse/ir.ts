@@ -122,7 +122,10 @@ export interface MemberFacts {
   returnType?: TypeRef;
   modifiers: string[];
   annotations: AnnotationFacts[];
+  /** Where the declaration starts (its first annotation or modifier). */
   line: number;
+  /** The line of its name, when annotations or modifiers put it below `line`: where a link declared by it is. */
+  nameLine?: number;
   endLine: number;
   /** How a member that is not written as such arises. */
   synthetic?: 'default_constructor' | 'record_constructor' | 'record_accessor' | 'property_getter' | 'property_setter' | 'primary_constructor' | 'lombok_getter' | 'lombok_setter' | 'lombok_constructor';

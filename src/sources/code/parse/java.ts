@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from './ir.js';
-import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
 import { BodyUseRecorder, useHolder } from './uses.js';
 
 /** Node types inside a body that never hold a call, a local or a type: the walker does not descend into them. */
@@ -267,6 +267,7 @@ class JavaExtractor {
       locals: [],
       calls: [],
     };
+    withNameLine(member, node.childForFieldName('name'));
     scope.facts.members.push(member);
     const body = node.childForFieldName('body');
     if (body) this.walk(body, { member, type: scope, inLambda: false });
@@ -281,6 +282,7 @@ class JavaExtractor {
       if (canonical >= 0) scope.facts.members.splice(canonical, 1);
     }
     const member: MemberFacts = { name: '<init>', kind: 'constructor', params, modifiers, annotations, line: lineOf(node), endLine: node.endPosition.row + 1, locals: [], calls: [] };
+    withNameLine(member, node.childForFieldName('name'));
     scope.facts.members.push(member);
     const body = node.childForFieldName('body');
     if (body) this.walk(body, { member, type: scope, inLambda: false });

@@ -1,7 +1,7 @@
 import { rewriteMultiDollarStrings } from './kotlin-strings.js';
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from './ir.js';
-import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
 import { BodyUseRecorder, useHolder } from './uses.js';
 
 /**
@@ -873,13 +873,17 @@ class KotlinExtractor {
   private method(node: Node, scope: TypeScope, misread: AnnotationFacts[] = []): void {
     let mods: Modifiers = { written: [], annotations: [] };
     let name = '';
+    let nameNode: Node | undefined;
     let receiver: Node | undefined;
     let returnNode: Node | undefined;
     let paramsNode: Node | undefined;
     let body: Node | undefined;
     for (const c of node.children) {
       if (ty(c) === 'modifiers') mods = readModifiers(c);
-      else if (ty(c) === 'identifier' && !name) name = ident(c);
+      else if (ty(c) === 'identifier' && !name) {
+        name = ident(c);
+        nameNode = c;
+      }
       else if (TYPE_NODES.has(ty(c))) {
         if (!name) receiver = c;
         else returnNode = c;
@@ -889,6 +893,7 @@ class KotlinExtractor {
     if (!name) return;
     mods.annotations.unshift(...misread);
     const member = newMember(name, 'method', Math.min(lineOf(node), ...misread.map((a) => a.line)), endLineOf(node));
+    withNameLine(member, nameNode);
     member.annotations = mods.annotations;
     member.modifiers = memberModifiers(mods, scope, !!body, mods.annotations.some((a) => a.name === 'JvmStatic'));
     const { params, defaults } = readParams(paramsNode);
@@ -918,6 +923,7 @@ class KotlinExtractor {
       else if (ty(c) === 'block') body = c;
     }
     const member = newMember('<init>', 'constructor', lineOf(node), endLineOf(node));
+    withNameLine(member, node.children.find((c) => ty(c) === 'constructor'));
     member.modifiers = scope.role === 'enum' ? ['private'] : [mods.visibility ?? 'public', ...mods.written];
     member.annotations = mods.annotations;
     const { params, defaults } = readParams(paramsNode);
