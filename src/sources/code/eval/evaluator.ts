@@ -1,9 +1,9 @@
-import type { CallResolver } from '../model/calls.js';
+import { type CallResolver, exprText } from '../model/calls.js';
 import type { AnnotationFacts, CallFacts, Expr, FieldFacts, MemberFacts } from '../parse/ir.js';
 import type { CodeModel, MemberEntry, TypeEntry } from '../model/model.js';
 import type { ConfigView } from './config.js';
 import { LIBRARY, type Library, type LibraryMethod, type ValueOp } from './library.js';
-import { boundObject, concat, format, joinPath, literal, render, resolveUrl, union, unknown, type Value } from './value.js';
+import { boundObject, concat, format, type Instance, joinPath, literal, render, resolveUrl, union, unknown, type Value } from './value.js';
 
 /** Where an expression is evaluated: its type, the member whose body holds it, the line, and bound parameters. */
 export interface Site {
@@ -13,18 +13,79 @@ export interface Site {
   /** Parameter values when a method's return is evaluated for one call. */
   bindings?: ReadonlyMap<string, Value[]>;
   /** An enum constant `this` stands for: its constructor arguments, evaluated where the constant is declared. */
-  instance?: { type: TypeEntry; args: Expr[] };
+  instance?: Instance;
 }
 
+/**
+ * Emptiness tests of strings by method name, on the receiver (`s.isEmpty()`) or on the one argument
+ * (`StringUtils.hasText(s)`): `empty` is what they answer for an empty string; `blank` counts whitespace as empty.
+ */
+const EMPTINESS: Readonly<Record<string, { empty: boolean; blank?: boolean }>> = {
+  isEmpty: { empty: true },
+  isBlank: { empty: true, blank: true },
+  isNotEmpty: { empty: false },
+  isNotBlank: { empty: false, blank: true },
+  hasText: { empty: false, blank: true },
+  hasLength: { empty: false },
+  isNullOrEmpty: { empty: true },
+  isNullOrBlank: { empty: true, blank: true },
+};
+
+/** Annotations of methods a framework calls (so a helper without call sites in the estate is still called). */
+const ENTRY_POINT_ANNOTATIONS = new Set([
+  'RequestMapping', 'GetMapping', 'PostMapping', 'PutMapping', 'DeleteMapping', 'PatchMapping', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH',
+  'KafkaListener', 'RabbitListener', 'JmsListener', 'SqsListener', 'StreamListener', 'EventListener', 'TransactionalEventListener', 'Scheduled', 'PostConstruct',
+  'Bean', 'CommandHandler', 'EventHandler', 'SagaEventHandler', 'QueryHandler', 'EventuateCommandHandler', 'EventuateDomainEventHandler', 'MessageMapping', 'SchedulerLock',
+]);
+
+/** Receivers whose values may be objects of project classes (a call chain's receiver is typed, not followed). */
+const OBJECT_RECEIVERS = new Set<Expr['k']>(['new', 'name', 'field']);
+
 /** How deep the evaluator follows values through methods, fields and call sites. */
-const MAX_DEPTH = 12;
+const MAX_DEPTH = 32;
 /** A parameter is followed to at most this many call sites. */
-const MAX_CALL_SITES = 8;
+const MAX_CALL_SITES = 32;
+/** A value a helper's parameters decide is attributed to at most this many call sites, this many helpers up. */
+const MAX_CHOOSER_SITES = 64;
+const MAX_CHOOSER_DEPTH = 4;
 const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
 const INJECTION = new Set(['Autowired', 'Inject', 'Resource']);
 const GETTER = /^(?:get|is)([A-Z]\w*)$/;
 
 type CallExpr = Extract<Expr, { k: 'call' }>;
+
+/**
+ * The expression a call passes to a member's parameter `index`: by name (Kotlin named arguments), else by position,
+ * else the parameter's default (Kotlin); undefined when the call leaves it to nothing the source shows.
+ */
+export function argumentFor(member: MemberEntry, call: CallFacts, index: number): Expr | undefined {
+  const param = member.facts.params[index];
+  if (!param) return undefined;
+  const values = call.values ?? [];
+  if (call.argNames) {
+    const named = call.argNames.indexOf(param.name);
+    if (named >= 0) return values[named];
+    // Positional arguments come before named ones.
+    const positional = call.argNames.findIndex((n) => n !== null);
+    if (index < (positional < 0 ? values.length : positional)) return values[index];
+    return param.default;
+  }
+  return values[index] ?? param.default;
+}
+
+/**
+ * A property read off an object (`item.address`, `event.getCustomerUrl()`) whose value its class never states
+ * (a field nothing assigns, a setter's parameter): the hole is where the code reads it, as written there — the
+ * object came from elsewhere (a request body, a message payload), and that expression is what a person looks for.
+ */
+function readThrough(values: Value[], owner: TypeEntry, read: Expr): Value[] {
+  const name = owner.facts.name;
+  return values.map((v) =>
+    v.pieces.some((p) => p.hole && (p.hole.kind === 'field' || p.hole.kind === 'parameter') && (p.hole.at?.startsWith(`${name}.`) || p.hole.at?.startsWith(`${name}#`)))
+      ? { ...v, pieces: v.pieces.map((p) => (p.hole && (p.hole.at?.startsWith(`${name}.`) || p.hole.at?.startsWith(`${name}#`)) ? { hole: { ...p.hole, origin: `${exprText(read)} (${p.hole.origin})`, at: exprText(read) } } : p)) }
+      : v,
+  );
+}
 
 /** How a report names a parameter: `OrdersClient#get(url)`. */
 function parameterAt(member: MemberEntry, name: string): string {
@@ -67,6 +128,91 @@ export class Evaluator {
     private readonly library: Library = LIBRARY,
   ) {}
 
+  /**
+   * Where a value used at `line` of `member` is chosen, with the values it has there. A helper that sends or calls
+   * on its parameters (`send(topic, payload) { template.send(topic, payload) }`, `get(url)`) does not choose: each
+   * call site of it does, with its own arguments — recursively, up to the method that passes no parameter of its own
+   * on, or whose parameters nothing in the estate binds. A parameter decides when `decides` says so of where it sits
+   * in the value (a URL's host or start, a whole destination), or when a call site passes it a path (text with a
+   * `/`); one that only fills a path variable (`/stations/` + name) leaves the value where it is, as that variable.
+   * `compute` evaluates the value with the given bindings of `member`'s parameters (undefined: as the evaluator would
+   * on its own).
+   */
+  choosers<T>(
+    member: MemberEntry,
+    line: number,
+    compute: (bindings: ReadonlyMap<string, Value[]> | undefined) => T,
+    valuesOf: (result: T) => readonly Value[],
+    decides: (values: readonly Value[], marker: string) => boolean,
+    depth = 0,
+  ): { member: MemberEntry; line: number; result: T }[] {
+    const own = (variables?: ReadonlyMap<string, Value[]>): { member: MemberEntry; line: number; result: T }[] => [{ member, line, result: compute(variables) }];
+    const params = member.facts.params;
+    if (!params.length || depth >= MAX_CHOOSER_DEPTH) return own();
+    const key = `${member.qn}#choose`;
+    if (this.active.has(key)) return own();
+    const markerOf = (i: number): string => `${member.qn}#${i}`;
+    const markers = new Map(params.map((p, i) => [p.name, [{ pieces: [{ hole: { origin: `parameter ${p.name}`, name: p.name, kind: 'parameter' as const, marker: markerOf(i) } }], from: [] }]]));
+    const probe = valuesOf(compute(markers));
+    const used = params.map((_, i) => probe.some((v) => v.pieces.some((piece) => piece.hole?.marker === markerOf(i))));
+    if (!used.some(Boolean)) return own();
+    const sites = this.choosingSitesOf(member);
+    // A parameter that only fills a path variable stays one (`{name}`), whatever its call sites pass.
+    const variables = new Map(params.filter((_, i) => used[i]).map((p) => [p.name, unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) })]));
+    if (sites.length > MAX_CHOOSER_SITES) return own();
+    this.active.add(key);
+    try {
+      const decisive = params.some((_, i) => used[i] && decides(probe, markerOf(i))) || sites.some(({ caller, call }) => params.some((_, i) => {
+        const arg = used[i] ? argumentFor(member, call, i) : undefined;
+        return arg !== undefined && this.values(arg, { owner: caller.owner, member: caller, line: call.line }).some((v) => v.pieces.length > 0 && v.pieces.every((x) => x.s !== undefined) && render(v).includes('/'));
+      }));
+      if (!decisive) return own(variables);
+      // A helper nothing in the estate calls chooses nothing (an overload left unused); a framework calls an entry point.
+      if (!sites.length) return this.isEntryPoint(member) ? own() : [];
+      return sites.flatMap(({ caller, call }) =>
+        this.choosers(
+          caller,
+          call.line,
+          (outer) => {
+            const at: Site = { owner: caller.owner, member: caller, line: call.line, ...(outer ? { bindings: outer } : {}) };
+            const bound = new Map<string, Value[]>();
+            params.forEach((p, i) => {
+              const arg = argumentFor(member, call, i);
+              if (used[i]) bound.set(p.name, arg ? this.values(arg, at) : unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) }));
+            });
+            return compute(bound);
+          },
+          valuesOf,
+          decides,
+          depth + 1,
+        ),
+      );
+    } finally {
+      this.active.delete(key);
+    }
+  }
+
+  /** The call sites that choose a helper's arguments: calls of it, and calls of the methods it overrides or implements. */
+  private choosingSitesOf(member: MemberEntry): { caller: MemberEntry; call: CallFacts }[] {
+    const out = this.callSitesOf(member);
+    if (member.facts.kind === 'method' && !member.facts.modifiers.includes('static') && !member.facts.modifiers.includes('private')) {
+      for (const t of this.model.ancestors(member.owner).project) {
+        if (t === member.owner) continue;
+        for (const m of this.model.methodsNamed(t, member.facts.name)) if (m.facts.params.length === member.facts.params.length) out.push(...this.callSitesOf(m));
+      }
+    }
+    return out.filter(({ call }) => call.kind !== 'method_ref');
+  }
+
+  /** A method a framework calls: a handler, listener, scheduled task or bean, or one that overrides a library type's. */
+  private isEntryPoint(member: MemberEntry): boolean {
+    if (member.facts.annotations.some((a) => ENTRY_POINT_ANNOTATIONS.has(a.name))) return true;
+    const overrides = member.facts.annotations.some((a) => a.name === 'Override') || member.facts.modifiers.includes('override');
+    if (!overrides) return false;
+    const { project, external } = this.model.ancestors(member.owner);
+    return external.length > 0 && !project.some((t) => t !== member.owner && this.model.methodsNamed(t, member.facts.name).length > 0);
+  }
+
   /** The values of an expression at a site. */
   values(expr: Expr, site: Site, depth = 0): Value[] {
     if (depth > MAX_DEPTH) return unknown('a value built through too many steps', { kind: 'limit' });
@@ -75,9 +221,12 @@ export class Evaluator {
         if (expr.type === 'null') return [];
         return expr.value !== undefined ? literal(expr.value) : unknown(`a ${expr.type} literal`, { kind: 'expression' });
       case 'concat':
-        return expr.parts.reduce<Value[]>((acc, p) => concat(acc, this.values(p, site, depth + 1)), literal(''));
+        return expr.parts.reduce<Value[]>((acc, p) => concat(acc, this.asText(this.values(p, site, depth + 1), depth)), literal(''));
       case 'cond':
         return union(...expr.options.map((o) => this.values(o, site, depth + 1)));
+      case 'guarded':
+        // A return whose condition the values decide against is not a value the method can give.
+        return this.truth(expr.when, site, depth + 1) === false ? [] : this.values(expr.value, site, depth + 1);
       case 'cast':
         return expr.of ? this.values(expr.of, site, depth + 1) : unknown('a cast', { kind: 'expression' });
       case 'name':
@@ -98,6 +247,61 @@ export class Evaluator {
     }
   }
 
+  /**
+   * Whether a condition holds, when the values it tests decide it: null checks and emptiness of strings the estate
+   * states (`x != null`, `x.equals("")`, `x.isEmpty()`, `StringUtils.hasText(x)`), and `!`, `&&`, `||` of those;
+   * undefined when they do not.
+   */
+  truth(expr: Expr, site: Site, depth: number): boolean | undefined {
+    if (depth > MAX_DEPTH) return undefined;
+    if (expr.k === 'test') {
+      const [a, b] = expr.args;
+      if (expr.op === '!') {
+        const t = a ? this.truth(a, site, depth + 1) : undefined;
+        return t === undefined ? undefined : !t;
+      }
+      if (expr.op === '&&' || expr.op === '||') {
+        const x = a ? this.truth(a, site, depth + 1) : undefined;
+        const y = b ? this.truth(b, site, depth + 1) : undefined;
+        if (expr.op === '&&') return x === false || y === false ? false : x === true && y === true ? true : undefined;
+        return x === true || y === true ? true : x === false && y === false ? false : undefined;
+      }
+      // `x == null` / `x != null`: a value the estate states is not null.
+      const nullSide = a?.k === 'literal' && a.type === 'null' ? b : b?.k === 'literal' && b.type === 'null' ? a : undefined;
+      if (nullSide) {
+        const values = this.values(nullSide, site, depth + 1);
+        const isNull = values.length === 0 ? true : values.every((v) => v.instance || v.bound !== undefined || (v.pieces.length > 0 && !v.pieces.some((p) => p.hole)) || v.pieces.length === 0) ? false : undefined;
+        return isNull === undefined ? undefined : expr.op === '==' ? isNull : !isNull;
+      }
+      const same = a && b ? this.sameText(a, b, site, depth) : undefined;
+      return same === undefined ? undefined : expr.op === '==' ? same : !same;
+    }
+    if (expr.k === 'call') {
+      const args = expr.args ?? [];
+      if (expr.name === 'equals' && expr.of && args.length === 1) return this.sameText(expr.of, args[0]!, site, depth);
+      const emptiness = EMPTINESS[expr.name];
+      const subject = args.length === 0 ? expr.of : args.length === 1 ? args[0] : undefined;
+      if (emptiness && subject) {
+        const text = this.knownText(subject, site, depth);
+        return text === undefined ? undefined : emptiness.empty === (text.trim() === '' && (emptiness.blank || text === ''));
+      }
+    }
+    return undefined;
+  }
+
+  /** The one text an expression holds, when the estate states it (a single value without holes). */
+  private knownText(expr: Expr, site: Site, depth: number): string | undefined {
+    const values = this.values(expr, site, depth + 1);
+    if (values.length !== 1 || values[0]!.instance || values[0]!.bound !== undefined || values[0]!.pieces.some((p) => p.hole)) return undefined;
+    return render(values[0]!);
+  }
+
+  private sameText(a: Expr, b: Expr, site: Site, depth: number): boolean | undefined {
+    const x = this.knownText(a, site, depth);
+    const y = x === undefined ? undefined : this.knownText(b, site, depth);
+    return x === undefined || y === undefined ? undefined : x === y;
+  }
+
   /** The library row of a call expression, with the type it was found on (for request starts and sinks). */
   libraryCall(expr: CallExpr, site: Site): LibraryMethod | undefined {
     const member = site.member ?? this.contextMember(site.owner);
@@ -112,10 +316,30 @@ export class Evaluator {
   httpMethodOf(spec: string, expr: CallExpr, site: Site): string {
     if (HTTP_METHODS.has(spec)) return spec;
     const arg = /^arg(\d)$/.exec(spec);
-    if (arg) return methodNameOf(expr.args?.[Number(arg[1])]);
-    for (let e: Expr | undefined = expr.of; e?.k === 'call'; e = e.of) {
+    if (arg) {
+      const named = methodNameOf(expr.args?.[Number(arg[1])]);
+      // `exchange(request, type)`: the method is the one the request was built with (`RequestEntity.post(uri)`).
+      return named !== 'ANY' || !expr.args?.[0] ? named : this.requestMethodOf(expr.args[0], site, 0);
+    }
+    return this.chainMethodOf(expr.of, site, 0);
+  }
+
+  /** The HTTP method a request-building chain starts with, up its receivers. */
+  private chainMethodOf(start: Expr | undefined, site: Site, depth: number): string {
+    for (let e: Expr | undefined = start; e?.k === 'call'; e = e.of) {
       const row = this.libraryCall(e, site);
       if (row?.httpMethod) return this.httpMethodOf(row.httpMethod, e, site);
+    }
+    return start && depth < 4 ? this.requestMethodOf(start, site, depth + 1) : 'ANY';
+  }
+
+  /** The HTTP method of a request object: its building chain, through the local it is kept in. */
+  private requestMethodOf(expr: Expr, site: Site, depth: number): string {
+    if (depth > 4) return 'ANY';
+    if (expr.k === 'call') return this.chainMethodOf(expr, site, depth);
+    if (expr.k === 'name' && site.member) {
+      const local = this.localDefinition(site.member.facts, expr.name, site.line);
+      if (local?.value) return this.requestMethodOf(local.value, { ...site, line: local.line }, depth + 1);
     }
     return 'ANY';
   }
@@ -251,7 +475,7 @@ export class Evaluator {
       else {
         result = union(
           ...sites.map(({ caller, call }) => {
-            const arg = call.values?.[index];
+            const arg = argumentFor(member, call, index);
             return arg ? this.values(arg, { owner: caller.owner, member: caller, line: call.line }, depth + 1) : unknown(`parameter ${param.name}`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name) });
           }),
         );
@@ -316,7 +540,7 @@ export class Evaluator {
     const key = member.facts.kind === 'constructor' ? `<init>:${member.owner.facts.name}` : member.facts.name;
     const candidates = [...(this.callIndex.get(key) ?? []), ...(member.facts.kind === 'constructor' ? (this.callIndex.get('<init>') ?? []) : [])];
     return candidates.filter(({ caller, call }) => {
-      if (call.argCount >= 0 && call.argCount !== member.facts.params.length) return false;
+      if (call.argCount >= 0 && call.argCount > member.facts.params.length && !member.facts.params.some((p) => p.varargs)) return false;
       const resolved = this.resolver.resolve(caller, call);
       return !!resolved && !('unresolved' in resolved) && resolved.targets.some((t) => 'member' in t && t.member === member);
     });
@@ -340,7 +564,8 @@ export class Evaluator {
       if (entry && !typed.isType) {
         const receiver = this.values(expr.of, site, depth + 1);
         if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, expr.name, entry, depth);
-        return this.model.findField(entry, expr.name) ? this.fieldValues(entry, expr.name, depth) : unknown(`${entry.facts.name}.${expr.name}`, { kind: 'field', at: `${entry.facts.name}.${expr.name}` });
+        if (receiver.length && receiver.every((v) => v.instance)) return union(...receiver.map((v) => this.fieldValues(v.instance!.type, expr.name, depth, v.instance)));
+        return this.model.findField(entry, expr.name) ? readThrough(this.fieldValues(entry, expr.name, depth), entry, expr) : unknown(`${entry.facts.name}.${expr.name}`, { kind: 'field', at: exprText(expr) });
       }
       if (typed.target.external !== undefined && typed.isType) return unknown(`${typed.target.external.split('.').pop()}.${expr.name}`, { kind: 'field', at: `${typed.target.external.split('.').pop()}.${expr.name}` });
     }
@@ -359,7 +584,7 @@ export class Evaluator {
   private boundProperty(receiver: Value[], property: string, type: TypeEntry | undefined, depth: number): Value[] {
     return union(
       ...receiver.map((r) => {
-        const key = `${r.bound}.${property}`;
+        const key = r.bound ? `${r.bound}.${property}` : property;
         const config = this.configFor(type);
         const found = config?.lookup(key);
         if (found) return found;
@@ -408,7 +633,8 @@ export class Evaluator {
     const owner = found.owner;
     const facts = owner.facts.fields.find((f) => f.name === name);
     if (!facts) return unknown(`field ${name}`, { kind: 'field', at: `${type.facts.name}.${name}` });
-    const key = `${owner.qn}#${name}${instance ? `@${JSON.stringify(instance.args)}` : ''}${initializerOnly ? '!' : ''}`;
+    // An object's field depends on the arguments it was made with, and on where they were evaluated.
+    const key = `${owner.qn}#${name}${instance ? `@${JSON.stringify(instance.args)}${instance.at ? `@${instance.at.owner.qn}:${instance.at.line}${instance.at.bindings ? `:${JSON.stringify([...instance.at.bindings])}` : ''}` : ''}` : ''}${initializerOnly ? '!' : ''}`;
     const cached = this.fieldCache.get(key);
     if (cached) return cached;
     if (this.active.has(key)) return unknown(`field ${name} (defined through itself)`, { kind: 'field', at: `${owner.facts.name}.${name}` });
@@ -450,7 +676,7 @@ export class Evaluator {
           if (!assignsField) continue;
           const site: Site = { owner, member: m, line: a.line };
           const into = uncalled ? unused : assigned;
-          if (instance && m.facts.kind === 'constructor') into.push(this.values(a.value, { ...site, bindings: this.bindArgs(m, instance.args, { owner: instance.type, line: 0 }, depth) }, depth + 1));
+          if (instance && m.facts.kind === 'constructor') into.push(this.values(a.value, { ...site, bindings: this.bindArgs(m, [...instance.args], instance.at ?? { owner: instance.type, line: 0 }, depth) }, depth + 1));
           else into.push(this.values(a.value, site, depth + 1));
         }
       }
@@ -461,7 +687,7 @@ export class Evaluator {
         const ctor = owner.members.find((m) => m.facts.kind === 'constructor' && (m.facts.synthetic !== undefined || owner.file.language === 'kotlin') && m.facts.params.some((p) => p.name === field.name));
         if (ctor) {
           const index = ctor.facts.params.findIndex((p) => p.name === field.name);
-          if (instance) definitions.push(this.values(instance.args[index] ?? { k: 'other', text: '' }, { owner: instance.type, line: 0 }, depth + 1));
+          if (instance) definitions.push(this.values(instance.args[index] ?? { k: 'other', text: '' }, instance.at ?? { owner: instance.type, line: 0 }, depth + 1));
           else definitions.push(this.paramValues(ctor, index, depth + 1));
         }
       }
@@ -473,10 +699,11 @@ export class Evaluator {
     return union(...definitions);
   }
 
-  private bindArgs(member: MemberEntry, args: readonly Expr[], site: Site, depth: number): Map<string, Value[]> {
+  private bindArgs(member: MemberEntry, args: readonly Expr[], site: Site, depth: number, names?: readonly (string | null)[]): Map<string, Value[]> {
     const out = new Map<string, Value[]>();
+    const call: CallFacts = { kind: 'call', name: member.facts.name, argCount: args.length, args: [], line: site.line, values: [...args], ...(names ? { argNames: [...names] } : {}) };
     member.facts.params.forEach((p, i) => {
-      const a = args[i];
+      const a = argumentFor(member, call, i);
       out.set(p.name, a ? this.values(a, site, depth + 1) : unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) }));
     });
     return out;
@@ -518,18 +745,42 @@ export class Evaluator {
     return unknown(`${expr.name}(…)`, { kind: 'call', at: `${expr.name}(…)` });
   }
 
-  private projectCall(target: MemberEntry, expr: CallExpr, site: Site, depth: number): Value[] {
+  /** Objects where text is wanted (`"http://" + host`): what their `toString()` gives. */
+  private asText(values: Value[], depth: number): Value[] {
+    if (!values.some((v) => v.instance)) return values;
+    return union(...values.map((v) => (v.instance ? this.onInstance(v.instance, 'toString', [], depth) : [v])));
+  }
+
+  /** A method called on an object of a project class: its override for the object's class, with its fields. */
+  private onInstance(instance: Instance, name: string, args: readonly Expr[], depth: number, at?: Site): Value[] {
+    const method = this.model.findMethods(instance.type, name, args.length).members.find((m) => !m.facts.modifiers.includes('abstract'));
+    if (!method) return unknown(`${instance.type.facts.name}.${name}(…)`, { kind: 'call', at: `${instance.type.facts.name}.${name}(…)` });
+    return this.projectCall(method, { k: 'call', name, argCount: args.length, ...(args.length ? { args: [...args] } : {}) }, at ?? { owner: instance.type, line: method.facts.line, instance }, depth + 1, instance);
+  }
+
+  private projectCall(target: MemberEntry, expr: CallExpr, site: Site, depth: number, on?: Instance): Value[] {
     const facts = target.facts;
+    // On an object of a project class (`new ServiceUri(…).toUri()`, a field holding one): that object's method.
+    if (!on && expr.of && target.owner.facts.kind === 'class' && OBJECT_RECEIVERS.has(expr.of.k)) {
+      const receiver = this.values(expr.of, site, depth + 1);
+      if (receiver.length && receiver.every((v) => v.instance)) return union(...receiver.map((v) => this.onInstance(v.instance!, facts.name, expr.args ?? [], depth, site)));
+    }
     const property = facts.property ?? (facts.synthetic === 'record_accessor' ? facts.name : undefined) ?? (facts.params.length === 0 ? propertyOfGetter(facts.name) : undefined);
-    // On an object bound from configuration, a getter reads the configuration.
-    if (property && expr.of) {
+    // On an object bound from configuration, a getter of a bound property reads the configuration; a method that
+    // computes its result from others (`getPaymentUri() { return new ServiceUri(…) }`) is evaluated.
+    const computed = !!facts.returns?.length && !facts.synthetic && !this.model.findField(target.owner, property ?? '');
+    if (property && expr.of && !computed) {
       const receiver = this.values(expr.of, site, depth + 1);
       if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, property, target.owner, depth);
       const instance = this.enumInstance(expr.of, site);
       if (instance && this.model.findField(target.owner, property) && !facts.returns) return this.fieldValues(target.owner, property, depth + 1, instance);
     }
     if (facts.synthetic === 'property_getter' || facts.synthetic === 'record_accessor' || facts.synthetic === 'lombok_getter') {
-      return property ? this.fieldValues(target.owner, property, depth + 1) : unknown(`${facts.name}()`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}()` });
+      return property ? readThrough(this.fieldValues(target.owner, property, depth + 1), target.owner, expr) : unknown(`${facts.name}()`, { kind: 'call', at: exprText(expr) });
+    }
+    if (property && expr.of && this.model.findField(target.owner, property) && facts.returns?.length === 1 && facts.returns[0]!.k === 'name' && facts.returns[0]!.name === property) {
+      // A written getter that returns its field: what the object was given, read where it is read.
+      return readThrough(this.fieldValues(target.owner, property, depth + 1), target.owner, expr);
     }
     if (!facts.returns?.length) return unknown(`${target.owner.facts.name}.${facts.name}(…)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
     const key = `${target.qn}()`;
@@ -537,7 +788,7 @@ export class Evaluator {
     this.active.add(key);
     try {
       const bindings = this.bindArgs(target, expr.args ?? [], site, depth);
-      const instance = expr.of ? this.enumInstance(expr.of, site) : site.instance;
+      const instance = on ?? (expr.of ? this.enumInstance(expr.of, site) : site.instance);
       return union(...facts.returns.map((r) => this.values(r, { owner: target.owner, member: target, line: facts.endLine, bindings, ...(instance ? { instance } : {}) }, depth + 1)));
     } finally {
       this.active.delete(key);
@@ -561,6 +812,8 @@ export class Evaluator {
       const row = this.library.method(target.external, '<init>');
       if (row?.value) return this.apply(row.value, expr, site, depth);
     }
+    // An object of a project class: what its methods and fields give depends on the arguments it is made with.
+    if (target.entry && target.entry.facts.kind === 'class') return [{ pieces: [], from: [], instance: { type: target.entry, args: expr.args ?? [], at: { owner: site.owner, ...(site.member ? { member: site.member } : {}), line: site.line, ...(site.bindings ? { bindings: site.bindings } : {}) } } }];
     return unknown(`new ${expr.type.name}(…)`, { kind: 'call', at: `new ${expr.type.name}(…)` });
   }
 }

@@ -1,4 +1,6 @@
 import type { HOLE_KINDS } from '../../../graph/ontology/code.js';
+import type { MemberEntry, TypeEntry } from '../model/model.js';
+import type { Expr } from '../parse/ir.js';
 /**
  * Abstract string values: what an expression can hold, as a bounded set of partial strings. A part the estate
  * does not determine is an explicit hole that says where it came from; it is never guessed.
@@ -15,6 +17,8 @@ export interface Hole {
   kind?: HoleKind;
   /** The configuration key, variable, parameter (`Type#method(param)`) or expression the value stopped at. */
   at?: string;
+  /** A stand-in for a parameter while finding out whether a value depends on it (`Evaluator.choosers`). */
+  marker?: string;
 }
 
 export type Piece = { s: string; hole?: undefined } | { hole: Hole; s?: undefined };
@@ -27,10 +31,20 @@ export interface Value {
   profile?: string;
   /** An object bound from configuration under this prefix (a `@ConfigurationProperties` instance), not a string. */
   bound?: string;
+  /** An object of a project class made with these constructor arguments (`new ServiceUri(host, "/x")`), not a string. */
+  instance?: Instance;
+}
+
+/** An object of a project class: its type and the constructor arguments it was made with, where they are written. */
+export interface Instance {
+  type: TypeEntry;
+  args: readonly Expr[];
+  /** Where the arguments are evaluated: the `new` (an enum constant's are in its enum). */
+  at?: { owner: TypeEntry; member?: MemberEntry; line: number; bindings?: ReadonlyMap<string, Value[]> };
 }
 
 /** At most this many alternatives are kept; more become one hole. */
-export const MAX_VALUES = 8;
+export const MAX_VALUES = 32;
 
 export function literal(s: string): Value[] {
   return [{ pieces: s ? [{ s }] : [], from: [] }];
@@ -49,7 +63,8 @@ export function boundObject(prefix: string, from: string[] = []): Value[] {
 }
 
 function keyOf(v: Value): string {
-  return JSON.stringify([v.pieces, v.bound ?? null, v.profile ?? null]);
+  const instance = v.instance ? `${v.instance.type.qn}@${v.instance.at?.owner.qn ?? ''}:${v.instance.at?.line ?? 0}:${v.instance.args.length}` : null;
+  return JSON.stringify([v.pieces, v.bound ?? null, v.profile ?? null, instance]);
 }
 
 /** The alternatives of several values, without repeats, bounded. */

@@ -4,14 +4,14 @@ import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import type { CallResolver } from '../model/calls.js';
 import type { ConfigView } from '../eval/config.js';
 import type { Evaluator, Site } from '../eval/evaluator.js';
-import type { LibraryMethod, MessageSink } from '../eval/library.js';
+import type { LibraryMethod, MessageSink, ValueOp } from '../eval/library.js';
 import { type Hole, holeProps, render, type Value } from '../eval/value.js';
 import type { CallFacts, Expr } from '../parse/ir.js';
 import type { MemberEntry } from '../model/model.js';
 import { streamBinding } from './messaging.js';
 
 /** At most this many producers are made for one send whose destination can take several values. */
-const MAX_DESTINATIONS_PER_SITE = 4;
+const MAX_DESTINATIONS_PER_SITE = 32;
 
 /** A Rabbit binding declared in the estate: messages sent to `exchange` with a routing key `key` matches go to `queue`. */
 export interface RabbitBinding {
@@ -59,66 +59,77 @@ function known(values: readonly Value[]): boolean {
   return values.length > 0 && values.every((v) => !v.pieces.some((p) => p.hole));
 }
 
-/** A send through a messaging template: one producer per value its destination can take. */
+/**
+ * A send through a messaging template: one producer per value its destination can take, where the destination is
+ * chosen (at each call site of a helper whose parameter it is).
+ */
 export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: CallFacts, sink: MessageSink): void {
   if (sink.minArgs !== undefined && call.argCount < sink.minArgs) return;
   const expr = callExpr(call);
   if (expr.k !== 'call') return;
-  const site: Site = { owner: caller.owner, member: caller, line: call.line };
   const service = caller.owner.place.service;
   const ev = ctx.evaluator;
   ev.inService(service, () => {
-    let destinationOp = sink.destination;
-    let exchange: Value[] | undefined;
-    if (sink.routed && call.argCount >= sink.routed.minArgs) {
-      const key = ev.apply(sink.routed.key, expr, site, 0);
-      const typed = call.values?.[1] ? ctx.resolver.typeOf(call.values[1], caller, call.line) : undefined;
-      const stringTyped = typed !== undefined && !('unknown' in typed) && /^(?:java\.lang\.|kotlin\.)?String$/.test(typed.target.external ?? '');
-      if (stringTyped || known(key)) {
-        exchange = ev.apply(sink.routed.exchange, expr, site, 0);
-        destinationOp = sink.routed.key;
-      }
-    }
-    let values = ev.apply(destinationOp, expr, site, 0);
-    let protocol = sink.protocol;
-    const written = destinationOp.operands[0]?.startsWith('arg') ? call.args[Number(destinationOp.operands[0].slice(3))] : undefined;
-    if (protocol === 'binding') {
-      const config = ctx.configOf(service);
-      const bound: Value[] = [];
-      for (const v of values) {
-        if (!known([v])) {
-          bound.push(v);
-          continue;
+    const compute = (bindings: ReadonlyMap<string, Value[]> | undefined): { values: Value[]; exchange?: Value[]; protocol: string; op: ValueOp } => {
+      const site: Site = { owner: caller.owner, member: caller, line: call.line, ...(bindings ? { bindings } : {}) };
+      let destinationOp = sink.destination;
+      let exchange: Value[] | undefined;
+      if (sink.routed && call.argCount >= sink.routed.minArgs) {
+        const key = ev.apply(sink.routed.key, expr, site, 0);
+        const typed = call.values?.[1] ? ctx.resolver.typeOf(call.values[1], caller, call.line) : undefined;
+        const stringTyped = typed !== undefined && !('unknown' in typed) && /^(?:java\.lang\.|kotlin\.)?String$/.test(typed.target.external ?? '');
+        if (stringTyped || known(key)) {
+          exchange = ev.apply(sink.routed.exchange, expr, site, 0);
+          destinationOp = sink.routed.key;
         }
-        // The binding's destination as configuration gives it, with the file it comes from.
-        const b = streamBinding(render(v), (key) => {
-          const found = config.lookup(key)?.find((x) => x.bound === undefined);
-          return found ? render(found) : undefined;
-        });
-        protocol = b.protocol;
-        bound.push(...(b.configured ? config.lookup(b.key)!.filter((x) => x.bound === undefined) : [v]));
       }
-      values = bound;
-      if (protocol === 'binding') protocol = 'kafka';
-    }
-    const exchangeText = exchange?.[0] ? render(exchange[0]) : undefined;
-    const seen = new Set<string>();
-    for (const v of values.slice(0, MAX_DESTINATIONS_PER_SITE)) {
-      const d = destinationOf(v);
-      if (seen.has(d.text)) continue;
-      seen.add(d.text);
-      addProducer(ctx, caller, call.line, {
-        protocol,
-        framework: sink.framework,
-        destination: d.text,
-        resolved: d.resolved,
-        ...(written !== undefined && !/^"[^"]*"$/.test(written.trim()) ? { destination_written: written } : {}),
-        ...(exchangeText !== undefined ? { exchange: exchangeText } : {}),
-        ...(d.reason ? { unresolved_reason: d.reason } : {}),
-        ...holeProps(d.hole),
-        ...(d.from.length ? { value_from: d.from } : {}),
-        ...(d.profile ? { profile: d.profile } : {}),
-      });
+      const values = ev.apply(destinationOp, expr, site, 0);
+      return { values, ...(exchange ? { exchange } : {}), protocol: sink.protocol, op: destinationOp };
+    };
+    // A parameter anywhere in a destination decides it: the destination is its whole meaning.
+    const decides = (values: readonly Value[], marker: string): boolean => values.some((v) => v.pieces.some((p) => p.hole?.marker === marker));
+    for (const { member: chooser, line, result } of ev.choosers(caller, call.line, compute, (r) => [...r.values, ...(r.exchange ?? [])], decides)) {
+      let { values, protocol } = result;
+      const at = chooser === caller && line === call.line;
+      const written = at && result.op.operands[0]?.startsWith('arg') ? call.args[Number(result.op.operands[0].slice(3))] : undefined;
+      if (protocol === 'binding') {
+        const config = ctx.configOf(service);
+        const bound: Value[] = [];
+        for (const v of values) {
+          if (!known([v])) {
+            bound.push(v);
+            continue;
+          }
+          // The binding's destination as configuration gives it, with the file it comes from.
+          const b = streamBinding(render(v), (key) => {
+            const found = config.lookup(key)?.find((x) => x.bound === undefined);
+            return found ? render(found) : undefined;
+          });
+          protocol = b.protocol;
+          bound.push(...(b.configured ? config.lookup(b.key)!.filter((x) => x.bound === undefined) : [v]));
+        }
+        values = bound;
+        if (protocol === 'binding') protocol = 'kafka';
+      }
+      const exchangeText = result.exchange?.[0] ? render(result.exchange[0]) : undefined;
+      const seen = new Set<string>();
+      for (const v of values.slice(0, MAX_DESTINATIONS_PER_SITE)) {
+        const d = destinationOf(v);
+        if (seen.has(d.text)) continue;
+        seen.add(d.text);
+        addProducer(ctx, chooser, line, {
+          protocol,
+          framework: sink.framework,
+          destination: d.text,
+          resolved: d.resolved,
+          ...(written !== undefined && !/^"[^"]*"$/.test(written.trim()) ? { destination_written: written } : {}),
+          ...(exchangeText !== undefined ? { exchange: exchangeText } : {}),
+          ...(d.reason ? { unresolved_reason: d.reason } : {}),
+          ...holeProps(d.hole),
+          ...(d.from.length ? { value_from: d.from } : {}),
+          ...(d.profile ? { profile: d.profile } : {}),
+        });
+      }
     }
   });
 }

@@ -37,7 +37,7 @@ export interface OutboundSink {
 }
 
 /** At most this many clients are made for one call site whose URL can take several values. */
-const MAX_URLS_PER_SITE = 4;
+const MAX_URLS_PER_SITE = 16;
 
 /** Where a URL value goes: the host (a service, discovery or deployment name), the path, and what is unknown. */
 export interface UrlTarget {
@@ -117,6 +117,22 @@ export function withClientBase(node: NodeRecord, bases: readonly Value[]): NodeR
   const method = String(node.props.http_method);
   const props = { ...node.props, path: t.path, path_pattern: pathPattern(t.path), target_url: render(base), ...(t.targetService ? { target_service: t.targetService } : {}), ...(base.from.length ? { value_from: base.from } : {}), resolved: t.resolved };
   return { ...node, name: `${method} ${t.path}`, qualified_name: `${node.service} -> ${t.targetService || '?'} ${method} ${t.path}`, props };
+}
+
+/** A parameter decides a URL when it stands in its scheme or host, or at its start (the whole URL or its base). */
+function decidesUrl(values: readonly Value[], marker: string): boolean {
+  return values.some((v) => {
+    if (v.pieces[0]?.hole?.marker === marker) return true;
+    const head = URL_HEAD.exec(render(v));
+    if (!head) return false;
+    let at = 0;
+    for (const p of v.pieces) {
+      if (at >= head[0].length) break;
+      if (p.hole?.marker === marker) return true;
+      at += p.s !== undefined ? p.s.length : `{${p.hole.name ?? '?'}}`.length;
+    }
+    return false;
+  });
 }
 
 /** A call in a field initializer, as the call facts of a member body would give it. */
@@ -232,18 +248,30 @@ export function outboundGraph(input: {
     const httpMethod = evaluator.httpMethodOf(row.method, expr, site);
     const framework = FRAMEWORKS.find(([re]) => re.test(sink.owner))?.[1] ?? 'rest_template';
     const urlArg = row.url.operands.find((o) => /^arg\d$/.test(o));
-    const written = urlArg ? call.args[Number(urlArg.slice(3))] : undefined;
-    const targets = new Map<string, UrlTarget>();
-    for (const { value, base } of evaluator.inService(service, () => urlValues(evaluator, row.url, expr, site)).slice(0, MAX_URLS_PER_SITE)) {
-      const t = urlTarget(value);
-      // A URL the source does not state from its start has no path to match: it is kept as written.
-      if (t.reason?.startsWith('the URL starts with') && written !== undefined) t.path = written;
-      if (base) t.targetUrl = base;
-      targets.set(`${t.targetService}\0${t.path}`, t);
+    // The URL is chosen where the call is made, or at each call site of the helper whose parameters make it.
+    const chosen = evaluator.inService(service, () =>
+      evaluator.choosers(caller, call.line, (bindings) => urlValues(evaluator, row.url, expr, bindings ? { ...site, bindings } : site), (r) => r.map((x) => x.value), decidesUrl),
+    );
+    for (const { member: chooser, line, result } of chosen) {
+      const written = chooser === caller && line === call.line && urlArg ? call.args[Number(urlArg.slice(3))] : undefined;
+      const targets = new Map<string, UrlTarget>();
+      for (const { value, base } of result.slice(0, MAX_URLS_PER_SITE)) {
+        const t = urlTarget(value);
+        // A URL the source does not state from its start has no path to match: it is kept as written.
+        if (t.reason?.startsWith('the URL starts with') && written !== undefined) t.path = written;
+        if (base) t.targetUrl = base;
+        targets.set(`${t.targetService}\0${t.path}`, t);
+      }
+      clientNodes(chooser, line, httpMethod, framework, written, [...targets.values()]);
     }
-    for (const t of targets.values()) {
-      let id = nodeId(input.ontology, input.source, 'client', `${sink.file}|${caller.qn}@${call.line}|${httpMethod} ${t.targetService} ${t.path}`);
-      for (let n = 2; used.has(id); n++) id = nodeId(input.ontology, input.source, 'client', `${sink.file}|${caller.qn}@${call.line}|${httpMethod} ${t.targetService} ${t.path}~${n}`);
+  }
+
+  function clientNodes(caller: MemberEntry, line: number, httpMethod: string, framework: string, written: string | undefined, targets: readonly UrlTarget[]): void {
+    const service = caller.owner.place.service;
+    const file = caller.owner.file.path;
+    for (const t of targets) {
+      let id = nodeId(input.ontology, input.source, 'client', `${file}|${caller.qn}@${line}|${httpMethod} ${t.targetService} ${t.path}`);
+      for (let n = 2; used.has(id); n++) id = nodeId(input.ontology, input.source, 'client', `${file}|${caller.qn}@${line}|${httpMethod} ${t.targetService} ${t.path}~${n}`);
       used.add(id);
       nodes.push({
         id,
@@ -253,8 +281,8 @@ export function outboundGraph(input: {
         source: input.source,
         service,
         module: caller.owner.place.module,
-        file: caller.owner.file.path,
-        line: call.line,
+        file,
+        line,
         props: {
           protocol: 'http',
           http_method: httpMethod,

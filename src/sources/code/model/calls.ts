@@ -339,6 +339,9 @@ export class CallResolver {
         }
         return { unknown: 'unknown_receiver' };
       }
+      case 'guarded':
+        return this.typeOf(expr.value, caller, line, depth + 1);
+      case 'test':
       case 'other':
         return { unknown: 'unknown_receiver' };
     }
@@ -483,6 +486,10 @@ export function exprText(expr: Expr): string {
       return expr.parts.map(exprText).join(' + ');
     case 'cond':
       return expr.options.map(exprText).join(' | ');
+    case 'test':
+      return expr.op === '!' ? `!${exprText(expr.args[0]!)}` : expr.args.map(exprText).join(` ${expr.op} `);
+    case 'guarded':
+      return exprText(expr.value);
     case 'other':
       return expr.text.length > 60 ? `${expr.text.slice(0, 57)}…` : expr.text;
   }

@@ -420,10 +420,12 @@ function lombokMembers(facts: TypeFacts): MemberFacts[] {
   return out;
 }
 
+/** Whether a call with `argCount` arguments can land on `m`: varargs take any number, Kotlin defaults may be left out. */
 function arityAccepts(m: MemberFacts, argCount: number): boolean {
   const n = m.params.length;
   const varargs = n > 0 && m.params[n - 1]!.varargs;
-  return varargs ? argCount >= n - 1 : argCount === n;
+  const required = m.params.filter((p, i) => !p.default && !(varargs && i === n - 1)).length;
+  return varargs ? argCount >= required : argCount >= required && argCount <= n;
 }
 
 /** Library interfaces anonymous classes commonly implement (so `new X() {}` on them is IMPLEMENTS, not EXTENDS). */

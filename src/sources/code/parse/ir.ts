@@ -64,6 +64,10 @@ export type Expr =
   | { k: 'concat'; parts: Expr[] }
   /** `c ? a : b`, Kotlin `a ?: b`: the value is one of the options. */
   | { k: 'cond'; options: Expr[] }
+  /** A condition: `a == b`, `a != b`, `a && b`, `a || b`, `!a`. */
+  | { k: 'test'; op: '==' | '!=' | '&&' | '||' | '!'; args: Expr[] }
+  /** A value returned only when `when` holds (a `return` inside `if (when)`, or its `else` with `when` negated). */
+  | { k: 'guarded'; when: Expr; value: Expr }
   | { k: 'other'; text: string };
 
 /** `x = value` in a body (`this.x = …`, a local reassigned): what the value evaluator reads for fields and locals. */
@@ -87,6 +91,8 @@ export interface CallFacts {
   args: string[];
   /** The arguments as expressions, for the value evaluator (absent when there are none). */
   values?: Expr[];
+  /** Kotlin named arguments: the parameter name each of `values` is passed to (null: by position); absent when none is named. */
+  argNames?: (string | null)[];
   line: number;
   /** Inside a lambda (attributed to the enclosing member). */
   inLambda?: boolean;
@@ -111,6 +117,8 @@ export interface ParamFacts {
   annotations: AnnotationFacts[];
   /** Java varargs `T...` / Kotlin `vararg`. */
   varargs?: boolean;
+  /** Kotlin: the default value, used where a call leaves the argument out. */
+  default?: Expr;
 }
 
 export interface MemberFacts {

@@ -467,7 +467,7 @@ class JavaExtractor {
       }
       case 'return_statement': {
         const value = node.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
-        if (value && !scope.inLambda) (scope.member.returns ??= []).push(toExpr(value, 0, VALUE_DEPTH));
+        if (value && !scope.inLambda) (scope.member.returns ??= []).push(guardedReturn(node, toExpr(value, 0, VALUE_DEPTH)));
         break;
       }
       case 'assignment_expression': {
@@ -877,12 +877,22 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
     }
     case 'class_literal':
       return { k: 'class_literal', type: typeRef(node.namedChildren[0]) };
+    case 'unary_expression': {
+      const operand = node.childForFieldName('operand');
+      return node.childForFieldName('operator')?.type === '!' && operand && depth < VALUE_DEPTH ? { k: 'test', op: '!', args: [sub(operand)] } : otherExpr(node);
+    }
     case 'ternary_expression': {
       const options = [node.childForFieldName('consequence'), node.childForFieldName('alternative')].filter((n): n is Node => !!n);
       return depth < VALUE_DEPTH ? { k: 'cond', options: options.map(sub) } : otherExpr(node);
     }
     case 'binary_expression': {
-      if (node.childForFieldName('operator')?.type !== '+' || depth >= VALUE_DEPTH) return otherExpr(node);
+      const op = node.childForFieldName('operator')?.type;
+      if ((op === '==' || op === '!=' || op === '&&' || op === '||') && depth < VALUE_DEPTH) {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        return left && right ? { k: 'test', op, args: [sub(left), sub(right)] } : otherExpr(node);
+      }
+      if (op !== '+' || depth >= VALUE_DEPTH) return otherExpr(node);
       // A left-deep chain of thousands of `+` (a generated constant) is one flat list, not a deep tree.
       const parts: Expr[] = [];
       const pending: Node[] = [node];
@@ -906,6 +916,27 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
       return otherExpr(node);
     }
   }
+}
+
+/** Up to this many enclosing `if`s guard a returned value; deeper ones are left out (the value may then be one more). */
+const MAX_GUARDS = 4;
+
+/** A returned value with the conditions of the `if` statements it sits in (`else`: the condition negated). */
+function guardedReturn(node: Node, value: Expr): Expr {
+  const guards: Expr[] = [];
+  for (let child: Node = node, parent = node.parent; parent && guards.length < MAX_GUARDS; child = parent, parent = parent.parent) {
+    const t = parent.type;
+    if (t === 'method_declaration' || t === 'constructor_declaration' || t === 'lambda_expression' || t === 'class_body') break;
+    if (t !== 'if_statement') continue;
+    const condition = parent.childForFieldName('condition');
+    if (!condition) continue;
+    const test = toExpr(condition, 0, VALUE_DEPTH);
+    if (parent.childForFieldName('consequence')?.id === child.id) guards.push(test);
+    else if (parent.childForFieldName('alternative')?.id === child.id) guards.push({ k: 'test', op: '!', args: [test] });
+  }
+  if (!guards.length) return value;
+  const when = guards.reduce((a, b) => ({ k: 'test', op: '&&', args: [b, a] }));
+  return { k: 'guarded', when, value };
 }
 
 function otherExpr(node: Node): Expr {

@@ -772,6 +772,7 @@ class KotlinExtractor {
     const paramAnnotations = kind ? mods.annotations.filter((a) => a.target === undefined || a.target === 'param') : mods.annotations;
     const param: ParamFacts = { name, type: varargs ? { ...type, array: (type.array ?? 0) + 1 } : type, annotations: paramAnnotations };
     if (varargs) param.varargs = true;
+    if (defaultValue) param.default = toExpr(defaultValue, 0, VALUE_DEPTH);
     ctor.params.push(param);
     if (defaultValue) this.walk(defaultValue, ctorScope);
     if (!kind) return;
@@ -936,7 +937,8 @@ class KotlinExtractor {
       const texts = argumentTexts(args);
       const isThis = delegation.children.some((c) => ty(c) === 'this');
       const values = valueExprs(args);
-      member.calls.push({ kind: isThis ? 'this_ctor' : 'super_ctor', name: '<init>', argCount: texts.length, args: texts, line: lineOf(delegation), ...(values ? { values } : {}) });
+      const names = args ? argumentNames(args) : undefined;
+      member.calls.push({ kind: isThis ? 'this_ctor' : 'super_ctor', name: '<init>', argCount: texts.length, args: texts, line: lineOf(delegation), ...(values ? { values } : {}), ...(names ? { argNames: names } : {}) });
       if (args) this.walk(args, bodyScope);
     } else if (scope.role !== 'enum') {
       member.calls.push({ kind: 'super_ctor', name: '<init>', argCount: 0, args: [], line: member.line, implicit: true });
@@ -1278,6 +1280,8 @@ class KotlinExtractor {
     const call: CallFacts = { kind: 'call', name: target.name, argCount: args.length, args, line: lineOf(node) };
     const values = valueExprs(valueArgs);
     if (values) call.values = values;
+    const names = valueArgs ? argumentNames(valueArgs) : undefined;
+    if (names) call.argNames = names;
     if (target.receiver) call.receiver = toExpr(target.receiver);
     this.addCall(scope, call);
     // A dotted receiver is a navigation_expression, visited when walked.
@@ -1539,8 +1543,11 @@ function readSupertypes(node: Node | undefined, role: Role): { supertypes: Super
       if (ty(c) === 'constructor_invocation') {
         const type = c.namedChildren.find((x) => TYPE_NODES.has(ty(x)));
         supertypes.push({ type: typeRef(type), relation: 'extends' });
-        const args = argumentTexts(c.namedChildren.find((x) => ty(x) === 'value_arguments'));
-        superCall ??= { kind: 'super_ctor', name: '<init>', argCount: args.length, args, line: lineOf(c) };
+        const argNode = c.namedChildren.find((x) => ty(x) === 'value_arguments');
+        const args = argumentTexts(argNode);
+        const values = valueExprs(argNode);
+        const names = argNode ? argumentNames(argNode) : undefined;
+        superCall ??= { kind: 'super_ctor', name: '<init>', argCount: args.length, args, line: lineOf(c), ...(values ? { values } : {}), ...(names ? { argNames: names } : {}) };
       } else if (ty(c) === 'explicit_delegation') {
         const type = c.namedChildren.find((x) => TYPE_NODES.has(ty(x)));
         supertypes.push({ type: typeRef(type), relation: 'unknown' });
@@ -1567,7 +1574,11 @@ function readParams(node: Node | undefined): { params: ParamFacts[]; defaults: N
       if (varargs) param.varargs = true;
       params.push(param);
       pending = undefined;
-    } else if (!COMMENTS.has(ty(c))) defaults.push(c);
+    } else if (!COMMENTS.has(ty(c))) {
+      defaults.push(c);
+      const last = params[params.length - 1];
+      if (last && !last.default) last.default = toExpr(c, 0, VALUE_DEPTH);
+    }
   }
   return { params, defaults };
 }
@@ -1824,6 +1835,17 @@ function valueArgNodes(args: Node): Node[] {
     if (value) out.push(value);
   }
   return out;
+}
+
+/** The parameter names of a call's named arguments, by position among its values; undefined when none is named. */
+function argumentNames(args: Node): (string | null)[] | undefined {
+  const out: (string | null)[] = [];
+  for (const a of args.namedChildren) {
+    if (ty(a) !== 'value_argument') continue;
+    const { name, value } = splitArgument(a);
+    if (value) out.push(name ?? null);
+  }
+  return out.some((n) => n !== null) ? out : undefined;
 }
 
 /** A call's value arguments as value expressions (trailing lambdas are not values). */
