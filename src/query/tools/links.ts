@@ -11,13 +11,14 @@ export const LINK_KINDS = ['http', 'message', 'listener', 'gateway'] as const;
 export type LinkKind = (typeof LINK_KINDS)[number];
 
 /**
- * Where a link stands: `linked` (it reaches declared routes or listeners), `ambiguous` (several routes fit),
+ * Where a link stands: `linked` (it reaches declared routes or listeners), `guessed` (its target service is not
+ * known, and the one route in the estate with its method and path is taken, at a lower confidence), `ambiguous` (several routes fit),
  * `external` (its host is outside the estate), `deployed` (its target is a service the estate deploys without
  * source), `unmatched` (its target is known, nothing declared there fits), `no_consumer` (a send nobody in the
  * estate reads), `unresolved` (the estate does not say where it goes), and for listeners and gateway routes
  * `resolved` / `unresolved`.
  */
-export const LINK_STATUSES = ['linked', 'ambiguous', 'external', 'deployed', 'unmatched', 'no_consumer', 'resolved', 'unresolved'] as const;
+export const LINK_STATUSES = ['linked', 'guessed', 'ambiguous', 'external', 'deployed', 'unmatched', 'no_consumer', 'resolved', 'unresolved'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
 const GATEWAY_FRAMEWORKS = ['spring_cloud_gateway', 'zuul', 'nginx'];
@@ -234,7 +235,7 @@ export async function linkEntries(ctx: ToolContext, kinds: ReadonlySet<LinkKind>
       if (match === 'external') status = 'external';
       else if (c.props.resolved === false && !declared.length) status = 'unresolved';
       else if (match === 'ambiguous') status = 'ambiguous';
-      else if (declared.length) status = 'linked';
+      else if (declared.length) status = declared.every((t) => t.strategy === 'method_path') ? 'guessed' : 'linked';
       else if (target && sourceless.has(target)) status = 'deployed';
       else status = c.props.resolved === false ? 'unresolved' : 'unmatched';
       out.push({ kind: 'http', id: c.id, name: c.name, ...place(c), ...(str(c.props.caller) ? { member: str(c.props.caller) } : {}), status, protocol: 'http', targets: status === 'external' ? targets : declared.length ? declared : targets, ...holeFields(c) });

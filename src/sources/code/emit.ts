@@ -18,6 +18,8 @@ import { LIBRARY } from './eval/library.js';
 import { outboundGraph, type OutboundSink, withClientBase } from './links/outbound.js';
 import { type RabbitBinding, routingKeyMatches } from './links/outbound-messages.js';
 import { gatewayGraph } from './links/gateways.js';
+import { axonGraph } from './links/axon.js';
+import { type GeneratedApiOperation, generatedRoutesOf, operationsByInterface } from './links/openapi.js';
 import { listenersOf, streamBinding, streamFunctionsOf } from './links/messaging.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unsupportedPathRegexes } from './links/routes.js';
@@ -41,6 +43,8 @@ export interface CodeGraphInput {
   connectors?: readonly CdcConnector[];
   /** Build files and configuration texts: dependency and config_key nodes. */
   build?: BuildInput;
+  /** Operations of the OpenAPI specs the estate's builds generate server interfaces from. */
+  generatedApis?: readonly GeneratedApiOperation[];
 }
 
 export interface CodeGraphStats {
@@ -136,7 +140,7 @@ export class CodeGraphAssembler {
     const byFile = new Map<string, TypeEntry[]>();
     for (const f of input.files) byFile.set(f.path, []);
     for (const entry of model.types) byFile.get(entry.file.path)!.push(entry);
-    const ctx: EmitContext = { ontology: this.ontology, input, model, classifier: new TypeClassifier(model, input.overrides), resolver: new CallResolver(model), ids: new Map(), byFile };
+    const ctx: EmitContext = { ontology: this.ontology, input, generatedApis: operationsByInterface(input.generatedApis ?? []), model, classifier: new TypeClassifier(model, input.overrides), resolver: new CallResolver(model), ids: new Map(), byFile };
     const present = new Set(byFile.keys());
     const partial = this.tracking && this.assembled && changed !== undefined;
     const groups = new Set<string>();
@@ -285,7 +289,11 @@ export class CodeGraphAssembler {
     });
     nodes.push(...outbound.nodes);
     edges.push(...outbound.edges);
-    for (const n of outbound.nodes) {
+    const axon = pass('axon messaging', () => axonGraph({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, memberId: (m) => memberId(ctx, m), ...(input.build ? { build: input.build } : {}), bindings: outbound.bindings }), { nodes: [], edges: [], warnings: [], calls: [] });
+    nodes.push(...axon.nodes);
+    edges.push(...axon.edges);
+    warnings.push(...axon.warnings);
+    for (const n of [...outbound.nodes, ...axon.nodes]) {
       if (n.kind === 'client') stats.clients++;
       else if (n.kind === 'producer') stats.producers++;
       else if (n.kind === 'route') stats.routes++;
@@ -304,6 +312,7 @@ export class CodeGraphAssembler {
     warnings.push(...pinLinks(nodes, input.links));
     const topology = new Topology();
     matchClients(this.ontology, input.source, nodes, edges, topology, input.services);
+    for (const c of axon.calls) topology.add(c.from, c.to, 'axon', true, c.confidence);
     warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology, outbound.bindings), ...routePatternWarnings(nodes));
     topology.emit(nodes, edges);
     if (input.build) {
@@ -341,6 +350,8 @@ function externalMethodId(ontology: Ontology, source: string, owner: string, nam
 interface EmitContext {
   ontology: Ontology;
   input: CodeGraphInput;
+  /** Generated API operations by the interface name a controller implements. */
+  generatedApis: ReadonlyMap<string, readonly GeneratedApiOperation[]>;
   model: CodeModel;
   classifier: TypeClassifier;
   resolver: CallResolver;
@@ -610,7 +621,10 @@ class FileEmitter {
 
   private emitRoutes(entry: TypeEntry): void {
     const constants = this.constantsOf(entry);
-    const routes = [...routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', constants), ...functionalRoutesOf(entry, constants, (m, w) => this.ctx.resolver.methodRef(m, w))];
+    const declared = [...routesOf(this.ctx.model, entry, this.ctx.classifier.get(entry).role === 'CONTROLLER', constants), ...functionalRoutesOf(entry, constants, (m, w) => this.ctx.resolver.methodRef(m, w))];
+    const written = new Set(declared.map((r) => `${r.method} ${r.path}`));
+    const generated = generatedRoutesOf(this.ctx.model, entry, constants, this.ctx.generatedApis, (p) => this.ctx.input.locate(p).service).filter((r) => !written.has(`${r.method} ${r.path}`));
+    const routes = [...declared, ...generated];
     const contextPath = routes.length ? contextPathOf(constants) : '';
     for (const route of routes) {
       const r = contextPath ? { ...route, path: joinPath(contextPath, route.path) } : route;
@@ -1051,12 +1065,15 @@ function matchProducers(ontology: Ontology, source: string, nodes: NodeRecord[],
   for (const b of [...bindings, ...annotationBindings(listeners)]) (byExchange.get(b.exchange) ?? byExchange.set(b.exchange, []).get(b.exchange)!).push(b);
   for (const p of nodes.filter((n) => n.kind === 'producer')) {
     const destination = String(p.props.destination);
+    // Axon routes its messages itself (by class, per deployment): only a send that reaches no handler is matched here.
+    const axon = p.props.protocol === 'axon';
+    if (axon && p.props.match !== 'unmatched') continue;
     const exchange = typeof p.props.exchange === 'string' && p.props.exchange !== '' ? p.props.exchange : undefined;
     // Through an exchange the estate declares bindings for, the queues bound with a matching key; else, through an
     // exchange, a queue named as the routing key is the usual binding, not a certain one.
     const bound = exchange !== undefined ? byExchange.get(exchange) : undefined;
     const queues = bound ? new Set(bound.filter((b) => routingKeyMatches(b.key, destination)).map((b) => b.queue)) : undefined;
-    const found = listeners.filter((l) => l.props.protocol === p.props.protocol && (queues ? queues.has(String(l.props.destination)) : l.props.destination === destination || topicPatterns.get(l)?.accepts(destination) === true));
+    const found = axon ? [] : listeners.filter((l) => l.props.protocol === p.props.protocol && (queues ? queues.has(String(l.props.destination)) : l.props.destination === destination || topicPatterns.get(l)?.accepts(destination) === true));
     const matches = found.map((l) => (l.service === p.service ? 'intra_service' : 'cross_service'));
     p.props.match = matches.includes('cross_service') ? 'cross_service' : matches.length ? 'intra_service' : 'unmatched';
     const confidence = p.props.pinned ? 0.95 : queues ? 0.9 : exchange !== undefined ? 0.6 : p.props.resolved ? 0.9 : 0.6;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CodeSourceConfig } from '../../config/types.js';
 import { FILE_HASHES_ARTIFACT, formatFileHashes } from '../../graph/file-hashes.js';
@@ -9,6 +9,7 @@ import { discover } from './discover.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
 import { detectLayout } from './config/layout.js';
 import { readBuildInput } from './build/files.js';
+import { generatedApiOperations } from './links/openapi.js';
 import { emptyFacts, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH } from './parse/common.js';
 import type { ParseJob } from './parse/job.js';
 import { parseWorkerCount, runParseJobs } from './parse/pool.js';
@@ -91,14 +92,16 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   const layout = detectLayout(found, readText, deployable);
   // Build files and configuration with their lines: dependency and config_key nodes (a pom edit re-hashes the source).
   const build = readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel));
-  const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, layout.services, layout.proxies, layout.proxyServers, layout.connectors]);
+  // Routes written only in OpenAPI specs the builds generate controllers from (the specs are read, and hashed, too).
+  const apis = generatedApiOperations({ buildFiles: build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : [])), readText: (rel) => auxiliary.get(rel) ?? readText(rel), listFiles: (dir) => listFilesUnder(root, dir) });
+  const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, layout.services, layout.proxies, layout.proxyServers, layout.connectors, apis.operations]);
   const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
   const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
   for (const p of cache.keys()) if (!next.has(p)) changed.add(p);
   let graph: ReturnType<CodeGraphAssembler['assemble']>;
   try {
     graph = assembler.assemble(
-      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build },
+      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build, generatedApis: apis.operations },
       session && session.layoutKey === layoutKey ? changed : undefined,
     );
   } catch (err) {
@@ -109,7 +112,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   const removed = [...cache.keys()].filter((p) => !next.has(p)).length;
   // A watching process keeps facts in memory and writes the cache once; a later one-shot build re-checks files by hash anyway.
   if (cacheFile && !session && (changed.size > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next);
-  const warnings = [...found.warnings, ...layout.warnings, ...graph.warnings];
+  const warnings = [...found.warnings, ...layout.warnings, ...apis.warnings, ...graph.warnings];
   if (unreadable.length) warnings.push(`${unreadable.length} file(s) could not be read and are indexed as empty: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}`);
   const broken = facts.filter((f) => f.parseErrors > 0);
   if (broken.length) warnings.push(`${broken.length} file(s) have syntax errors; indexed as far as they parse: ${broken.slice(0, 5).map((f) => `${f.path} (${f.parseErrors})`).join(', ')}${broken.length > 5 ? ', …' : ''}`);
@@ -133,4 +136,26 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     details: { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted },
     ...(session && graph.changedGroups ? { changed: { since: session.contentHash, groups: graph.changedGroups } } : {}),
   };
+}
+
+/** Files under a directory of the source (paths relative to the source root), bounded: an OpenAPI spec folder. */
+function listFilesUnder(root: string, dir: string, limit = 2000): string[] {
+  const out: string[] = [];
+  const pending = [dir.replace(/^\.?\/?/, '').replace(/\/+$/, '')];
+  while (pending.length && out.length < limit) {
+    const rel = pending.pop()!;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(join(root, rel), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.name.startsWith('.') || e.name === 'node_modules' || e.name === 'target' || e.name === 'build') continue;
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) pending.push(path);
+      else if (e.isFile()) out.push(path);
+    }
+  }
+  return out.sort();
 }

@@ -10,6 +10,8 @@
  */
 import YAML from 'yaml';
 import { own } from '../model/own.js';
+import type { CodeModel, TypeEntry } from '../model/model.js';
+import { type Constants, type HttpRoute, joinPath as joinRoutePath, mappingOf, type Part } from './routes.js';
 import { child, children, childText, lineIndex, parseExpression, parseScript, parseXml, type Arg, type Expr, type Statement, type XmlElement } from '../build/syntax.js';
 
 export interface GeneratedApiOperation {
@@ -1393,4 +1395,54 @@ function normalize(path: string): string | undefined {
     } else out.push(part);
   }
   return out.join('/');
+}
+
+/** Generated operations by the name a project class implements (`XxxApi`, or `XxxApiDelegate` with the delegate pattern). */
+export function operationsByInterface(operations: readonly GeneratedApiOperation[]): Map<string, GeneratedApiOperation[]> {
+  const out = new Map<string, GeneratedApiOperation[]>();
+  for (const op of operations) {
+    const key = op.delegateName ?? op.interfaceName;
+    (out.get(key) ?? out.set(key, []).get(key)!).push(op);
+  }
+  return out;
+}
+
+/**
+ * The routes a controller serves by implementing generated interfaces: each operation whose interface the class
+ * implements (by simple name, and package when known) and whose method it declares, under the class-level mapping
+ * Spring applies (the class's own, else the generated one, else a superclass's), in the service whose build
+ * generates it.
+ */
+export function generatedRoutesOf(model: CodeModel, entry: TypeEntry, constants: Constants, byInterface: ReadonlyMap<string, readonly GeneratedApiOperation[]>, serviceOf: (path: string) => string): HttpRoute[] {
+  const f = entry.facts;
+  if (!byInterface.size || f.kind !== 'class' || f.modifiers.includes('abstract') || f.anonymous) return [];
+  const { project, external } = model.ancestors(entry);
+  const typeLevel = (t: TypeEntry): Part | undefined => mappingOf(t.facts.annotations, 'type', (v) => constants.part(v, t))?.paths[0];
+  const out: HttpRoute[] = [];
+  for (const name of [...external, ...project.slice(1).map((t) => t.qn)]) {
+    const dot = name.lastIndexOf('.');
+    const simple = name.slice(dot + 1);
+    const pkg = dot > 0 ? name.slice(0, dot) : undefined;
+    for (const op of byInterface.get(simple) ?? []) {
+      if (op.package && pkg && op.package !== pkg) continue;
+      // Two services may each generate a DefaultApi: the operation is the one this service's build makes.
+      if (serviceOf(op.buildFile) !== entry.place.service) continue;
+      const handler = project.map((t) => model.methodsNamed(t, op.methodName).find((m) => m.facts.kind === 'method' && !m.facts.modifiers.includes('abstract'))).find(Boolean);
+      if (!handler) continue;
+      const generated = op.classMapping ? constants.part({ kind: 'string', text: JSON.stringify(op.classMapping), value: op.classMapping }, entry) : undefined;
+      // A delegate's route is served by the generated controller, under the generated mapping.
+      const prefix = op.delegateName === simple ? generated : (typeLevel(entry) ?? generated ?? project.slice(1).map(typeLevel).find(Boolean));
+      out.push({
+        controller: entry,
+        handler,
+        method: op.httpMethod,
+        path: joinRoutePath(prefix?.text ?? '', op.path),
+        resolved: prefix?.literal ?? true,
+        ...(prefix?.derived ? { written: `${prefix.written} + ${JSON.stringify(op.path)} (${op.specFile}:${op.line})` } : {}),
+        framework: 'spring_mvc',
+        ...(prefix?.profile ? { profile: prefix.profile } : {}),
+      });
+    }
+  }
+  return out;
 }
