@@ -145,7 +145,7 @@ const COMMON: Case[] = [
   { rule: 'the return of a project method (getCustomerServiceUri() + "/owners")', caller: 'MethodCalls#methodReturn', client: OWNERS, route: OWNERS },
   { rule: 'the return of this.baseUrl()', caller: 'MethodCalls#thisMethod', client: ORDERS, route: ORDERS },
   { rule: "a helper's return evaluated with the caller's argument", caller: 'MethodCalls#helperArgument', client: PETS, route: PETS },
-  { rule: 'a private helper receiving the URL as a parameter: the value at its call site', caller: 'MethodCalls#fetch', client: SEARCH, route: SEARCH },
+  { rule: 'a private helper receiving the URL as a parameter: the link is at its call site, which chooses the URL', caller: 'MethodCalls#searchOrders', client: SEARCH, route: SEARCH },
   { rule: 'UriComponentsBuilder.fromHttpUrl(…).path(…).pathSegment(…).queryParam(…).buildAndExpand(…).toUriString()', caller: 'BuilderCalls#fromHttpUrl', client: ITEMS, route: ITEMS },
   { rule: 'UriComponentsBuilder.newInstance().scheme(…).host(…).path(…).build().toUri()', caller: 'BuilderCalls#newInstance', client: ORDERS, route: ORDERS },
   { rule: 'URI.create', caller: 'BuilderCalls#uriCreate', client: OWNERS, route: OWNERS },

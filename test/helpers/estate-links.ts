@@ -97,7 +97,7 @@ function expectedTarget(kind: ExpectedLink['kind'], text: string, ctx: Context):
 function actualTargets(e: LinkEntry, ctx: Context): string[] {
   if (e.kind === 'http') return [...new Set(e.targets.map((t) => `${ctx.dirOf(t.service)} ${t.method ?? 'ANY'} ${pattern(t.path ?? '')}`))].sort();
   if (e.kind === 'message') return [...new Set(e.targets.map((t) => `${ctx.dirOf(t.service)} ${memberName(t.handler)}`))].sort();
-  return [...new Set(e.targets.map((t) => ctx.dirOf(t.service)))].sort();
+  return [...new Set([...(e.target_services ?? []), ...e.targets.map((t) => t.service ?? '')].filter(Boolean).map((s) => ctx.dirOf(s)))].sort();
 }
 
 function sameHandler(expected: string, actual: string): boolean {

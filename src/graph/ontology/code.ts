@@ -163,6 +163,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'binding_keys', type: 'string_list', description: 'Rabbit listeners: the routing keys (topic patterns) their queue is bound with.' },
         { name: 'context_path', type: 'string', description: 'The prefix the service serves every route under (server.servlet.context-path, spring.mvc.servlet.path, spring.webflux.base-path), already part of path.', filter: ['eq'] },
         { name: 'gateway_target', type: 'string', description: 'Gateway routes: where requests go (lb://service, http://host:port), and how the path is rewritten (StripPrefix, PrefixPath, RewritePath).' },
+        { name: 'target_services', type: 'string_list', description: 'Gateway and proxy routes: the services of the estate they forward to (whether or not a route of theirs accepts the forwarded path).', filter: ['eq'] },
         { name: 'handler', type: 'string', description: 'Qualified name of the handler method.', filter: ['eq'] },
         { name: 'controller', type: 'string', description: 'Qualified name of the controller type whose bean serves the route (the handler may be inherited, e.g. from a generated API interface).', filter: ['eq'] },
         { name: 'path_written', type: 'string', description: 'The mapping values as written, when the path comes from constants or ${…} placeholders (ApiPaths.ORDERS + BY_ID).' },

@@ -52,6 +52,8 @@ export interface LinkEntry {
   protocol?: string;
   destination?: string;
   targets: LinkTarget[];
+  /** Gateway and proxy routes: the services they forward to. */
+  target_services?: string[];
   reason?: string;
   unresolved_kind?: string;
   unresolved_at?: string;
@@ -263,8 +265,10 @@ export async function linkEntries(ctx: ToolContext, kinds: ReadonlySet<LinkKind>
       const forwards = await gatewayTargets(gateways);
       for (const g of gateways) {
         const targets = (forwards.get(g.id) ?? []).map((e) => targetOf(e.other, e));
-        const status: LinkStatus = targets.length ? 'linked' : g.props.resolved === false ? 'unresolved' : 'unmatched';
-        out.push({ kind: 'gateway', id: g.id, name: g.name, ...place(g), status, protocol: 'http', targets, ...holeFields(g) });
+        const services = [...new Set([...(Array.isArray(g.props.target_services) ? g.props.target_services.map(String) : []), ...targets.map((t) => t.service ?? '').filter(Boolean)])].sort();
+        // A route forwards to services (whether or not a route of theirs takes the path); one only the deployment has is `deployed`.
+        const status: LinkStatus = g.props.resolved === false && !services.length ? 'unresolved' : !services.length ? 'unmatched' : services.every((s) => sourceless.has(s)) ? 'deployed' : 'linked';
+        out.push({ kind: 'gateway', id: g.id, name: g.name, ...place(g), status, protocol: 'http', targets, ...(services.length ? { target_services: services } : {}), ...holeFields(g) });
       }
     }
   }

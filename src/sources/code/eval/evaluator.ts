@@ -87,6 +87,12 @@ function readThrough(values: Value[], owner: TypeEntry, read: Expr): Value[] {
   );
 }
 
+/** A value a method's caller passes in (a parameter nothing in the estate binds), not a bean the framework injects. */
+function fromCaller(v: Value): boolean {
+  const hole = v.pieces.length === 1 ? v.pieces[0]!.hole : undefined;
+  return hole?.kind === 'parameter' && !hole.injected;
+}
+
 /** How a report names a parameter: `OrdersClient#get(url)`. */
 function parameterAt(member: MemberEntry, name: string): string {
   return `${member.owner.facts.name}#${member.facts.name === '<init>' ? member.owner.facts.name : member.facts.name}(${name})`;
@@ -470,7 +476,7 @@ export class Evaluator {
       let result: Value[];
       if (!sites.length) {
         const bean = member.facts.kind === 'constructor' || member.facts.annotations.some((a) => a.name === 'Bean' || INJECTION.has(a.name));
-        result = (bean && this.injectedBean(member, index, depth)) || unknown(bean ? `parameter ${param.name}, injected` : `parameter ${param.name} (no call site in the estate)`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name) });
+        result = (bean && this.injectedBean(member, index, depth)) || unknown(bean ? `parameter ${param.name}, injected` : `parameter ${param.name} (no call site in the estate)`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name), injected: bean });
       } else if (sites.length > MAX_CALL_SITES) result = unknown(`parameter ${param.name} (more than ${MAX_CALL_SITES} call sites)`, { name: param.name, kind: 'limit', at: parameterAt(member, param.name) });
       else {
         result = union(
@@ -565,6 +571,7 @@ export class Evaluator {
         const receiver = this.values(expr.of, site, depth + 1);
         if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, expr.name, entry, depth);
         if (receiver.length && receiver.every((v) => v.instance)) return union(...receiver.map((v) => this.fieldValues(v.instance!.type, expr.name, depth, v.instance)));
+        if (receiver.length && receiver.every(fromCaller)) return unknown(exprText(expr), { name: expr.name, kind: 'parameter', at: exprText(expr) });
         return this.model.findField(entry, expr.name) ? readThrough(this.fieldValues(entry, expr.name, depth), entry, expr) : unknown(`${entry.facts.name}.${expr.name}`, { kind: 'field', at: exprText(expr) });
       }
       if (typed.target.external !== undefined && typed.isType) return unknown(`${typed.target.external.split('.').pop()}.${expr.name}`, { kind: 'field', at: `${typed.target.external.split('.').pop()}.${expr.name}` });
@@ -694,7 +701,7 @@ export class Evaluator {
     }
     if (!definitions.length) {
       const injection = field.annotations.some((a) => INJECTION.has(a.name));
-      return unknown(injection ? `field ${field.name}, injected` : `field ${field.name}, never assigned`, { kind: 'field', at: `${owner.facts.name}.${field.name}` });
+      return unknown(injection ? `field ${field.name}, injected` : `field ${field.name}, never assigned`, { kind: 'field', at: `${owner.facts.name}.${field.name}`, injected: injection });
     }
     return union(...definitions);
   }
@@ -774,13 +781,17 @@ export class Evaluator {
       if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, property, target.owner, depth);
       const instance = this.enumInstance(expr.of, site);
       if (instance && this.model.findField(target.owner, property) && !facts.returns) return this.fieldValues(target.owner, property, depth + 1, instance);
+      // An object a caller passes in (a request body, a message): what it holds is the caller's, not its class's
+      // defaults — the property as read here.
+      if (receiver.length && receiver.every(fromCaller)) return unknown(exprText(expr), { name: property, kind: 'parameter', at: exprText(expr) });
     }
     if (facts.synthetic === 'property_getter' || facts.synthetic === 'record_accessor' || facts.synthetic === 'lombok_getter') {
       return property ? readThrough(this.fieldValues(target.owner, property, depth + 1), target.owner, expr) : unknown(`${facts.name}()`, { kind: 'call', at: exprText(expr) });
     }
     if (property && expr.of && this.model.findField(target.owner, property) && facts.returns?.length === 1 && facts.returns[0]!.k === 'name' && facts.returns[0]!.name === property) {
-      // A written getter that returns its field: what the object was given, read where it is read.
-      return readThrough(this.fieldValues(target.owner, property, depth + 1), target.owner, expr);
+      // A written getter that returns its field: an enum constant's, or what the object was given, read where it is read.
+      const constant = this.enumInstance(expr.of, site);
+      return constant ? this.fieldValues(target.owner, property, depth + 1, constant) : readThrough(this.fieldValues(target.owner, property, depth + 1), target.owner, expr);
     }
     if (!facts.returns?.length) return unknown(`${target.owner.facts.name}.${facts.name}(…)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
     const key = `${target.qn}()`;

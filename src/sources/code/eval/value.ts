@@ -19,6 +19,8 @@ export interface Hole {
   at?: string;
   /** A stand-in for a parameter while finding out whether a value depends on it (`Evaluator.choosers`). */
   marker?: string;
+  /** The unknown value is a bean the framework injects (a constructor or `@Bean` parameter, an `@Autowired` field). */
+  injected?: true;
 }
 
 export type Piece = { s: string; hole?: undefined } | { hole: Hole; s?: undefined };
@@ -50,11 +52,12 @@ export function literal(s: string): Value[] {
   return [{ pieces: s ? [{ s }] : [], from: [] }];
 }
 
-export function unknown(origin: string, how: { name?: string; kind?: HoleKind; at?: string } = {}): Value[] {
+export function unknown(origin: string, how: { name?: string; kind?: HoleKind; at?: string; injected?: boolean } = {}): Value[] {
   const hole: Hole = { origin };
   if (how.name) hole.name = how.name;
   if (how.kind) hole.kind = how.kind;
   if (how.at) hole.at = how.at;
+  if (how.injected) hole.injected = true;
   return [{ pieces: [{ hole }], from: [] }];
 }
 
@@ -135,7 +138,18 @@ function trimStart(pieces: Piece[]): Piece[] {
 
 /** The text of a value, holes shown as `{name}` (or `{?}`). */
 export function render(v: Value): string {
-  return v.pieces.map((p) => (p.s !== undefined ? p.s : `{${p.hole.name ?? '?'}}`)).join('');
+  return v.pieces.map((p) => (p.s !== undefined ? p.s : `{${holeName(p.hole)}}`)).join('');
+}
+
+/**
+ * The name a hole is shown by in a path or destination: its own, else one read off the expression it stopped at
+ * (`order.getWeight()` → `weight`), else `value` — a name, so that `{…}` reads as the path variable it is.
+ */
+export function holeName(hole: Hole): string {
+  if (hole.name) return hole.name;
+  const last = (hole.at ?? '').replace(/\(.*$/, '').split(/[.#]/).pop() ?? '';
+  const bare = /^(?:get|is)([A-Z]\w*)$/.exec(last)?.[1] ?? last;
+  return /^[A-Za-z_]\w*$/.test(bare) ? bare[0]!.toLowerCase() + bare.slice(1) : 'value';
 }
 
 /** Whether a value starts with a URL scheme (`http://`, `lb://`) or `//`. */

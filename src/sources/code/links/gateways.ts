@@ -214,6 +214,7 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
         path_regex: globRegex(g.path),
         framework: g.framework,
         gateway_target: `${g.targetUri}${rewrite ? ` (${rewrite})` : ''}`,
+        ...(target ? { target_services: [target] } : {}),
         declared: true,
         resolved: !!target && !g.opaque,
       },

@@ -6,7 +6,7 @@ import type { CallResolver } from '../model/calls.js';
 import { ConfigView } from '../eval/config.js';
 import { Evaluator } from '../eval/evaluator.js';
 import { LIBRARY } from '../eval/library.js';
-import { type Hole, holeProps, isAbsoluteUrl, joinPath, literal, render, type Value } from '../eval/value.js';
+import { type Hole, holeName, holeProps, isAbsoluteUrl, joinPath, literal, render, type Value } from '../eval/value.js';
 import type { ValueOp } from '../eval/library.js';
 import type { Site } from '../eval/evaluator.js';
 import type { CallFacts, Expr } from '../parse/ir.js';
@@ -65,7 +65,7 @@ export function urlTarget(value: Value): UrlTarget {
     const hostEnd = head[0].length;
     let at = 0;
     for (const p of value.pieces) {
-      const len = p.s !== undefined ? p.s.length : `{${p.hole.name ?? '?'}}`.length;
+      const len = p.s !== undefined ? p.s.length : `{${holeName(p.hole)}}`.length;
       if (p.hole && at < hostEnd) return { targetService: '', path: pathOf(text.slice(hostEnd)), resolved: false, reason: `the host is ${p.hole.origin}`, hole: p.hole, ...base };
       at += len;
     }
@@ -129,7 +129,7 @@ function decidesUrl(values: readonly Value[], marker: string): boolean {
     for (const p of v.pieces) {
       if (at >= head[0].length) break;
       if (p.hole?.marker === marker) return true;
-      at += p.s !== undefined ? p.s.length : `{${p.hole.name ?? '?'}}`.length;
+      at += p.s !== undefined ? p.s.length : `{${holeName(p.hole)}}`.length;
     }
     return false;
   });

@@ -71,6 +71,7 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
         path_regex: regex,
         framework: 'nginx',
         gateway_target: `proxy_pass ${rule.proxyPass}${rule.serverNames.length ? ` (server_name ${rule.serverNames.join(' ')})` : ''}`,
+        ...(rule.targetServices.length ? { target_services: [...rule.targetServices].sort() } : {}),
         declared: true,
         resolved: rule.targetServices.length > 0 && rule.pathMode !== 'unknown',
       },
