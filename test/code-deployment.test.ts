@@ -29,13 +29,16 @@ import { discover } from '../src/sources/code/discover.js';
 import { ConfigView } from '../src/sources/code/eval/config.js';
 import type { Value } from '../src/sources/code/eval/value.js';
 import { gatewayRoutesOf } from '../src/sources/code/links/gateways.js';
-import { detectLayout, type Layout, relaxedEnvKey, type ServiceInfo } from '../src/sources/code/config/layout.js';
+import { detectLayout, hostTemplateOf, type Layout, relaxedEnvKey, type ServiceInfo } from '../src/sources/code/config/layout.js';
 import { sharedDir } from './helpers/index.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/deployment', import.meta.url));
 const CORPORA = join(sharedDir(), 'corpora');
 const PETCLINIC = join(CORPORA, 'spring-petclinic-microservices');
 const PIGGY = join(CORPORA, 'piggymetrics');
+const HMPPS = join(CORPORA, 'hmpps-nomis-sync');
+const HMCTS = join(CORPORA, 'hmcts-bulk-scan');
+const NAV = join(CORPORA, 'nav-familie-ef');
 
 /** A fixture file's text. */
 function fixture(path: string): string {
@@ -71,6 +74,13 @@ function show(values: Value[] | undefined): string[] | undefined {
 
 function env(unit: { env: DeploymentUnit['env'] }): Record<string, string> {
   return Object.fromEntries(unit.env.map((e) => [e.name, e.value !== undefined ? `${e.value} @${e.file}:${e.line}` : `? ${e.unknown} @${e.file}:${e.line}`]));
+}
+
+/** What a unit says about where it runs and how it is reached (undefined fields left out). */
+function reach(u: DeploymentUnit): Record<string, unknown> {
+  const out: Record<string, unknown> = { kind: u.kind, name: u.name, hosts: u.hosts };
+  for (const key of ['environment', 'ingressHosts', 'hostTemplates', 'dnsNames', 'publishedPorts', 'sourceDirs'] as const) if (u[key] !== undefined) out[key] = u[key];
+  return out;
 }
 
 function rule(r: ProxyRule): string {
@@ -130,7 +140,7 @@ describe('compose', () => {
     });
   });
 
-  test('$VAR and ${VAR} without a default stay unknown; defaults, $$ and pass-through as compose does', () => {
+  test('$VAR and ${VAR} without a default stay unknown; defaults and $$ as compose does; a pass-through the estate does not set is absent', () => {
     const { services, warnings } = readCompose('docker-compose.yml', fixture('compose-unset/docker-compose.yml'));
     assert.deepEqual(warnings, []);
     const from = (v: string) => `comes from ${v} of the environment docker compose runs in`;
@@ -141,16 +151,17 @@ describe('compose', () => {
       ZONE: 'a @docker-compose.yml:8',
       PRICE: '$5 @docker-compose.yml:9',
       URL: `? ${from('$HOST')} @docker-compose.yml:10`,
-      PASSED_THROUGH: `? ${from('$PASSED_THROUGH')} @docker-compose.yml:11`,
     });
     assert.deepEqual(env(services[1]!), {
       SECRET: `? ${from('$SECRET')} @docker-compose.yml:16`,
-      HOME_DIR: `? ${from('$HOME_DIR')} @docker-compose.yml:17`,
     });
     assert.deepEqual(
       services[0]!.env.map((e) => e.written),
-      ['$DB_PASSWORD', '${API_TOKEN}', '${REGION:-eu-west-1}', '${ZONE-a}', '$$5', 'http://${HOST}:8080', ''],
+      ['$DB_PASSWORD', '${API_TOKEN}', '${REGION:-eu-west-1}', '${ZONE-a}', '$$5', 'http://${HOST}:8080'],
     );
+    const passed = readCompose('docker-compose.yml', fixture('compose-unset/docker-compose.yml'), { PASSED_THROUGH: 'yes', HOME_DIR: '/home/app' });
+    assert.deepEqual(env(passed.services[0]!).PASSED_THROUGH, 'yes @docker-compose.yml:11');
+    assert.deepEqual(env(passed.services[1]!).HOME_DIR, '/home/app @docker-compose.yml:17');
   });
 
   test('interpolation: the variables the estate states are used, the others named', () => {
@@ -427,6 +438,28 @@ describe('bad input', () => {
   });
 });
 
+test('Helm values, charts and NAIS manifests of odd shapes are skipped or warned about, never a throw', () => {
+  const odd = [
+    '',
+    'generic-service: 5',
+    'generic-service:\n  env: [1, 2]\n  ingress: {enabled: true, hosts: [{}, 3, "https://x.example/a"]}\n',
+    'java:\n  environment: {A: "{{", B: "{{ .Values.x }", C: "{{- .Values.global.y -}}"}\n  ingressHost: "{{ .Values.global.e }}"\n',
+    'dependencies: {name: java}\nname: [1]\n',
+    'apiVersion: nais.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec: {env: 5, ingresses: [3, "{{ i }}"], accessPolicy: {outbound: {rules: [1, {application: 2}]}}}\n',
+    'fullnameOverride: "Not A Dns Name"\n',
+    'a: &a [*a]\n',
+  ];
+  for (const text of odd) {
+    for (const files of [['c/Chart.yaml', 'c/values.yaml', 'values-dev.yaml'], ['.nais/dev.yaml'], ['x/values.aat.template.yaml']]) {
+      assert.doesNotThrow(() => readDeployment(files, () => text), JSON.stringify(text));
+    }
+  }
+  const d = readDeployment(['c/Chart.yaml', 'c/values.yaml'], (p) => (p.endsWith('Chart.yaml') ? 'name: c\ndependencies:\n  - name: generic-service\n' : 'generic-service:\n  env: [1, 2]\n'));
+  assert.deepEqual(d.warnings, ['c/values.yaml:2: generic-service.env must be a mapping of environment variables; skipped']);
+  const tpl = readDeployment(['c/Chart.yaml', 'c/values.yaml'], (p) => (p.endsWith('Chart.yaml') ? 'name: c\ndependencies:\n  - name: java\n' : 'java:\n  environment:\n    A: "{{ .Values.x"\n    B: "{{- .Values.global.y -}}/z"\n'));
+  assert.deepEqual(env(tpl.units[0]!), { A: '? is an unterminated Helm template (c/values.yaml:3) @c/values.yaml:3', B: '${.Values.global.y}/z @c/values.yaml:4' });
+});
+
 describe('layout (test/fixtures/deployment/estate)', () => {
   const ROOT = join(FIXTURES, 'estate');
 
@@ -587,6 +620,217 @@ describe('layout (test/fixtures/deployment/estate-rename)', () => {
   });
 });
 
+describe('Helm values of well-known charts (test/fixtures/deployment/helm)', () => {
+  const ROOT = join(FIXTURES, 'helm');
+
+  test('each values file is a unit; the chart dependencies say which keys are env and ingress; templates are holes with their origin', () => {
+    const files = ['orders/helm_deploy/orders/Chart.yaml', 'orders/helm_deploy/orders/values.yaml', 'orders/helm_deploy/values-dev.yaml', 'orders/helm_deploy/values-prod.yaml', 'billing/charts/billing/Chart.yaml', 'billing/charts/billing/values.yaml', 'billing/charts/billing/values.aat.template.yaml', 'invoices/charts/invoices/Chart.yaml', 'invoices/charts/invoices/values.yaml', 'reports/values.yaml'];
+    const d = readDeployment(files, reader(ROOT));
+    assert.deepEqual(d.warnings, ['billing/charts/billing/values.yaml:11: environment NESTED of backend is not a scalar; skipped']);
+    assert.deepEqual(
+      Object.fromEntries(d.units.map((u) => [u.id, reach(u)])),
+      {
+        'billing/charts/billing/values.aat.template.yaml#billing': { kind: 'helm', name: 'billing', hosts: [], environment: 'aat', sourceDirs: ['billing/charts/billing'] },
+        'billing/charts/billing/values.yaml#billing': { kind: 'helm', name: 'billing', hosts: [], hostTemplates: ['billing-${.values.global.environment}.acme.internal'], sourceDirs: ['billing/charts/billing'] },
+        'invoices/charts/invoices/values.yaml#invoices': { kind: 'helm', name: 'invoices', hosts: [], hostTemplates: ['invoices-${.values.global.environment}.acme.internal'], sourceDirs: ['invoices/charts/invoices'] },
+        'orders/helm_deploy/orders/values.yaml#orders': { kind: 'helm', name: 'orders', hosts: ['app-hostname.local'], ingressHosts: ['app-hostname.local'], sourceDirs: ['orders/helm_deploy/orders'] },
+        'orders/helm_deploy/values-dev.yaml#orders': { kind: 'helm', name: 'orders', hosts: ['orders-dev.acme.org'], environment: 'dev', ingressHosts: ['orders-dev.acme.org'], sourceDirs: ['orders/helm_deploy/orders'] },
+        'orders/helm_deploy/values-prod.yaml#orders': { kind: 'helm', name: 'orders', hosts: ['orders.acme.org', 'shop.acme.org'], environment: 'prod', ingressHosts: ['orders.acme.org', 'shop.acme.org'], sourceDirs: ['orders/helm_deploy/orders'] },
+        'reports/values.yaml#reports': { kind: 'helm', name: 'reports', hosts: [], dnsNames: [{ name: 'reports' }], sourceDirs: ['reports'] },
+      },
+    );
+    const unit = (id: string) => d.units.find((u) => u.id === id)!;
+    assert.deepEqual(env(unit('orders/helm_deploy/orders/values.yaml#orders')), {
+      SERVER_PORT: '8080 @orders/helm_deploy/orders/values.yaml:10',
+      SPRING_PROFILES_ACTIVE: 'json @orders/helm_deploy/orders/values.yaml:11',
+      'FEATURE_API-DOCS_ENABLED': 'true @orders/helm_deploy/orders/values.yaml:12',
+      RAW: '{{ .Values.not.rendered }} @orders/helm_deploy/orders/values.yaml:13',
+    }, 'generic-service does not render env values with tpl: the text is the value');
+    assert.deepEqual(unit('orders/helm_deploy/orders/values.yaml#orders').images, ['ghcr.io/acme/orders']);
+    assert.deepEqual(env(unit('billing/charts/billing/values.yaml#billing')), {
+      INVOICES_URL: 'http://invoices-${.Values.global.environment}.acme.internal @billing/charts/billing/values.yaml:6',
+      RELEASE: '${.Release.Name}-worker @billing/charts/billing/values.yaml:7',
+      GREETING: '? is the Helm template "{{ printf \\"%s\\" \\"hi\\" }}" (billing/charts/billing/values.yaml:8), rendered when the chart is installed @billing/charts/billing/values.yaml:8',
+      RETRIES: '3 @billing/charts/billing/values.yaml:9',
+      EMPTY: ' @billing/charts/billing/values.yaml:10',
+    });
+    assert.deepEqual(unit('billing/charts/billing/values.yaml#billing').env.map((e) => e.holes), [
+      { '.Values.global.environment': 'the Helm value .Values.global.environment (billing/charts/billing/values.yaml:6), given when the chart is installed' },
+      { '.Release.Name': 'the Helm value .Release.Name (billing/charts/billing/values.yaml:7), given when the chart is installed' },
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    const aat = unit('billing/charts/billing/values.aat.template.yaml#billing');
+    assert.deepEqual(env(aat), {
+      QUEUE: '${$SERVICE_NAME}-queue @billing/charts/billing/values.aat.template.yaml:3',
+      INVOICES_URL: 'http://invoices-aat.acme.internal @billing/charts/billing/values.aat.template.yaml:4',
+    });
+    assert.deepEqual(aat.env[0]!.holes, { $SERVICE_NAME: 'the pipeline variable $SERVICE_NAME, substituted into billing/charts/billing/values.aat.template.yaml before it is deployed' });
+    assert.deepEqual(aat.images, ['registry.acme.org/billing/app:latest'], 'the image of the base values, as the environment file sets none');
+  });
+
+  test('layout: base values are the default configuration; each environment file is the profile helm:<env>, over the Spring profiles it activates', async () => {
+    const layout = await layoutOf(ROOT);
+    assert.deepEqual(layout.warnings, ['billing/charts/billing/values.yaml:11: environment NESTED of backend is not a scalar; skipped']);
+    const orders = service(layout, 'orders');
+    assert.deepEqual(orders.deployedBy, ['orders/helm_deploy/orders/values.yaml#orders', 'orders/helm_deploy/values-dev.yaml#orders', 'orders/helm_deploy/values-prod.yaml#orders']);
+    assert.deepEqual(orders.hosts, ['app-hostname.local', 'orders-dev.acme.org', 'orders.acme.org', 'shop.acme.org']);
+    assert.deepEqual(orders.ingressHosts, orders.hosts);
+    assert.equal(orders.config['billing.url'], '${BILLING_URL:http://localhost:8082}', 'no environment of every environment sets it');
+    assert.equal(orders.config['feature.api-docs.enabled'], 'true', 'Spring keeps dashes of a variable name');
+    assert.equal(orders.configOrigins?.['server.port'], 'orders/helm_deploy/orders/values.yaml:10');
+    assert.deepEqual(Object.keys(orders.environments ?? {}), ['helm:dev', 'helm:prod']);
+    assert.deepEqual(orders.environments!['helm:dev'], {
+      platform: 'helm',
+      name: 'dev',
+      files: ['orders/helm_deploy/values-dev.yaml'],
+      springProfiles: ['json'],
+      origins: {
+        SERVER_PORT: 'orders/helm_deploy/orders/values.yaml:10',
+        'server.port': 'orders/helm_deploy/orders/values.yaml:10',
+        SPRING_PROFILES_ACTIVE: 'orders/helm_deploy/orders/values.yaml:11',
+        'spring.profiles.active': 'orders/helm_deploy/orders/values.yaml:11',
+        'FEATURE_API-DOCS_ENABLED': 'orders/helm_deploy/orders/values.yaml:12',
+        'feature.api-docs.enabled': 'orders/helm_deploy/orders/values.yaml:12',
+        RAW: 'orders/helm_deploy/orders/values.yaml:13',
+        raw: 'orders/helm_deploy/orders/values.yaml:13',
+        BILLING_URL: 'orders/helm_deploy/values-dev.yaml:5',
+        'billing.url': 'orders/helm_deploy/values-dev.yaml:5',
+      },
+    });
+    assert.equal(orders.environments!['helm:prod']!.springProfiles.length, 0, 'SPRING_PROFILES_ACTIVE set empty there');
+    const view = new ConfigView(orders.config, orders.profiles, orders.configOrigins, orders.configHoles);
+    assert.deepEqual(show(view.value('billing.url')), ['http://localhost:8082'], 'the default profile first, as ConfigView prefers it');
+    assert.equal(orders.profiles['helm:dev']!['billing.url'], 'https://billing-dev.acme.org');
+    assert.equal(orders.profiles['helm:dev']!['log.format'], 'json', 'the Spring profile the environment activates is part of its layer');
+    assert.equal(orders.profiles['helm:prod']!['billing.url'], 'https://billing.acme.org');
+    assert.equal(orders.profiles['helm:prod']!['log.format'], undefined);
+    assert.equal(orders.profiles.json!['log.format'], 'json', 'the Spring profile itself is untouched');
+  });
+
+  test('a value templated on a global Helm value is a hole with its origin; its host names the service whose ingress has the same template', async () => {
+    const layout = await layoutOf(ROOT);
+    const billing = service(layout, 'Billing Service');
+    assert.deepEqual(billing.hostTemplates, ['billing-${.values.global.environment}.acme.internal']);
+    assert.deepEqual(service(layout, 'invoices').hostTemplates, ['invoices-${.values.global.environment}.acme.internal']);
+    assert.deepEqual(billing.configHoles, {
+      '.Values.global.environment': 'the Helm value .Values.global.environment (billing/charts/billing/values.yaml:6), given when the chart is installed',
+      '.Release.Name': 'the Helm value .Release.Name (billing/charts/billing/values.yaml:7), given when the chart is installed',
+      GREETING: 'environment variable GREETING (billing/charts/billing/values.yaml:8) is the Helm template "{{ printf \\"%s\\" \\"hi\\" }}" (billing/charts/billing/values.yaml:8), rendered when the chart is installed',
+      greeting: 'environment variable GREETING (billing/charts/billing/values.yaml:8) is the Helm template "{{ printf \\"%s\\" \\"hi\\" }}" (billing/charts/billing/values.yaml:8), rendered when the chart is installed',
+      '$SERVICE_NAME': 'the pipeline variable $SERVICE_NAME, substituted into billing/charts/billing/values.aat.template.yaml before it is deployed',
+      '@helm-aat.GREETING': 'environment variable GREETING (billing/charts/billing/values.yaml:8) is the Helm template "{{ printf \\"%s\\" \\"hi\\" }}" (billing/charts/billing/values.yaml:8), rendered when the chart is installed',
+    });
+    const view = new ConfigView(billing.config, billing.profiles, billing.configOrigins, billing.configHoles);
+    const url = view.value('invoices.url')!;
+    assert.deepEqual(show(url), ['http://invoices-{?the Helm value .Values.global.environment (billing/charts/billing/values.yaml:6), given when the chart is installed}.acme.internal']);
+    const host = hostTemplateOf(url[0]!.pieces);
+    assert.equal(host, 'invoices-${.values.global.environment}.acme.internal');
+    assert.equal(layout.serviceOfHost(host!), 'invoices');
+    assert.equal(billing.profiles['helm:aat']!['invoices.url'], 'http://invoices-aat.acme.internal');
+    assert.equal(billing.profiles['helm:aat']!.greeting, '${@helm-aat.GREETING}', 'unknown there too, not the default');
+    assert.equal(layout.serviceOfHost('invoices-${.values.release.name}.acme.internal'), undefined);
+  });
+});
+
+describe('Kubernetes Ingress (test/fixtures/deployment/k8s-ingress)', () => {
+  test('rules[].host → backend Service → the workloads it selects (v1, v1beta1, default backend); same namespace only', () => {
+    const raw = readKubernetes('app.yaml', fixture('k8s-ingress/app.yaml'));
+    assert.deepEqual(raw.warnings, []);
+    assert.deepEqual(
+      raw.ingresses.map((i) => [i.namespace, i.name, i.defaultService ?? '-', i.rules.map((r) => `${r.host}->${r.services.join('|') || '(default)'}@${r.line}`)]),
+      [
+        ['shop', 'web', 'web-svc', ['shop.acme.org->web-svc@39', 'admin.acme.org->admin@49', 'www.acme.org->(default)@59']],
+        ['shop', 'legacy', '-', ['legacy.acme.org->web-svc@68']],
+        ['other', 'elsewhere', '-', ['other.acme.org->web-svc@82']],
+      ],
+    );
+    const d = deploymentOf('k8s-ingress', ['app.yaml']);
+    assert.deepEqual(d.warnings, []);
+    assert.deepEqual(
+      d.units.map(reach),
+      [
+        { kind: 'kubernetes', name: 'api', hosts: ['api'], dnsNames: [{ name: 'api' }] },
+        {
+          kind: 'kubernetes',
+          name: 'web',
+          hosts: ['legacy.acme.org', 'shop.acme.org', 'web', 'web-svc', 'www.acme.org'],
+          ingressHosts: ['legacy.acme.org', 'shop.acme.org', 'www.acme.org'],
+          dnsNames: [{ name: 'web', namespace: 'shop' }, { name: 'web-svc', namespace: 'shop' }],
+        },
+      ],
+    );
+  });
+});
+
+describe('NAIS applications (test/fixtures/deployment/nais)', () => {
+  const ROOT = join(FIXTURES, 'nais');
+
+  test('metadata.name is the host, spec.env the container env, ingresses hosts, outbound rules callees; one unit per manifest and environment', () => {
+    const d = readDeployment(['vedtak/.nais/nais-dev.yaml', 'vedtak/.nais/prod.yaml', 'vedtak/.nais/unleash-apitoken.yaml'], reader(ROOT));
+    assert.deepEqual(d.warnings, []);
+    assert.deepEqual(d.units.map((u) => [u.id, reach(u)]), [
+      ['vedtak/.nais/nais-dev.yaml#Application/team/familie-vedtak', { kind: 'nais', name: 'familie-vedtak', hosts: ['familie-vedtak', 'familie-vedtak.intern.dev.acme.no'], environment: 'dev', ingressHosts: ['familie-vedtak.intern.dev.acme.no'], dnsNames: [{ name: 'familie-vedtak', namespace: 'team' }], sourceDirs: ['vedtak'] }],
+      ['vedtak/.nais/prod.yaml#Application/team/familie-vedtak', { kind: 'nais', name: 'familie-vedtak', hosts: ['familie-vedtak', 'familie-vedtak.intern.acme.no'], environment: 'prod', ingressHosts: ['familie-vedtak.intern.acme.no'], dnsNames: [{ name: 'familie-vedtak', namespace: 'team' }], sourceDirs: ['vedtak'] }],
+    ]);
+    const [dev, prod] = d.units;
+    assert.deepEqual(env(dev!), {
+      SPRING_PROFILES_ACTIVE: 'dev @vedtak/.nais/nais-dev.yaml:11',
+      TOKEN_URL: '? comes from key token-url of secret vedtak-secrets @vedtak/.nais/nais-dev.yaml:13',
+      BUILD: '? is the NAIS template "{{ build }}", filled in from the deploy\'s variables @vedtak/.nais/nais-dev.yaml:18',
+    });
+    assert.deepEqual(dev!.images, [], 'a templated image names nothing');
+    assert.deepEqual(prod!.images, ['ghcr.io/acme/familie-vedtak:1.0']);
+    assert.deepEqual(dev!.outbound, [
+      { application: 'familie-brev', line: 28, file: 'vedtak/.nais/nais-dev.yaml' },
+      { application: 'pdl-api', namespace: 'pdl', cluster: 'dev-fss', line: 29, file: 'vedtak/.nais/nais-dev.yaml' },
+    ]);
+  });
+
+  test('layout: discovery skips .nais, the layout reads it; the manifest is matched by its repository directory; each manifest is the profile nais:<env>', async () => {
+    const discovery = await discover(ROOT);
+    assert.deepEqual(discovery.deploymentFiles, []);
+    const layout = await layoutOf(ROOT);
+    assert.deepEqual(layout.warnings, []);
+    const vedtak = service(layout, 'vedtak');
+    assert.deepEqual(vedtak.hosts, ['familie-vedtak', 'familie-vedtak.intern.acme.no', 'familie-vedtak.intern.dev.acme.no']);
+    assert.deepEqual(vedtak.dnsNames, [{ name: 'familie-vedtak', namespace: 'team' }]);
+    assert.deepEqual(vedtak.declaredCallees?.map((c) => c.application), ['familie-brev', 'pdl-api']);
+    assert.equal(layout.serviceOfHost('familie-vedtak.team.svc.cluster.local'), 'vedtak');
+    assert.equal(layout.serviceOfHost('familie-vedtak.other'), undefined, 'the namespace the manifest gives');
+    assert.deepEqual(Object.keys(vedtak.environments ?? {}), ['nais:dev', 'nais:prod']);
+    assert.deepEqual(vedtak.environments!['nais:dev']!.springProfiles, ['dev']);
+    assert.equal(vedtak.profiles['nais:dev']!['pdl.url'], 'https://pdl-api.dev.acme.no/graphql', 'application-dev.yml, which SPRING_PROFILES_ACTIVE=dev brings');
+    assert.equal(vedtak.profiles['nais:dev']!['token.url'], '${@nais-dev.TOKEN_URL}');
+    assert.equal(vedtak.configHoles?.['@nais-dev.TOKEN_URL'], 'environment variable TOKEN_URL (vedtak/.nais/nais-dev.yaml:13) comes from key token-url of secret vedtak-secrets');
+    assert.equal(vedtak.profiles['nais:prod']!['brev.url'], 'http://familie-brev.team');
+    assert.equal(vedtak.config['brev.url'], 'http://familie-brev', "no manifest is every environment's: the default stays the application's");
+    assert.equal(vedtak.config['spring.profiles.active'], undefined);
+  });
+});
+
+describe('compose pass-through entries (test/fixtures/deployment/compose-estate)', () => {
+  test('`- VAR` takes the .env value; unset, it is absent: the env_file value or the application file stands, never a hole', async () => {
+    const layout = await layoutOf(join(FIXTURES, 'compose-estate'));
+    assert.deepEqual(layout.warnings, []);
+    const shop = service(layout, 'shop');
+    const fromCompose = Object.fromEntries(Object.entries(shop.config).filter(([k]) => !shop.configOrigins?.[k]?.startsWith('shop/')).map(([k, v]) => [k, `${v} @${shop.configOrigins![k]}`]));
+    assert.deepEqual(fromCompose, {
+      LEVEL: 'warn @shop.env:1',
+      level: 'warn @shop.env:1',
+      REGION: 'eu-north-1 @docker-compose.yml:12',
+      region: 'eu-north-1 @docker-compose.yml:12',
+      MODE: 'fast @docker-compose.yml:16',
+      mode: 'fast @docker-compose.yml:16',
+    });
+    assert.equal(shop.config.token, 'dev-token');
+    assert.equal(shop.configHoles, undefined);
+    const postgres = layout.deployments.find((u) => u.name === 'postgres')!;
+    assert.deepEqual(postgres.env, [], 'POSTGRES_PASSWORD: with no value and no .env entry is unset');
+  });
+});
+
 const available = existsSync(PETCLINIC) && existsSync(PIGGY);
 
 describe('real estates (../shared/corpora)', { skip: available ? false : 'the corpora are not on this machine' }, () => {
@@ -702,6 +946,99 @@ describe('real estates (../shared/corpora)', { skip: available ? false : 'the co
     const password = view.value('spring.cloud.config.password')!;
     assert.equal(password.length, 1);
     assert.ok(password[0]!.pieces.length === 1 && password[0]!.pieces[0]!.hole, `a hole, not an invented value: ${JSON.stringify(password)}`);
+  });
+});
+
+const platforms = existsSync(HMPPS) && existsSync(HMCTS) && existsSync(NAV);
+
+describe('real estates: deployment as their platforms define it (../shared/corpora)', { skip: platforms ? false : 'the corpora are not on this machine' }, () => {
+  test('hmpps-nomis-sync: generic-service values per environment; the API base URLs of each environment name the ingress hosts of the estate\'s APIs', async () => {
+    const layout = await layoutOf(HMPPS);
+    assert.deepEqual(layout.warnings, []);
+    assert.deepEqual(
+      Object.fromEntries(layout.services.map((s) => [s.name, s.ingressHosts])),
+      {
+        'hmpps-nomis-mapping-service': ['app-hostname.local', 'nomis-sync-prisoner-mapping-dev.hmpps.service.justice.gov.uk', 'nomis-sync-prisoner-mapping-preprod.hmpps.service.justice.gov.uk', 'nomis-sync-prisoner-mapping.hmpps.service.justice.gov.uk'],
+        'hmpps-nomis-prisoner-api': ['app-hostname.local', 'nomis-prisoner-api-dev.prison.service.justice.gov.uk', 'nomis-prisoner-api-preprod.prison.service.justice.gov.uk', 'nomis-prisoner-api.prison.service.justice.gov.uk'],
+        'hmpps-prisoner-to-nomis-update': ['app-hostname.local', 'prisoner-to-nomis-update-dev.hmpps.service.justice.gov.uk', 'prisoner-to-nomis-update-preprod.hmpps.service.justice.gov.uk', 'prisoner-to-nomis-update.hmpps.service.justice.gov.uk'],
+      },
+    );
+    assert.equal(layout.serviceOfHost('app-hostname.local'), undefined, 'the chart placeholder every service keeps names none');
+    const update = service(layout, 'hmpps-prisoner-to-nomis-update');
+    assert.deepEqual(Object.keys(update.environments ?? {}), ['helm:dev', 'helm:preprod', 'helm:prod']);
+    assert.deepEqual(Object.values(update.environments!).map((e) => [e.files, e.springProfiles]), [
+      [['hmpps-prisoner-to-nomis-update/helm_deploy/values-dev.yaml'], ['logstash']],
+      [['hmpps-prisoner-to-nomis-update/helm_deploy/values-preprod.yaml'], ['logstash']],
+      [['hmpps-prisoner-to-nomis-update/helm_deploy/values-prod.yaml'], ['logstash']],
+    ]);
+    // Every api.base.url.<key> of every environment, by the services its host names.
+    const targets: Record<string, string[]> = {};
+    for (const layer of ['helm:dev', 'helm:preprod', 'helm:prod']) {
+      for (const [key, url] of Object.entries(update.profiles[layer]!)) {
+        if (!key.startsWith('api.base.url.')) continue;
+        const host = /^https?:\/\/([^/:]+)/.exec(url)![1]!;
+        const owner = layout.serviceOfHost(host);
+        targets[key] = [...new Set([...(targets[key] ?? []), ...(owner ? [owner] : [])])];
+      }
+    }
+    assert.deepEqual(Object.fromEntries(Object.entries(targets).filter(([, v]) => v.length)), {
+      'api.base.url.mapping': ['hmpps-nomis-mapping-service'],
+      'api.base.url.nomis': ['hmpps-nomis-prisoner-api'],
+      // values-preprod.yaml and values-prod.yaml point it at the service's own ingress (dev: prison-users-api).
+      'api.base.url.staff': ['hmpps-prisoner-to-nomis-update'],
+    });
+    assert.equal(Object.keys(targets).length, 28, 'the 25 other API base URLs name hosts outside the estate');
+    assert.deepEqual(
+      ['helm:dev', 'helm:preprod', 'helm:prod'].map((l) => `${update.profiles[l]!['api.base.url.nomis']} @${update.environments![l]!.origins['api.base.url.nomis']}`),
+      [
+        'https://nomis-prisoner-api-dev.prison.service.justice.gov.uk @hmpps-prisoner-to-nomis-update/helm_deploy/values-dev.yaml:15',
+        'https://nomis-prisoner-api-preprod.prison.service.justice.gov.uk @hmpps-prisoner-to-nomis-update/helm_deploy/values-preprod.yaml:14',
+        'https://nomis-prisoner-api.prison.service.justice.gov.uk @hmpps-prisoner-to-nomis-update/helm_deploy/values-prod.yaml:14',
+      ],
+    );
+  });
+
+  test('hmcts-bulk-scan: java chart values; hosts templated on .Values.global.environment are holes, and the processor URL names Bulk Scan Processor', async () => {
+    const layout = await layoutOf(HMCTS);
+    assert.deepEqual(
+      Object.fromEntries(layout.services.map((s) => [s.name, s.hostTemplates])),
+      {
+        'Bulk Scan Orchestrator': ['bulk-scan-orchestrator-${.values.global.environment}.service.core-compute-${.values.global.environment}.internal'],
+        'Bulk Scan Payment Processor': ['bulk-scan-payment-processor-${.values.global.environment}.service.core-compute-${.values.global.environment}.internal'],
+        'Bulk Scan Processor': ['bulk-scan-processor-${.values.global.environment}.service.core-compute-${.values.global.environment}.internal'],
+      },
+    );
+    assert.deepEqual(
+      Object.fromEntries(layout.services.map((s) => [s.name, Object.keys(s.environments ?? {})])),
+      { 'Bulk Scan Orchestrator': ['helm:aat', 'helm:preview'], 'Bulk Scan Payment Processor': ['helm:aat', 'helm:preview'], 'Bulk Scan Processor': ['helm:aat', 'helm:preview'] },
+    );
+    const payments = service(layout, 'Bulk Scan Payment Processor');
+    const view = new ConfigView(payments.config, payments.profiles, payments.configOrigins, payments.configHoles);
+    const owner = (key: string) => layout.serviceOfHost(hostTemplateOf(view.value(key)![0]!.pieces)!);
+    assert.equal(owner('bulk-scan-procesor.api.url'), 'Bulk Scan Processor');
+    assert.equal(owner('pay-hub.api.url'), undefined, 'a host outside the estate');
+    assert.deepEqual(view.value('pay-hub.api.url')![0]!.pieces.filter((p) => p.hole).map((p) => p.hole!.at), ['.Values.global.environment', '.Values.global.environment']);
+    assert.deepEqual(payments.configHoles, { '.Values.global.environment': 'the Helm value .Values.global.environment (bulk-scan-payment-processor/charts/bulk-scan-payment-processor/values.yaml:8), given when the chart is installed' }, 'the bare `- ROOT_APPENDER` entries of its compose file are absent, not holes');
+    assert.equal(payments.config.ROOT_APPENDER, undefined);
+  });
+
+  test('nav-familie-ef: NAIS manifests name each app, its namespace, ingresses and environments; familie-ef-iverksett is iverksett', async () => {
+    const layout = await layoutOf(NAV);
+    assert.deepEqual(layout.warnings, []);
+    assert.deepEqual(
+      Object.fromEntries(layout.services.map((s) => [s.name, { hosts: s.hosts, dns: s.dnsNames, environments: Object.fromEntries(Object.entries(s.environments ?? {}).map(([k, e]) => [k, e.springProfiles])) }])),
+      {
+        'familie-ef-mottak': { hosts: ['familie-ef-mottak', 'familie-ef-mottak.intern.dev.nav.no', 'familie-ef-mottak.intern.nav.no'], dns: [{ name: 'familie-ef-mottak', namespace: 'teamfamilie' }], environments: { 'nais:dev': ['dev'], 'nais:prod': ['prod'] } },
+        'familie-ef-personhendelse': { hosts: ['familie-ef-personhendelse', 'familie-ef-personhendelse.intern.dev.nav.no', 'familie-ef-personhendelse.intern.nav.no'], dns: [{ name: 'familie-ef-personhendelse', namespace: 'teamfamilie' }], environments: { 'nais:dev': ['dev'], 'nais:prod': ['prod'] } },
+        'familie-ef-sak': { hosts: ['familie-ef-sak', 'familie-ef-sak.intern.dev.nav.no', 'familie-ef-sak.intern.nav.no'], dns: [{ name: 'familie-ef-sak', namespace: 'teamfamilie' }], environments: { 'nais:preprod': ['dev'], 'nais:prod': ['prod'] } },
+        iverksett: { hosts: ['familie-ef-iverksett', 'familie-ef-iverksett.intern.dev.nav.no', 'familie-ef-iverksett.intern.nav.no'], dns: [{ name: 'familie-ef-iverksett', namespace: 'teamfamilie' }], environments: { 'nais:preprod': ['dev'], 'nais:prod': ['prod'] } },
+      },
+    );
+    assert.equal(layout.serviceOfHost('familie-ef-iverksett'), 'iverksett', 'FAMILIE_EF_IVERKSETT_URL: http://familie-ef-iverksett');
+    assert.equal(layout.serviceOfHost('familie-ef-sak'), 'familie-ef-sak', 'EF_SAK_URL: http://familie-ef-sak');
+    assert.equal(layout.serviceOfHost('familie-ef-iverksett.teamfamilie.svc.cluster.local'), 'iverksett');
+    const sak = service(layout, 'familie-ef-sak');
+    assert.deepEqual([...new Set(sak.declaredCallees!.map((c) => c.application))].filter((a) => layout.serviceOfHost(a)), ['familie-ef-iverksett']);
   });
 });
 

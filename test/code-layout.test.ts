@@ -3,10 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { discover, type DiscoverOptions } from '../src/sources/code/discover.js';
-import { detectLayout, type Layout } from '../src/sources/code/config/layout.js';
+import { readDeployment } from '../src/sources/code/config/deployment.js';
+import { detectLayout, HostIndex, type Layout } from '../src/sources/code/config/layout.js';
 import { applicationName, parseSpringConfig, resolvePlaceholders } from '../src/sources/code/config/spring-config.js';
+import { sharedDir } from './helpers/index.js';
 
 const temps: string[] = [];
 
@@ -39,6 +42,12 @@ function summary(layout: Layout): { name: string; dir: string; nameFrom: string;
 }
 
 const JAVA = 'package a;\nclass A {}\n';
+const DEPLOYMENT_FIXTURES = fileURLToPath(new URL('./fixtures/deployment', import.meta.url));
+const CORPORA = join(sharedDir(), 'corpora');
+
+function reader(root: string): (rel: string) => string | undefined {
+  return (rel) => (existsSync(join(root, rel)) ? readFileSync(join(root, rel), 'utf8') : undefined);
+}
 const POM = '<project/>\n';
 
 describe('discover', () => {
@@ -372,6 +381,131 @@ describe('detectLayout', () => {
     const a = layout.locate('src/main/java/A.java');
     assert.equal(layout.locate('./src/main/java/B.java'), a);
     assert.deepEqual(layout.locate('Top.java'), { service: 'svc', module: 'svc' });
+  });
+});
+
+describe('host names, ports and deployment-only services', () => {
+  test('Kubernetes DNS: a Service with a namespace answers as name, name.ns, name.ns.svc, name.ns.svc.cluster.local; without one, in any namespace', () => {
+    const d = readDeployment(['k8s-ingress/app.yaml'], reader(DEPLOYMENT_FIXTURES));
+    const index = new HostIndex(d.units.map((u) => ({ name: u.name, hosts: u.hosts, dnsNames: u.dnsNames ?? [] })));
+    const ask = (hosts: string[]) => Object.fromEntries(hosts.map((h) => [h, index.get(h) ?? null]));
+    assert.deepEqual(ask(['web-svc', 'web-svc.shop', 'WEB-SVC.shop.svc', 'web-svc.shop.svc.cluster.local', 'web-svc.other', 'web-svc.other.svc.cluster.local', 'shop.acme.org', 'web-svc.shop.svc.example.org']), {
+      'web-svc': 'web',
+      'web-svc.shop': 'web',
+      'WEB-SVC.shop.svc': 'web',
+      'web-svc.shop.svc.cluster.local': 'web',
+      'web-svc.other': null,
+      'web-svc.other.svc.cluster.local': null,
+      'shop.acme.org': 'web',
+      'web-svc.shop.svc.example.org': null,
+    });
+    assert.deepEqual(ask(['api', 'api.obaas-dev', 'api.prod.svc', 'api.prod.svc.cluster.local', 'api.com', 'api.a.b', 'api.Bad_Ns']), {
+      api: 'api',
+      'api.obaas-dev': 'api',
+      'api.prod.svc': 'api',
+      'api.prod.svc.cluster.local': 'api',
+      'api.com': null,
+      'api.a.b': null,
+      'api.Bad_Ns': null,
+    });
+    assert.equal(index.has('api.staging'), true);
+    assert.deepEqual([...index.keys()], ['api', 'legacy.acme.org', 'shop.acme.org', 'web', 'web-svc', 'web-svc.shop', 'web-svc.shop.svc', 'web-svc.shop.svc.cluster.local', 'web.shop', 'web.shop.svc', 'web.shop.svc.cluster.local', 'www.acme.org'], 'the explicit forms, for callers that iterate');
+    const two = new HostIndex([{ name: 'a', hosts: [], dnsNames: [{ name: 'x' }] }, { name: 'b', hosts: [], dnsNames: [{ name: 'x', namespace: 'n' }] }]);
+    assert.equal(two.get('x.n'), 'b', 'the namespaced claim is explicit');
+    assert.equal(two.get('x.m'), 'a');
+    assert.equal(two.get('x'), undefined, 'claimed by both');
+  });
+
+  test('ports: server.port of each profile, and the host ports compose publishes; deployment-only units by name, proxies marked (compose-estate)', async () => {
+    const root = join(DEPLOYMENT_FIXTURES, 'compose-estate');
+    const layout = detectLayout(await discover(root), reader(root));
+    assert.deepEqual(layout.warnings, []);
+    assert.deepEqual(layout.services.map((s) => [s.name, s.ports]), [
+      [
+        'shop',
+        [
+          { port: 8081, how: 'server.port', at: 'shop/src/main/resources/application.properties' },
+          { port: 9090, how: 'server.port', at: 'shop/src/main/resources/application-docker.properties', profile: 'docker' },
+          { port: 8099, how: 'published', at: 'docker-compose.yml:2' },
+          { port: 9001, how: 'published', at: 'docker-compose.yml:2' },
+          { port: 9002, how: 'published', at: 'docker-compose.yml:2' },
+          { port: 8443, how: 'published', at: 'docker-compose.yml:2' },
+        ],
+      ],
+    ]);
+    assert.deepEqual(layout.deploymentOnly, [
+      { name: 'iam-service', hosts: ['iam'], images: [], file: 'docker-compose.yml', line: 17, units: ['docker-compose.yml#iam'], ports: [9000] },
+      { name: 'payment', hosts: ['payment', 'payment-svc'], images: ['acme/payment:1.0'], file: 'docker-compose.yml', line: 21, units: ['docker-compose.yml#payment'], ports: [8001] },
+      { name: 'postgres', hosts: ['postgres'], images: ['postgres:16'], file: 'docker-compose.yml', line: 26, units: ['docker-compose.yml#postgres'] },
+      { name: 'proxy', hosts: ['proxy'], images: ['nginx:1.25'], file: 'docker-compose.yml', line: 30, units: ['docker-compose.yml#proxy'], proxy: true },
+    ]);
+    assert.equal(layout.serviceOfHost('payment-svc'), undefined, 'deployment-only names are not services');
+  });
+
+  test('a multi-module build that a deployment builds from its root is one service, however many modules carry configuration', async () => {
+    const files = {
+      'settings.gradle': "include 'main', 'lib'\n",
+      'main/build.gradle': '',
+      'main/src/main/java/a/App.java': JAVA,
+      'main/src/main/resources/application.properties': 'spring.application.name=orders\n',
+      'lib/build.gradle': '',
+      'lib/src/main/java/a/Lib.java': JAVA,
+      'lib/src/main/resources/application.properties': 'lib.timeout=5\n',
+    };
+    assert.deepEqual(summary(await layoutOf(await tree('agg', files))).map((s) => s.name), ['lib', 'orders'], 'configuration alone marks both modules');
+    const built = await layoutOf(await tree('agg', { ...files, 'docker-compose.yml': 'services:\n  orders:\n    build:\n      context: .\n      dockerfile: Dockerfile\n' }));
+    assert.deepEqual(summary(built), [{ name: 'orders', dir: '', nameFrom: 'spring.application.name', modules: ['agg@', 'lib@lib', 'main@main'] }]);
+    assert.deepEqual(built.services[0]!.hosts, ['orders']);
+  });
+});
+
+const corpora = ['cloudbank', 'hmpps-nomis-sync', 'sock-shop', 'realguardio', 'nav-familie-ef'].every((e) => existsSync(join(CORPORA, e)));
+
+describe('real estates: hosts, ports, deployment-only services (../shared/corpora)', { skip: corpora ? false : 'the corpora are not on this machine' }, () => {
+  const real = async (estate: string): Promise<Layout> => {
+    const root = join(CORPORA, estate);
+    return detectLayout(await discover(root), reader(root));
+  };
+
+  test('cloudbank: Helm fullnameOverride names the Service; account.obaas-dev and transfer.obaas-dev (namespace given at install) name account and transfer', async () => {
+    const layout = await real('cloudbank');
+    assert.deepEqual(
+      Object.fromEntries(layout.services.filter((s) => s.dnsNames).map((s) => [s.name, s.dnsNames])),
+      { account: [{ name: 'account' }], checks: [{ name: 'checks' }], creditscore: [{ name: 'creditscore' }], customer: [{ name: 'customer' }], testrunner: [{ name: 'testrunner' }], transfer: [{ name: 'transfer' }] },
+    );
+    const transfer = layout.services.find((s) => s.name === 'transfer')!;
+    const hosts = [...new Set(Object.values(transfer.config).flatMap((v) => /^https?:\/\/([^/:]+)/.exec(v)?.[1] ?? []))].sort();
+    assert.deepEqual(Object.fromEntries(hosts.map((h) => [h, layout.serviceOfHost(h) ?? null])), { 'account.obaas-dev': 'account', 'transfer.obaas-dev': 'transfer' });
+  });
+
+  test('hmpps-nomis-sync: each API listens on 8080 and on the host ports its own and the sync service\'s compose files publish', async () => {
+    const layout = await real('hmpps-nomis-sync');
+    assert.deepEqual(Object.fromEntries(layout.services.map((s) => [s.name, s.ports?.map((p) => `${p.port} ${p.how} @${p.at}`)])), {
+      'hmpps-nomis-mapping-service': ['8080 server.port @hmpps-nomis-mapping-service/docker-compose.yml:13', '8081 published @hmpps-nomis-mapping-service/docker-compose.yml:2', '8084 published @hmpps-prisoner-to-nomis-update/docker-compose.yml:51'],
+      'hmpps-nomis-prisoner-api': ['8080 server.port @hmpps-nomis-prisoner-api/docker-compose.yml:12', '8081 published @hmpps-nomis-prisoner-api/docker-compose.yml:2', '8082 published @hmpps-prisoner-to-nomis-update/docker-compose.yml:34'],
+      'hmpps-prisoner-to-nomis-update': ['8080 server.port @hmpps-prisoner-to-nomis-update/docker-compose.yml:13', '8081 published @hmpps-prisoner-to-nomis-update/docker-compose.yml:2'],
+    });
+    const on = (port: number) => layout.services.filter((s) => s.ports?.some((p) => p.port === port)).map((s) => s.name);
+    assert.deepEqual(on(8082), ['hmpps-nomis-prisoner-api'], 'application-dev.yml: api.base.url.nomis = http://localhost:8082');
+    assert.deepEqual(on(8084), ['hmpps-nomis-mapping-service'], 'application-dev.yml: api.base.url.mapping = http://localhost:8084');
+    assert.deepEqual(layout.deploymentOnly.map((c) => [c.name, c.ports]), [['hmpps-auth', [9090, 8090]], ['localstack', [4566]], ['localstack-external', [4566]], ['mapping-db', [5432]]]);
+  });
+
+  test('deployment-only services: images the estate does not build (payment, catalogue, familie-brev, iam-service), infrastructure alike', async () => {
+    const names = async (estate: string) => (await real(estate)).deploymentOnly.map((c) => c.name);
+    assert.deepEqual(await names('sock-shop'), ['alertmanager', 'carts-db', 'catalogue', 'catalogue-db', 'edge-router', 'elasticsearch', 'front-end', 'grafana', 'importer', 'kibana', 'log-server', 'nodeexporter', 'orders-db', 'payment', 'prometheus', 'rabbitmq', 'session-db', 'user', 'user-db', 'user-sim', 'zipkin']);
+    assert.deepEqual(await names('nav-familie-ef'), ['familie-brev', 'postgres']);
+    const realguardio = await real('realguardio');
+    assert.deepEqual(realguardio.deploymentOnly.map((c) => c.name), ['cdc', 'customer-service-db', 'iam-service', 'jaeger', 'kafka', 'orchestration-service-db', 'oso-service', 'realguardio-bff', 'security-system-service-db']);
+    assert.equal(realguardio.serviceOfHost('realguardio-customer-service'), 'customer-service', 'its Dockerfile sits at the root of its multi-module build');
+    const iam = realguardio.deploymentOnly.find((c) => c.name === 'iam-service')!;
+    assert.deepEqual([iam.hosts, iam.ports, iam.units], [['realguardio-iam-service'], [9000], ['docker-compose.yaml#realguardio-iam-service']], 'named by realguardio-iam-service/application.yaml, which its image is built with');
+    const payment = (await real('sock-shop')).deploymentOnly.find((c) => c.name === 'payment')!;
+    assert.deepEqual([payment.hosts, payment.dnsNames, payment.units], [
+      ['payment'],
+      [{ name: 'payment', namespace: 'sock-shop' }],
+      ['microservices-demo/deploy/docker-compose/docker-compose.yml#payment', 'microservices-demo/deploy/kubernetes/complete-demo.yaml#Deployment/sock-shop/payment/payment', 'microservices-demo/deploy/kubernetes/manifests/15-payment-dep.yaml#Deployment/sock-shop/payment/payment'],
+    ]);
   });
 });
 

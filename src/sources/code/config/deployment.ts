@@ -1,6 +1,7 @@
 /**
- * What an estate's own deployment files say about its services: docker compose services and Kubernetes workloads
- * (environment, images, build contexts, the names they are reached by) and nginx reverse-proxy rules. Pure readers:
+ * What an estate's own deployment files say about its services: docker compose services, Kubernetes workloads and
+ * Ingresses, the values of well-known Helm charts, NAIS applications (environment, images, build contexts, the names
+ * they are reached by, per environment where the platform has environments) and nginx reverse-proxy rules. Pure readers:
  * text in, facts out; a file that does not parse is a warning naming `file:line` and is skipped, never a crash.
  * Values the files leave to the environment they run in (`$CONFIG_SERVICE_PASSWORD`, a Kubernetes secret) stay
  * unknown, with the reason, and are never guessed.
@@ -25,6 +26,22 @@ export interface EnvEntry {
   line: number;
   /** A Kubernetes `configMapKeyRef`, resolved against the estate's ConfigMaps by {@link readDeployment}. */
   configMapRef?: { name: string; key: string };
+  /**
+   * Parts of `value` the deployment leaves to the platform, written there as `${key}` placeholders: a Helm template
+   * (`{{ .Values.global.environment }}` → `${.Values.global.environment}`), a pipeline substitution in a values
+   * template (`${SERVICE_FQDN}` → `${$SERVICE_FQDN}`). Key → why it is not known. Such keys never name configuration.
+   */
+  holes?: Record<string, string>;
+}
+
+/**
+ * A name the cluster DNS gives a Kubernetes Service (or a workload, or a NAIS application): `name`,
+ * `name.namespace`, `name.namespace.svc`, `name.namespace.svc.cluster.local`.
+ */
+export interface DnsName {
+  name: string;
+  /** The namespace the manifests give; absent when they give none (applied to whichever namespace: any). */
+  namespace?: string;
 }
 
 /** A service of one compose file. Paths are posix, relative to the estate root. */
@@ -46,6 +63,8 @@ export interface ComposeService {
   envFiles: string[];
   /** `environment`, in file order, one entry per name (the last one written). */
   env: EnvEntry[];
+  /** Host ports it publishes (`ports: ["8099:80"]` → 8099), in file order. */
+  publishedPorts: number[];
 }
 
 export interface KubeContainer {
@@ -77,6 +96,31 @@ export interface KubeService {
   ports: { name?: string; port?: string; targetPort?: string }[];
   file: string;
   line: number;
+}
+
+/** An Ingress: each rule's host and the Services its paths send to. */
+export interface KubeIngress {
+  name: string;
+  namespace?: string;
+  rules: { host: string; services: string[]; line: number }[];
+  /** `defaultBackend` (`backend` in v1beta1): takes the requests no rule matches, from any host the rules name. */
+  defaultService?: string;
+  file: string;
+  line: number;
+}
+
+/** A NAIS application (`nais.io/v1alpha1` `Application`): one app, its container's environment and how it is reached. */
+export interface NaisApplication {
+  name: string;
+  namespace?: string;
+  file: string;
+  line: number;
+  image?: string;
+  env: EnvEntry[];
+  /** `spec.ingresses`, as hosts. */
+  ingresses: string[];
+  /** `spec.accessPolicy.outbound.rules`: the applications it is allowed to call. */
+  outbound: { application: string; namespace?: string; cluster?: string; line: number }[];
 }
 
 export interface KubeConfigMap {
@@ -148,12 +192,15 @@ export interface NginxUpstream {
   line: number;
 }
 
-/** A compose service (its files merged) or one container of a Kubernetes workload. */
+/**
+ * A compose service (its files merged), one container of a Kubernetes workload, the deployment one values file of a
+ * well-known Helm chart describes, or one NAIS application manifest.
+ */
 export interface DeploymentUnit {
-  kind: 'compose' | 'kubernetes';
-  /** `docker-compose.yml#config`, `k8s/orders.yaml#Deployment/orders/app`. */
+  kind: 'compose' | 'kubernetes' | 'helm' | 'nais';
+  /** `docker-compose.yml#config`, `k8s/orders.yaml#Deployment/orders/app`, `helm_deploy/values-dev.yaml#generic-service`, `.nais/prod.yaml#Application/team/app`. */
   id: string;
-  /** The compose key, or the Kubernetes workload's name. */
+  /** The compose key, the Kubernetes workload's name, the Helm chart's (or its `fullnameOverride`), the NAIS application's. */
   name: string;
   /** The Kubernetes container's name. */
   container?: string;
@@ -172,8 +219,25 @@ export interface DeploymentUnit {
   mounts: string[];
   /** One per name, resolved: override files applied, ConfigMaps and `$(VAR)` references followed. */
   env: EnvEntry[];
-  /** The names other containers may address it by, sorted. */
+  /** The names other containers may address it by (ingress hosts included), sorted. */
   hosts: string[];
+  /**
+   * The environment the file describes, when the platform deploys per environment: `dev` of a Helm
+   * `values-dev.yaml` or `values.dev.template.yaml`, `preprod` of a NAIS `nais-preprod.yaml`. Absent: every environment.
+   */
+  environment?: string;
+  /** Names the cluster DNS resolves to it (Services selecting it, the workload, a NAIS application), sorted. */
+  dnsNames?: DnsName[];
+  /** Hosts of Ingresses (manifests, Helm ingress values, NAIS `ingresses`) that route to it; in `hosts` too. */
+  ingressHosts?: string[];
+  /** Ingress hosts with parts left to the platform, written with `${key}` holes as {@link EnvEntry.holes} are. */
+  hostTemplates?: string[];
+  /** Host ports a compose service publishes (what `localhost:<port>` reaches). */
+  publishedPorts?: number[];
+  /** Directories whose files describe it in the service's own repository (a chart's, a NAIS manifest's), to place it. */
+  sourceDirs?: string[];
+  /** NAIS `accessPolicy.outbound.rules`: the applications it declares it calls. */
+  outbound?: { application: string; namespace?: string; cluster?: string; file: string; line: number }[];
 }
 
 /** A Debezium connector the estate registers: the Kafka topics its captured tables publish to. */
@@ -230,6 +294,7 @@ export interface Deployment {
   servers: NginxServer[];
   upstreams: NginxUpstream[];
   kubeServices: KubeService[];
+  kubeIngresses: KubeIngress[];
   warnings: string[];
 }
 
@@ -530,7 +595,7 @@ function composeService(file: string, dir: string, name: string, line: number, b
     const r = interpolateCompose(text, vars);
     return 'value' in r ? r.value : undefined;
   };
-  const service: ComposeService = { name, file, line, aliases: [], mounts: [], envFiles: [], env: [] };
+  const service: ComposeService = { name, file, line, aliases: [], mounts: [], envFiles: [], env: [], publishedPorts: [] };
   const containerName = known(body.container_name);
   if (containerName) service.containerName = containerName;
   const hostname = known(body.hostname);
@@ -590,21 +655,65 @@ function composeService(file: string, dir: string, name: string, line: number, b
       const eq = text.indexOf('=');
       const key = (eq < 0 ? text : text.slice(0, eq)).trim();
       if (!key) return;
-      if (eq < 0) add({ name: key, written: text, unknown: `comes from $${key} of the environment docker compose runs in`, file, line: at });
-      else add(envEntry(key, text.slice(eq + 1), file, at, vars));
+      if (eq < 0) {
+        const passed = passThrough(key, text, file, at, vars);
+        if (passed) add(passed);
+      } else add(envEntry(key, text.slice(eq + 1), file, at, vars));
     });
   } else if (isObj(environment)) {
     for (const [key, value] of Object.entries(environment)) {
       const at = doc.lineOf(environment, key) ?? envLine;
-      if (value === null) add({ name: key, written: '', unknown: `comes from $${key} of the environment docker compose runs in`, file, line: at });
-      else if (typeof value === 'string') add(envEntry(key, value, file, at, vars));
+      if (value === null) {
+        const passed = passThrough(key, '', file, at, vars);
+        if (passed) add(passed);
+      } else if (typeof value === 'string') add(envEntry(key, value, file, at, vars));
       else warnings.push(`${file}:${at}: environment ${key} of ${name} is not a scalar; skipped`);
     }
   } else if (environment !== undefined && environment !== null) {
     warnings.push(`${file}:${envLine}: environment of ${name} must be a list or a mapping; skipped`);
   }
   service.env = [...env.values()];
+  service.publishedPorts = publishedPorts(body.ports, known);
   return service;
+}
+
+/**
+ * `- VAR` / `VAR:` without a value: Compose passes the variable from the environment it runs in (the shell, and the
+ * project's `.env`). The estate states only the `.env`: a variable it sets has that value; otherwise the entry is
+ * absent (unset in the container, so an `env_file` value or the application's own configuration stands).
+ */
+function passThrough(name: string, written: string, file: string, line: number, vars: Readonly<Record<string, string>>): EnvEntry | undefined {
+  return Object.hasOwn(vars, name) ? { name, value: vars[name]!, written, file, line } : undefined;
+}
+
+/** Host ports of `ports` (`"8099:80"`, `"127.0.0.1:8099:80/tcp"`, `"8000-8001:80-81"`, `{published: 8099}`); a container port alone publishes none. */
+function publishedPorts(ports: unknown, known: (value: unknown) => string | undefined): number[] {
+  if (!Array.isArray(ports)) return [];
+  const out: number[] = [];
+  for (const p of ports) {
+    let published: string | undefined;
+    if (isObj(p)) published = known(p.published);
+    else {
+      const text = known(p)?.trim().replace(/\/[a-z]+$/i, '');
+      if (text === undefined) continue;
+      // [host_ip:]published:target, the host ip possibly bracketed IPv6.
+      const parts = text.replace(/^\[[^\]]*\]:/, 'ip:').split(':');
+      if (parts.length >= 2) published = parts[parts.length - 2];
+    }
+    out.push(...portRange(published));
+  }
+  return [...new Set(out)];
+}
+
+const MAX_PORT_RANGE = 32;
+
+function portRange(text: string | undefined): number[] {
+  const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text?.trim() ?? '');
+  if (!m) return [];
+  const from = Number(m[1]);
+  const to = m[2] === undefined ? from : Number(m[2]);
+  if (from < 1 || to > 65535 || to < from || to - from >= MAX_PORT_RANGE) return [];
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
 function envEntry(name: string, written: string, file: string, line: number, vars: Readonly<Record<string, string>>): EnvEntry {
@@ -629,10 +738,22 @@ export function looksLikeKubernetes(text: string): boolean {
   return /^apiVersion[ \t]*:/m.test(text) && /^kind[ \t]*:/m.test(text);
 }
 
-/** Workloads (their containers' env and images), Services and ConfigMaps of one manifest file (`List`s included). */
-export function readKubernetes(file: string, text: string): { workloads: KubeWorkload[]; services: KubeService[]; configMaps: KubeConfigMap[]; warnings: string[] } {
+interface KubeObjects {
+  workloads: KubeWorkload[];
+  services: KubeService[];
+  configMaps: KubeConfigMap[];
+  ingresses: KubeIngress[];
+  nais: NaisApplication[];
+  warnings: string[];
+}
+
+/**
+ * Workloads (their containers' env and images), Services, Ingresses, ConfigMaps and NAIS applications of one
+ * manifest file (`List`s included).
+ */
+export function readKubernetes(file: string, text: string): KubeObjects {
   const warnings: string[] = [];
-  const out = { workloads: [] as KubeWorkload[], services: [] as KubeService[], configMaps: [] as KubeConfigMap[], warnings };
+  const out: KubeObjects = { workloads: [], services: [], configMaps: [], ingresses: [], nais: [], warnings };
   for (const doc of yamlDocuments(file, text, warnings)) {
     if (!isObj(doc.root)) continue;
     const objects: [Obj, number][] = [[doc.root, doc.line]];
@@ -647,14 +768,23 @@ export function readKubernetes(file: string, text: string): { workloads: KubeWor
   return out;
 }
 
-function kubeObject(file: string, obj: Obj, line: number, doc: YamlDoc, out: { workloads: KubeWorkload[]; services: KubeService[]; configMaps: KubeConfigMap[]; warnings: string[] }): void {
+function kubeObject(file: string, obj: Obj, line: number, doc: YamlDoc, out: KubeObjects): void {
   const kind = str(obj.kind);
   const meta = isObj(obj.metadata) ? obj.metadata : undefined;
   const name = str(meta?.name);
-  if (!kind || str(obj.apiVersion) === undefined || !name) return;
+  const apiVersion = str(obj.apiVersion);
+  if (!kind || apiVersion === undefined || !name) return;
   const namespace = str(meta?.namespace);
   const ns = namespace ? { namespace } : {};
   const spec = isObj(obj.spec) ? obj.spec : undefined;
+  if (apiVersion.startsWith('nais.io/')) {
+    if (kind === 'Application') out.nais.push(naisApplication(file, name, ns, line, spec, doc, out.warnings));
+    return;
+  }
+  if (kind === 'Ingress') {
+    out.ingresses.push(kubeIngress(file, name, ns, line, spec, doc));
+    return;
+  }
   if (kind === 'Service') {
     const selector = stringMap(spec?.selector);
     const ports = Array.isArray(spec?.ports)
@@ -751,10 +881,322 @@ function kubeEnv(name: string, item: Obj, file: string, line: number): EnvEntry 
   return { name, written: 'valueFrom', unknown: 'comes from a valueFrom source that is not read', file, line };
 }
 
+/** `networking.k8s.io/v1` (`backend.service.name`) and `v1beta1` (`backend.serviceName`) rules. */
+function kubeIngress(file: string, name: string, ns: { namespace?: string }, line: number, spec: Obj | undefined, doc: YamlDoc): KubeIngress {
+  const backendService = (backend: unknown): string | undefined => (isObj(backend) ? (isObj(backend.service) ? str(backend.service.name) : str(backend.serviceName)) : undefined);
+  const ingress: KubeIngress = { name, ...ns, rules: [], file, line };
+  const fallback = backendService(spec?.defaultBackend) ?? backendService(spec?.backend);
+  if (fallback) ingress.defaultService = fallback;
+  const rules = spec?.rules;
+  if (Array.isArray(rules)) {
+    rules.forEach((r, i) => {
+      const host = isObj(r) ? str(r.host) : undefined;
+      if (!isObj(r) || !host) return;
+      const paths = isObj(r.http) && Array.isArray(r.http.paths) ? r.http.paths : [];
+      const services = uniq(paths.map((p) => (isObj(p) ? backendService(p.backend) : undefined)));
+      ingress.rules.push({ host: host.toLowerCase(), services, line: doc.lineOf(rules, i) ?? line });
+    });
+  }
+  return ingress;
+}
+
+/**
+ * A NAIS Application: its container's `spec.env` (as Kubernetes env; a value the deploy fills in from its variables,
+ * `{{ var }}`, is unknown), `spec.ingresses` (URLs) and the applications `accessPolicy.outbound.rules` allows it to
+ * call.
+ */
+function naisApplication(file: string, name: string, ns: { namespace?: string }, line: number, spec: Obj | undefined, doc: YamlDoc, warnings: string[]): NaisApplication {
+  const app: NaisApplication = { name, ...ns, file, line, env: [], ingresses: [], outbound: [] };
+  const image = str(spec?.image);
+  if (image && !image.includes('{{')) app.image = image;
+  const container = kubeContainer(file, { name, env: spec?.env }, line, doc, warnings);
+  app.env = container.env.map((e) => (e.value !== undefined && e.value.includes('{{') ? { ...withoutValue(e), unknown: `is the NAIS template ${JSON.stringify(e.value)}, filled in from the deploy's variables` } : e));
+  const ingresses = spec?.ingresses;
+  if (Array.isArray(ingresses)) for (const i of ingresses) {
+    const host = typeof i === 'string' && !i.includes('{{') ? hostOfUrl(i) : undefined;
+    if (host) app.ingresses.push(host);
+  }
+  const policy = isObj(spec?.accessPolicy) ? spec.accessPolicy : undefined;
+  const rules = isObj(policy?.outbound) ? policy.outbound.rules : undefined;
+  if (Array.isArray(rules)) {
+    rules.forEach((r, i) => {
+      const application = isObj(r) ? str(r.application) : undefined;
+      if (!isObj(r) || !application) return;
+      app.outbound.push({ application, ...(str(r.namespace) ? { namespace: str(r.namespace)! } : {}), ...(str(r.cluster) ? { cluster: str(r.cluster)! } : {}), line: doc.lineOf(rules, i) ?? line });
+    });
+  }
+  return app;
+}
+
+function withoutValue(e: EnvEntry): EnvEntry {
+  const { value: _value, ...rest } = e;
+  return rest;
+}
+
+/** `https://orders.example.com:8443/api` or `orders.example.com` → `orders.example.com`; undefined when there is no host. */
+function hostOfUrl(text: string): string | undefined {
+  const m = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([^/:?#\s]+)/i.exec(text.trim());
+  return m ? m[1]!.toLowerCase() : undefined;
+}
+
 function stringMap(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (isObj(value)) for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out[k] = v;
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Helm
+
+/**
+ * What a well-known chart makes of its values, its templates being outside the estate. Paths are below the key the
+ * chart's values sit under (its dependency name, or alias, in the estate's own chart).
+ */
+export interface ChartKnowledge {
+  /** Maps of container environment variables (name → value). */
+  env: readonly (readonly string[])[];
+  /** Ingress hosts: a host, or a list of hosts or of `{host: …}`. */
+  hosts: readonly (readonly string[])[];
+  /** The flag that makes the ingress at all, and its default in the chart. */
+  ingressEnabled?: { path: readonly string[]; default: boolean };
+  /** The container image (a name, or a repository without the tag). */
+  image?: readonly string[];
+  /** Whether the chart renders env values and hosts through `tpl`: `{{ … }}` in them is a template, not text. */
+  tpl: boolean;
+}
+
+/** Chart name (in Chart.yaml `dependencies`) → what its values mean. */
+export const HELM_CHARTS: Readonly<Record<string, ChartKnowledge>> = {
+  // ministryofjustice/hmpps-helm-charts: `env` becomes `value: "{{ $val }}"` (no tpl); the ingress is `ingress.host` (or `hosts`), off by default.
+  'generic-service': { env: [['env']], hosts: [['ingress', 'host'], ['ingress', 'hosts']], ingressEnabled: { path: ['ingress', 'enabled'], default: false }, image: ['image', 'repository'], tpl: false },
+  // hmcts/chart-java: `environment` and `ingressHost` are rendered with tpl (`{{ .Values.global.environment }}`).
+  java: { env: [['environment']], hosts: [['ingressHost']], image: ['image'], tpl: true },
+};
+
+/** `helm create`'s convention, which most charts keep: every resource, the Service included, is named `fullnameOverride`. */
+const FULLNAME_OVERRIDE = 'fullnameOverride';
+
+/** `values.yaml` (every environment), `values-dev.yaml`, `values.dev.yaml`, `values.aat.template.yaml` (that environment). */
+const VALUES_FILE = /^values(?:[-._]([A-Za-z0-9][A-Za-z0-9_.-]*?))?(?:[-.](template))?\.ya?ml$/;
+
+interface HelmChart {
+  dir: string;
+  file: string;
+  name: string;
+  /** The values keys of well-known dependencies. */
+  sections: { key: string; chart: string }[];
+}
+
+interface HelmValues {
+  file: string;
+  dir: string;
+  environment?: string;
+  /** A `*.template.yaml` the pipeline renders with envsubst first: `${VAR}` in it is the pipeline's. */
+  envsubst: boolean;
+  root: Obj;
+  doc: YamlDoc;
+}
+
+function readChart(file: string, text: string, requirements: string | undefined, warnings: string[]): HelmChart | undefined {
+  const docs = yamlDocuments(file, text, warnings);
+  const root = docs[0]?.root;
+  if (!isObj(root)) return undefined;
+  const name = str(root.name) ?? lastSegment(parentDir(file));
+  const deps: unknown[] = Array.isArray(root.dependencies) ? [...root.dependencies] : [];
+  if (requirements !== undefined) {
+    const req = yamlDocuments(joinRel(parentDir(file), 'requirements.yaml'), requirements, warnings)[0]?.root;
+    if (isObj(req) && Array.isArray(req.dependencies)) deps.push(...req.dependencies);
+  }
+  const sections: HelmChart['sections'] = [];
+  for (const d of deps) {
+    const chart = isObj(d) ? str(d.name) : undefined;
+    if (!chart || !Object.hasOwn(HELM_CHARTS, chart)) continue;
+    sections.push({ key: (isObj(d) ? str(d.alias) : undefined) ?? chart, chart });
+  }
+  return { dir: parentDir(file), file, name, sections };
+}
+
+function readValues(file: string, text: string, warnings: string[]): HelmValues | undefined {
+  const m = VALUES_FILE.exec(lastSegment(file));
+  if (!m) return undefined;
+  const doc = yamlDocuments(file, text, warnings)[0];
+  if (!doc || !isObj(doc.root)) return undefined;
+  const environment = m[1] === undefined || m[1] === 'template' ? undefined : m[1];
+  return { file, dir: parentDir(file), ...(environment ? { environment } : {}), envsubst: m[2] !== undefined || m[1] === 'template', root: doc.root, doc };
+}
+
+function at(root: unknown, path: readonly string[]): { value: unknown; container?: unknown; key?: string } {
+  let value: unknown = root;
+  let container: unknown;
+  for (const key of path) {
+    if (!isObj(value)) return { value: undefined };
+    container = value;
+    value = value[key];
+  }
+  return { value, container, key: path[path.length - 1] };
+}
+
+/**
+ * The deployment each values file describes, per chart it is for: the chart in its directory; for an environment's
+ * file, the charts in the directories beside it (`helm_deploy/values-dev.yaml` next to `helm_deploy/<chart>/`);
+ * else a chart outside the estate (`helm install … -f values.yaml`), whose well-known sections are found by key.
+ * A base `values.yaml` describes every environment; each environment's file is a unit of its own, over it.
+ */
+function helmUnits(charts: HelmChart[], values: HelmValues[], warnings: string[]): DeploymentUnit[] {
+  const out: DeploymentUnit[] = [];
+  const baseOf = (dir: string): HelmValues | undefined => values.find((v) => v.dir === dir && v.environment === undefined);
+  for (const v of values) {
+    let targets = charts.filter((c) => c.dir === v.dir);
+    if (!targets.length && v.environment !== undefined) targets = charts.filter((c) => c.dir !== '' && parentDir(c.dir) === v.dir);
+    if (!targets.length) {
+      const sections = Object.keys(v.root).filter((k) => Object.hasOwn(HELM_CHARTS, k)).sort(byString).map((k) => ({ key: k, chart: k }));
+      targets = [{ dir: v.dir, file: v.file, name: '', sections }];
+    }
+    for (const chart of targets) {
+      const unit = helmUnit(chart, v, v.environment !== undefined ? baseOf(chart.dir) : undefined, warnings);
+      if (unit) out.push(unit);
+    }
+  }
+  return out;
+}
+
+function helmUnit(chart: HelmChart, v: HelmValues, base: HelmValues | undefined, warnings: string[]): DeploymentUnit | undefined {
+  const env = new Map<string, EnvEntry>();
+  const hosts: string[] = [];
+  const templates: string[] = [];
+  const images: string[] = [];
+  const dns: DnsName[] = [];
+  const fullname = (section: unknown): void => {
+    const name = isObj(section) ? str(section[FULLNAME_OVERRIDE]) : undefined;
+    if (name && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) dns.push({ name });
+  };
+  fullname(v.root);
+  for (const { key, chart: known } of chart.sections) {
+    const k = HELM_CHARTS[known]!;
+    const section = v.root[key];
+    const baseSection = base?.root[key];
+    fullname(section);
+    if (!isObj(section)) continue;
+    const how = { helm: k.tpl, envsubst: v.envsubst };
+    for (const path of k.env) {
+      const { value: map } = at(section, path);
+      if (map === undefined || map === null) continue;
+      if (!isObj(map)) {
+        warnings.push(`${v.file}:${v.doc.lineOf(at(section, path.slice(0, -1)).value, path[path.length - 1]!) ?? v.doc.line}: ${key}.${path.join('.')} must be a mapping of environment variables; skipped`);
+        continue;
+      }
+      for (const [name, raw] of Object.entries(map)) {
+        const line = v.doc.lineOf(map, name) ?? v.doc.line;
+        if (raw !== null && typeof raw !== 'string') {
+          warnings.push(`${v.file}:${line}: environment ${name} of ${key} is not a scalar; skipped`);
+          continue;
+        }
+        const written = raw ?? '';
+        const r = platformValue(written, how, `${v.file}:${line}`);
+        env.delete(name);
+        env.set(name, 'unknown' in r ? { name, written, unknown: r.unknown, file: v.file, line } : { name, value: r.value, written, file: v.file, line, ...(Object.keys(r.holes).length ? { holes: r.holes } : {}) });
+      }
+    }
+    const enabledFlag = k.ingressEnabled ? (at(section, k.ingressEnabled.path).value ?? at(baseSection, k.ingressEnabled.path).value) : undefined;
+    const enabled = k.ingressEnabled ? (enabledFlag === undefined || enabledFlag === null ? k.ingressEnabled.default : /^(?:true|yes|on)$/i.test(String(enabledFlag))) : true;
+    if (enabled) {
+      for (const path of k.hosts) {
+        const { value } = at(section, path);
+        const written = (Array.isArray(value) ? value : [value]).map((h) => (isObj(h) ? str(h.host) : str(h))).filter((h): h is string => !!h);
+        const line = v.doc.lineOf(at(section, path.slice(0, -1)).value, path[path.length - 1]!) ?? v.doc.line;
+        for (const h of written) {
+          const r = platformValue(h.trim(), how, `${v.file}:${line}`);
+          if ('unknown' in r) continue;
+          const keys = Object.keys(r.holes);
+          if (!keys.length) {
+            const host = hostOfUrl(r.value);
+            if (host) hosts.push(host);
+          } else if (keys.every((key) => key.startsWith(GLOBAL_VALUES)) && /[a-z0-9]/i.test(r.value.replace(/\$\{[^}]*\}/g, ''))) templates.push(r.value.toLowerCase());
+        }
+      }
+    }
+    if (k.image) {
+      const image = str(at(section, k.image).value) ?? str(at(baseSection, k.image).value);
+      if (image && !image.includes('{{') && !image.includes('$')) images.push(image);
+    }
+  }
+  if (!env.size && !hosts.length && !templates.length && !dns.length) return undefined;
+  const name = chart.name || dns[0]?.name || lastSegment(v.dir) || 'helm';
+  const unit: DeploymentUnit = {
+    kind: 'helm',
+    id: `${v.file}#${chart.name || name}`,
+    name,
+    files: [v.file],
+    line: v.doc.line,
+    containerNames: [],
+    images: uniq(images),
+    buildContexts: [],
+    dockerfiles: [],
+    mounts: [],
+    env: [...env.values()],
+    hosts: uniq(hosts).sort(byString),
+    sourceDirs: [chart.dir],
+  };
+  if (v.environment !== undefined) unit.environment = v.environment;
+  if (dns.length) unit.dnsNames = uniqDns(dns);
+  if (hosts.length) unit.ingressHosts = uniq(hosts).sort(byString);
+  if (templates.length) unit.hostTemplates = uniq(templates).sort(byString);
+  return unit;
+}
+
+/**
+ * Global values, which a platform sets alike for every chart it deploys to an environment: the one kind of hole two
+ * charts' hosts can share (`bulk-scan-processor-{{ .Values.global.environment }}.internal`). A release name or a
+ * pipeline variable differs per chart.
+ */
+const GLOBAL_VALUES = '.Values.global.';
+
+/** A Helm template action that only names a value: `.Values.global.environment`, `$.Release.Name`. */
+const TEMPLATE_FIELD = /^\$?(\.[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)$/;
+
+/**
+ * A value with the parts the platform fills in when it deploys: a Helm template action naming a value, when the
+ * chart renders the value with `tpl`; a pipeline variable (`${VAR}`, `$VAR`) in a values template it renders with
+ * envsubst. Each becomes a `${key}` placeholder (`${.Values.global.environment}`, `${$VAR}`) with why it is not known;
+ * any other template action leaves the whole value unknown.
+ */
+export function platformValue(text: string, how: { helm: boolean; envsubst: boolean }, where: string): { value: string; holes: Record<string, string> } | { unknown: string } {
+  const holes: Record<string, string> = {};
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    if (how.helm && text.startsWith('{{', i)) {
+      const end = text.indexOf('}}', i + 2);
+      if (end < 0) return { unknown: `is an unterminated Helm template (${where})` };
+      const action = text.slice(i + 2, end).replace(/^-\s*|\s*-$/g, '').trim();
+      const field = TEMPLATE_FIELD.exec(action);
+      if (!field) return { unknown: `is the Helm template ${JSON.stringify(text)} (${where}), rendered when the chart is installed` };
+      const key = field[1]!;
+      holes[key] ??= `the Helm value ${key} (${where}), given when the chart is installed`;
+      out += `\${${key}}`;
+      i = end + 2;
+      continue;
+    }
+    if (how.envsubst && text[i] === '$') {
+      const m = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/.exec(text.slice(i, i + 260));
+      if (m) {
+        const key = `$${m[1] ?? m[2]}`;
+        holes[key] ??= `the pipeline variable ${key}, substituted into ${where.replace(/:\d+$/, '')} before it is deployed`;
+        out += `\${${key}}`;
+        i += m[0].length;
+        continue;
+      }
+    }
+    out += text[i];
+    i++;
+  }
+  return { value: out, holes };
+}
+
+function uniqDns(names: DnsName[]): DnsName[] {
+  const seen = new Map<string, DnsName>();
+  for (const n of names) seen.set(`${n.name}\u0000${n.namespace ?? ''}`, n);
+  return [...seen.values()].sort((a, b) => byString(a.name, b.name) || byString(a.namespace ?? '', b.namespace ?? ''));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1204,6 +1646,10 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
   const workloads: KubeWorkload[] = [];
   const kubeServices: KubeService[] = [];
   const configMaps: KubeConfigMap[] = [];
+  const kubeIngresses: KubeIngress[] = [];
+  const nais: NaisApplication[] = [];
+  const charts: HelmChart[] = [];
+  const helmValues: HelmValues[] = [];
   const rules: ProxyRule[] = [];
   const servers: NginxServer[] = [];
   const upstreams: NginxUpstream[] = [];
@@ -1234,8 +1680,21 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
       const dir = parentDir(path);
       for (const s of r.services) (compose.get(`${dir}\0${s.name}`) ?? compose.set(`${dir}\0${s.name}`, []).get(`${dir}\0${s.name}`)!).push(s);
     } else if (kind === 'kubernetes') {
-      if (!looksLikeKubernetes(text)) continue;
-      if (text.includes('{{')) {
+      const name = lastSegment(path);
+      if (name === 'Chart.yaml') {
+        const chart = readChart(path, text, read(joinRel(parentDir(path), 'requirements.yaml')), warnings);
+        if (chart) charts.push(chart);
+        continue;
+      }
+      if (!looksLikeKubernetes(text)) {
+        if (VALUES_FILE.test(name)) {
+          const values = readValues(path, text, warnings);
+          if (values) helmValues.push(values);
+        }
+        continue;
+      }
+      // NAIS manifests are templated by the deploy action (`image: "{{ image }}"`), and are YAML all the same.
+      if (text.includes('{{') && !NAIS_API.test(text)) {
         helm.push(path);
         continue;
       }
@@ -1244,6 +1703,8 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
       workloads.push(...r.workloads);
       kubeServices.push(...r.services);
       configMaps.push(...r.configMaps);
+      kubeIngresses.push(...r.ingresses);
+      nais.push(...r.nais);
     } else if (kind === 'connector') {
       if (!text.includes('io.debezium')) continue;
       const r = readConnector(path, text);
@@ -1260,13 +1721,15 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
   }
   if (helm.length) warnings.push(`${helm.length} Kubernetes template file(s) are not rendered and not read: ${helm.slice(0, 5).join(', ')}${helm.length > 5 ? ', …' : ''}`);
   const units: DeploymentUnit[] = [];
-  for (const group of compose.values()) units.push(composeUnit(group, read, warnings));
-  units.push(...kubeUnits(workloads, kubeServices, configMaps));
+  for (const group of compose.values()) units.push(composeUnit(group, read, dotEnvOf(parentDir(group[0]!.file)), warnings));
+  units.push(...kubeUnits(workloads, kubeServices, configMaps, kubeIngresses));
+  units.push(...helmUnits(charts, helmValues, warnings));
+  units.push(...nais.map(naisUnit));
   units.sort((a, b) => byString(a.id, b.id));
-  return { connectors, units, proxies: resolveUpstreams(rules, upstreams), servers, upstreams, kubeServices, warnings };
+  return { connectors, units, proxies: resolveUpstreams(rules, upstreams), servers, upstreams, kubeServices, kubeIngresses, warnings };
 }
 
-function composeUnit(group: ComposeService[], read: (path: string) => string | undefined, warnings: string[]): DeploymentUnit {
+function composeUnit(group: ComposeService[], read: (path: string) => string | undefined, vars: Readonly<Record<string, string>>, warnings: string[]): DeploymentUnit {
   const services = [...group].sort((a, b) => composeRank(a.file) - composeRank(b.file) || byString(a.file, b.file));
   const first = services[0]!;
   const unit: DeploymentUnit = {
@@ -1283,6 +1746,8 @@ function composeUnit(group: ComposeService[], read: (path: string) => string | u
     env: [],
     hosts: uniq([first.name, ...services.flatMap((s) => [s.containerName, s.hostname, ...s.aliases])]).sort(byString),
   };
+  const ports = [...new Set(services.flatMap((s) => s.publishedPorts))];
+  if (ports.length) unit.publishedPorts = ports;
   // Per file: its env_files, then its environment; an override file (compose.override.yml) over the base file;
   // other overlays (docker-compose.prod.yml) are alternatives: a value they set differently is not known.
   const byName = new Map<string, { entry: EnvEntry; rank: number }[]>();
@@ -1295,7 +1760,11 @@ function composeUnit(group: ComposeService[], read: (path: string) => string | u
         warnings.push(`${s.file}:${s.line}: env_file ${envFile} of ${s.name} is not in the estate; its variables are not read`);
         continue;
       }
-      for (const e of readDotEnv(envFile, text)) own.set(e.name, e);
+      for (const e of readDotEnv(envFile, text)) {
+        // A bare `VAR` line passes the variable through, as in `environment`.
+        if (e.value !== undefined) own.set(e.name, e);
+        else if (Object.hasOwn(vars, e.name)) own.set(e.name, { ...withoutUnknown(e), value: vars[e.name]! });
+      }
     }
     for (const e of s.env) own.set(e.name, e);
     for (const e of own.values()) (byName.get(e.name) ?? byName.set(e.name, []).get(e.name)!).push({ entry: e, rank });
@@ -1314,17 +1783,67 @@ function composeUnit(group: ComposeService[], read: (path: string) => string | u
   return unit;
 }
 
+function withoutUnknown(e: EnvEntry): EnvEntry {
+  const { unknown: _unknown, ...rest } = e;
+  return rest;
+}
+
 function sameValue(a: EnvEntry, b: EnvEntry): boolean {
   return a.value !== undefined ? a.value === b.value : b.value === undefined && a.written === b.written;
 }
 
-function kubeUnits(workloads: KubeWorkload[], services: KubeService[], configMaps: KubeConfigMap[]): DeploymentUnit[] {
+const NAIS_API = /^apiVersion[ \t]*:[ \t]*["']?nais\.io\//m;
+
+/**
+ * One NAIS application: reached in the cluster by its name (`http://familie-ef-iverksett`, from its namespace or any
+ * other as `<name>.<namespace>`), and from outside by its ingresses. The environment is the manifest's, by file name
+ * (`nais-preprod.yaml`, `.nais/prod.yaml`); a manifest named only `nais.yaml` is every environment's.
+ */
+function naisUnit(app: NaisApplication): DeploymentUnit {
+  const fileName = lastSegment(app.file).replace(/\.ya?ml$/, '');
+  const environment = fileName.replace(/^nais(?:[-._]|$)/, '');
+  const dir = parentDir(app.file);
+  const unit: DeploymentUnit = {
+    kind: 'nais',
+    id: `${app.file}#Application/${app.namespace ? `${app.namespace}/` : ''}${app.name}`,
+    name: app.name,
+    files: [app.file],
+    line: app.line,
+    containerNames: [],
+    images: app.image ? [app.image] : [],
+    buildContexts: [],
+    dockerfiles: [],
+    mounts: [],
+    env: app.env,
+    hosts: uniq([app.name, ...app.ingresses]).sort(byString),
+    dnsNames: [{ name: app.name, ...(app.namespace ? { namespace: app.namespace } : {}) }],
+    // The repository a `.nais/` directory belongs to.
+    sourceDirs: [lastSegment(dir) === '.nais' ? parentDir(dir) : dir],
+  };
+  if (environment) unit.environment = environment;
+  if (app.ingresses.length) unit.ingressHosts = uniq(app.ingresses).sort(byString);
+  if (app.outbound.length) unit.outbound = app.outbound.map((o) => ({ ...o, file: app.file }));
+  return unit;
+}
+
+function kubeUnits(workloads: KubeWorkload[], services: KubeService[], configMaps: KubeConfigMap[], ingresses: KubeIngress[]): DeploymentUnit[] {
   const sameNamespace = (a: string | undefined, b: string | undefined): boolean => a === undefined || b === undefined || a === b;
   const configMap = (name: string, namespace: string | undefined): KubeConfigMap[] => configMaps.filter((c) => c.name === name && sameNamespace(c.namespace, namespace));
   const out: DeploymentUnit[] = [];
   for (const w of workloads) {
     const selecting = services.filter((s) => Object.keys(s.selector).length > 0 && sameNamespace(s.namespace, w.namespace) && Object.entries(s.selector).every(([k, v]) => w.labels[k] === v));
-    const hosts = uniq([w.name, ...selecting.map((s) => s.name), w.serviceName]).sort(byString);
+    const serviceNames = new Set(selecting.map((s) => s.name));
+    const ingressHosts = uniq(
+      ingresses
+        .filter((i) => sameNamespace(i.namespace, w.namespace))
+        .flatMap((i) => i.rules.filter((r) => r.services.some((s) => serviceNames.has(s)) || (i.defaultService !== undefined && serviceNames.has(i.defaultService) && !r.services.length)).map((r) => r.host)),
+    ).sort(byString);
+    const hosts = uniq([w.name, ...selecting.map((s) => s.name), w.serviceName, ...ingressHosts]).sort(byString);
+    const dnsNames = uniqDns([
+      { name: w.name, ...(w.namespace ? { namespace: w.namespace } : {}) },
+      ...selecting.map((s) => ({ name: s.name, ...((s.namespace ?? w.namespace) ? { namespace: (s.namespace ?? w.namespace)! } : {}) })),
+      ...(w.serviceName ? [{ name: w.serviceName, ...(w.namespace ? { namespace: w.namespace } : {}) }] : []),
+    ]);
     for (const c of w.containers) {
       const env = new Map<string, EnvEntry>();
       for (const from of c.envFrom) {
@@ -1364,6 +1883,8 @@ function kubeUnits(workloads: KubeWorkload[], services: KubeService[], configMap
         mounts: [],
         env: expandDependentEnv([...env.values()]),
         hosts,
+        dnsNames,
+        ...(ingressHosts.length ? { ingressHosts } : {}),
       });
     }
   }
@@ -1424,6 +1945,10 @@ function uniq(items: (string | undefined)[]): string[] {
 function parentDir(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? '' : path.slice(0, slash);
+}
+
+function lastSegment(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
 }
 
 function joinRel(dir: string, name: string): string {

@@ -1,5 +1,6 @@
-import { basename } from 'node:path';
-import { type CdcConnector, type DeploymentUnit, type EnvEntry, type NginxServer, type ProxyRule, readDeployment } from './deployment.js';
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { type CdcConnector, type DeploymentUnit, type DnsName, type EnvEntry, type NginxServer, type ProxyRule, readDeployment } from './deployment.js';
 import type { Discovery } from '../discover.js';
 import { applicationName, parseSpringConfig, type SpringConfigFile } from './spring-config.js';
 
@@ -40,12 +41,90 @@ export interface ServiceInfo {
   configHoles?: Record<string, string>;
   /**
    * The names other services may address it by, from the estate's deployment files: compose service keys,
-   * `container_name`, `hostname`, network aliases, Kubernetes workload names and the Services selecting them.
-   * Sorted, without repeats; empty when no deployment file describes it.
+   * `container_name`, `hostname`, network aliases, Kubernetes workload names and the Services selecting them, NAIS
+   * application names, and Ingress hosts (see `ingressHosts`). Sorted, without repeats; empty when no deployment
+   * file describes it.
    */
   hosts: string[];
-  /** The deployment units (compose services, Kubernetes containers) that run it, by id. */
+  /** The deployment units (compose services, Kubernetes containers, Helm values files, NAIS manifests) that run it, by id. */
   deployedBy?: string[];
+  /**
+   * Names the cluster DNS resolves to it (the Kubernetes Services selecting it, its workloads, Helm `fullnameOverride`,
+   * NAIS applications), each also reachable as `name.namespace`, `name.namespace.svc` and
+   * `name.namespace.svc.cluster.local`; in any namespace when the manifests give none. {@link hostIndex} answers for
+   * every form. Sorted; absent when no Kubernetes-style deployment describes it.
+   */
+  dnsNames?: DnsName[];
+  /** The hosts of `hosts` that are Ingress hosts (Ingress manifests, Helm ingress values, NAIS `ingresses`), sorted. */
+  ingressHosts?: string[];
+  /**
+   * Ingress hosts with parts the platform fills in, written with `${key}` holes where `key` is the hole's `at`
+   * (`bulk-scan-processor-${.values.global.environment}.service.core-compute-${.values.global.environment}.internal`),
+   * lower case: a URL host with the same holes in the same places names it ({@link hostTemplateOf}, {@link hostIndex}).
+   */
+  hostTemplates?: string[];
+  /**
+   * The ports it listens on, for `localhost:<port>`: `server.port` of its configuration (default profile and each
+   * Spring profile) and the host ports its compose services publish. In configuration order, then file order.
+   */
+  ports?: ServicePort[];
+  /**
+   * Deployment environments (Helm values files per environment, NAIS manifests per cluster), by the key of the layer
+   * `profiles` holds for each: `<platform>:<environment>` (`helm:dev`, `nais:preprod`). Such a layer is what the
+   * code sees there: the Spring profiles the environment activates (`SPRING_PROFILES_ACTIVE`, groups expanded), then
+   * the deployment's environment variables for every environment, then that environment's own, relaxed as Spring
+   * binds them. So a key set differently per environment has one value per environment layer.
+   */
+  environments?: Record<string, EnvironmentInfo>;
+  /** NAIS `accessPolicy.outbound.rules`: the applications its manifests say it calls (informative, not a link). */
+  declaredCallees?: { application: string; namespace?: string; cluster?: string; file: string; line: number }[];
+}
+
+export interface EnvironmentInfo {
+  platform: 'helm' | 'nais';
+  /** As the deployment names it (`dev`, `preprod`, `aat`). */
+  name: string;
+  /** The files that describe it, sorted. */
+  files: string[];
+  /** The Spring profiles it activates, in order, groups expanded; their values are under the layer's. */
+  springProfiles: string[];
+  /** Where each key of the layer that the environment's variables set comes from (`helm_deploy/values-dev.yaml:12`). */
+  origins: Record<string, string>;
+  /** Keys its variables leave unknown there (a Kubernetes secret, a template): key → why. Not in the layer. */
+  holes?: Record<string, string>;
+}
+
+export interface ServicePort {
+  port: number;
+  how: 'server.port' | 'published';
+  /** `file` of the configuration, or `file:line` of the compose service. */
+  at: string;
+  /** The Spring profile whose configuration sets it, when not the default. */
+  profile?: string;
+}
+
+/**
+ * A deployment unit that runs no service of the estate (an image built elsewhere: familie-brev, payment, an IAM
+ * server, and infrastructure alike), as a service a client or gateway may address. Units of one name are one
+ * candidate. Nothing is a service node until something targets it.
+ */
+export interface DeploymentOnly {
+  /** `spring.application.name` of an estate directory it builds without sources (config only), else the unit's name. */
+  name: string;
+  /** The names it is reached by (compose keys, container names, aliases, workloads, Services, ingress hosts), sorted. */
+  hosts: string[];
+  dnsNames?: DnsName[];
+  hostTemplates?: string[];
+  /** Host ports its compose services publish. */
+  ports?: number[];
+  images: string[];
+  /** The first unit's file and line. */
+  file: string;
+  line: number;
+  /** Its deployment units, by id. */
+  units: string[];
+  /** Whether it runs a reverse proxy of the estate (nginx rules it mounts or builds): those are services already. */
+  proxy?: boolean;
 }
 
 /** An nginx proxy rule of the estate, with who runs it and where it sends requests. */
@@ -72,9 +151,14 @@ export interface Layout {
   proxyServers: NginxServer[];
   /** Debezium connectors the estate registers (change-data-capture topics). */
   connectors: CdcConnector[];
-  /** Compose services and Kubernetes containers of the estate, matched to the services they run. */
+  /** Compose services, Kubernetes containers, Helm values and NAIS manifests of the estate, matched to the services they run. */
   deployments: LayoutDeployment[];
-  /** The service a host name (any case) addresses, from services' `hosts`; undefined when none or several claim it. */
+  /** Deployment units that run no service of the estate, by name, sorted: candidates for the services a client names. */
+  deploymentOnly: DeploymentOnly[];
+  /**
+   * The service a host name (any case) addresses, from services' `hosts`, `dnsNames` (every cluster DNS form) and
+   * `hostTemplates`; undefined when none or several claim it.
+   */
   serviceOfHost(host: string): string | undefined;
   warnings: string[];
 }
@@ -85,6 +169,8 @@ interface Unit {
   buildTool: BuildTool;
   children: Unit[];
   deployable: boolean;
+  /** A deployment builds its directory (a Dockerfile there): one image, so one service with every module below. */
+  built: boolean;
   deployablesBelow: number;
 }
 
@@ -103,6 +189,16 @@ interface Scope {
   hosts: Set<string>;
   deployedBy: string[];
   configServerFiles: string[];
+  dnsNames: DnsName[];
+  ingressHosts: Set<string>;
+  hostTemplates: Set<string>;
+  published: ServicePort[];
+  /** The units that run it (see {@link applyDeployment}). */
+  runBy: DeploymentUnit[];
+  /** `spring.profiles.active` as its own files set it, before any deployment's environment. */
+  filesActiveProfiles?: string;
+  environments: Record<string, EnvironmentInfo>;
+  declaredCallees: NonNullable<ServiceInfo['declaredCallees']>;
 }
 
 const BUILD_FILE_PREFERENCE = ['pom.xml', 'build.gradle.kts', 'build.gradle', 'settings.gradle.kts', 'settings.gradle'];
@@ -112,6 +208,8 @@ export function detectLayout(
   discovery: Discovery,
   readText: (relPath: string) => string | undefined,
   deployableDirs?: ReadonlySet<string>,
+  /** The file names of a directory (relative to the root), for deployment directories discovery does not walk (`.nais`). */
+  listDir: (relDir: string) => string[] | undefined = fileLister(discovery.root),
 ): Layout {
   const warnings: string[] = [];
   const rootName = basename(discovery.root);
@@ -119,6 +217,10 @@ export function detectLayout(
   const nearestUnit = nearestUnitFinder(units);
   const configs = readConfigs(discovery.configFiles, readText, warnings);
   markDeployables(units, nearestUnit, discovery.configFiles, deployableDirs);
+  const deploymentFiles = [...new Set([...(discovery.deploymentFiles ?? []), ...hiddenDeploymentFiles(discovery, units, listDir)])].sort(byString);
+  const deployment = readDeployment(deploymentFiles, readText);
+  warnings.push(...deployment.warnings);
+  markBuilt(units, deployment.units);
   const serviceDirOfUnit = assignServices(units, nearestUnit);
   const unitlessDir = unitlessDirFinder(discovery);
   const scopeDirOf = (dir: string): string => {
@@ -128,18 +230,18 @@ export function detectLayout(
 
   const scopes = collectScopes(discovery, units, serviceDirOfUnit, scopeDirOf);
   for (const scope of scopes.values()) nameScope(scope, configs, rootName);
-  const deployment = readDeployment(discovery.deploymentFiles ?? [], readText);
-  warnings.push(...deployment.warnings);
   const runs = applyDeployment([...scopes.values()].filter(isListed), deployment.units, rootName, warnings);
   applyConfigServers([...scopes.values()], readText, warnings);
+  for (const scope of scopes.values()) if (isListed(scope)) applyEnvironmentLayers(scope);
   const services = listServices(scopes, rootName, warnings);
   const hostOwner = hostIndex(services);
-  const serviceOfHost = (host: string): string | undefined => hostOwner.get(host.toLowerCase());
+  const serviceOfHost = (host: string): string | undefined => hostOwner.get(host);
   const deployments: LayoutDeployment[] = deployment.units.map((u) => {
     const scope = runs.get(u);
     return scope ? { ...u, service: scope.name } : { ...u };
   });
   const proxies = layoutProxies(deployment.proxies, deployment.units, runs, [...scopes.values()].filter(isListed), services);
+  const deploymentOnly = deploymentOnlyCandidates(deployment.units, runs, discovery.configFiles, configs, deployment.proxies, rootName);
 
   const located = new Map<string, { service: string; module: string }>();
   const locate = (path: string): { service: string; module: string } => {
@@ -154,7 +256,7 @@ export function detectLayout(
     }
     return hit;
   };
-  return { services, locate, proxies, proxyServers: deployment.servers, connectors: deployment.connectors, deployments, serviceOfHost, warnings };
+  return { services, locate, proxies, proxyServers: deployment.servers, connectors: deployment.connectors, deployments, deploymentOnly, serviceOfHost, warnings };
 }
 
 function buildUnits(buildFiles: string[]): Map<string, Unit> {
@@ -173,6 +275,7 @@ function buildUnits(buildFiles: string[]): Map<string, Unit> {
       buildTool: name === 'pom.xml' ? 'maven' : 'gradle',
       children: [],
       deployable: false,
+      built: false,
       deployablesBelow: 0,
     });
   }
@@ -228,7 +331,22 @@ function markDeployables(
   }
 }
 
-/** Unit dir → the dir of the service it belongs to. A unit whose subtree holds ≥2 deployables is an aggregator. */
+/** Build units a compose service builds: its Dockerfile's directory when it names one, else its build context. */
+function markBuilt(units: Map<string, Unit>, deployed: readonly DeploymentUnit[]): void {
+  for (const d of deployed) {
+    const dirs = d.dockerfiles.length ? d.dockerfiles.map(parentDir) : d.buildContexts;
+    for (const dir of dirs) {
+      const unit = units.get(dir);
+      if (unit) unit.built = true;
+    }
+  }
+}
+
+/**
+ * Unit dir → the dir of the service it belongs to. A unit whose subtree holds ≥2 deployables is an aggregator, unless
+ * a deployment builds its directory: one image of a multi-module build (its other modules libraries, configuration
+ * and all).
+ */
 function assignServices(units: Map<string, Unit>, nearestUnit: (dir: string) => Unit | undefined): Map<string, string> {
   const tops: Unit[] = [];
   for (const unit of units.values()) {
@@ -239,7 +357,7 @@ function assignServices(units: Map<string, Unit>, nearestUnit: (dir: string) => 
   for (const top of tops) countDeployables(top);
   const serviceDir = new Map<string, string>();
   const assign = (unit: Unit): void => {
-    if (unit.deployablesBelow <= 1) return markSubtree(unit, unit.dir, serviceDir);
+    if (unit.deployablesBelow <= 1 || unit.built) return markSubtree(unit, unit.dir, serviceDir);
     serviceDir.set(unit.dir, unit.dir);
     for (const child of unit.children) assign(child);
   };
@@ -281,7 +399,28 @@ function collectScopes(
   const scope = (dir: string): Scope => {
     let s = scopes.get(dir);
     if (!s) {
-      s = { dir, units: [], configFiles: [], fileCount: 0, name: '', nameFrom: 'directory', config: {}, profiles: {}, configOrigins: {}, configHoles: {}, hosts: new Set(), deployedBy: [], configServerFiles: [] };
+      s = {
+        dir,
+        units: [],
+        configFiles: [],
+        fileCount: 0,
+        name: '',
+        nameFrom: 'directory',
+        config: {},
+        profiles: {},
+        configOrigins: {},
+        configHoles: {},
+        hosts: new Set(),
+        deployedBy: [],
+        configServerFiles: [],
+        dnsNames: [],
+        ingressHosts: new Set(),
+        hostTemplates: new Set(),
+        published: [],
+        runBy: [],
+        environments: {},
+        declaredCallees: [],
+      };
       scopes.set(dir, s);
     }
     return s;
@@ -444,6 +583,13 @@ function toServiceInfo(scope: Scope, rootName: string): ServiceInfo {
   };
   if (Object.keys(scope.configHoles).length) info.configHoles = scope.configHoles;
   if (scope.deployedBy.length) info.deployedBy = [...scope.deployedBy].sort(byString);
+  if (scope.dnsNames.length) info.dnsNames = sortedDns(scope.dnsNames);
+  if (scope.ingressHosts.size) info.ingressHosts = [...scope.ingressHosts].sort(byString);
+  if (scope.hostTemplates.size) info.hostTemplates = [...scope.hostTemplates].sort(byString);
+  const ports = servicePorts(scope);
+  if (ports.length) info.ports = ports;
+  if (Object.keys(scope.environments).length) info.environments = scope.environments;
+  if (scope.declaredCallees.length) info.declaredCallees = scope.declaredCallees;
   if (scope.configServerFiles.length) info.configServerFiles = scope.configServerFiles;
   if (scope.applicationNameFile) info.applicationNameFile = scope.applicationNameFile;
   return info;
@@ -472,8 +618,15 @@ function applyDeployment(scopes: Scope[], units: readonly DeploymentUnit[], root
     for (const u of own) {
       for (const h of u.hosts) scope.hosts.add(h);
       scope.deployedBy.push(u.id);
+      scope.dnsNames.push(...(u.dnsNames ?? []));
+      for (const h of u.ingressHosts ?? []) scope.ingressHosts.add(h);
+      for (const h of u.hostTemplates ?? []) scope.hostTemplates.add(h);
+      for (const port of u.publishedPorts ?? []) scope.published.push({ port, how: 'published', at: `${u.files[0]}:${u.line}` });
+      scope.declaredCallees.push(...(u.outbound ?? []));
     }
-    applyEnvironment(scope, mergeEnvironments(own), warnings);
+    scope.filesActiveProfiles = scope.config['spring.profiles.active'];
+    applyEnvironment(scope, mergeEnvironments(own.filter((u) => u.environment === undefined)), warnings);
+    scope.runBy = own;
   }
   return runs;
 }
@@ -483,12 +636,12 @@ function matchUnit(unit: DeploymentUnit, scopes: Scope[], rootName: string, cont
     const distinct = [...new Set(found)];
     if (distinct.length === 1) return distinct[0]!;
     if (distinct.length > 1) {
-      warnings.push(`${unit.files[0]}:${unit.line}: ${unit.kind === 'compose' ? 'compose service' : 'Kubernetes container of'} ${unit.name} matches several services by ${rule} (${distinct.map((s) => s.name).sort(byString).join(', ')}); it is matched to none`);
+      warnings.push(`${unit.files[0]}:${unit.line}: ${UNIT_KINDS[unit.kind]} ${unit.name} matches several services by ${rule} (${distinct.map((s) => s.name).sort(byString).join(', ')}); it is matched to none`);
       return null;
     }
     return undefined;
   };
-  const dirs = [...unit.buildContexts, ...unit.dockerfiles.map(parentDir)];
+  const dirs = unitDirs(unit);
   const byDir = dirs.flatMap((d) => {
     const holding = scopes.filter((s) => (s.dir === '' ? d === '' : d === s.dir || d.startsWith(`${s.dir}/`)));
     return holding.length ? [holding.reduce((a, b) => (b.dir.length > a.dir.length ? b : a))] : [];
@@ -504,6 +657,13 @@ function matchUnit(unit: DeploymentUnit, scopes: Scope[], rootName: string, cont
   const single = !unit.workload || containersOf.get(unit.workload) === 1 || unit.container === unit.name;
   const names = [...(single ? [unit.name] : []), ...unit.containerNames].map((n) => n.toLowerCase());
   return pick('name', scopes.filter((s) => names.includes(s.name.toLowerCase()))) ?? undefined;
+}
+
+const UNIT_KINDS: Record<DeploymentUnit['kind'], string> = { compose: 'compose service', kubernetes: 'Kubernetes container of', helm: 'Helm values for', nais: 'NAIS application' };
+
+/** The estate directories a unit is built from or described in (its build context, Dockerfile, chart, manifest). */
+function unitDirs(unit: DeploymentUnit): string[] {
+  return [...unit.buildContexts, ...unit.dockerfiles.map(parentDir), ...(unit.sourceDirs ?? [])];
 }
 
 /** `registry:5000/team/orders-service:1.2@sha256:…` → `orders-service`. */
@@ -541,6 +701,7 @@ function applyEnvironment(scope: Scope, env: EnvEntry[], warnings: string[]): vo
   const profileForms = Object.values(scope.profiles).map((p) => [p, formsIndex(p)] as const);
   const set = (key: string, e: EnvEntry, origin: string): void => {
     if (e.value !== undefined) {
+      for (const [k, why] of Object.entries(e.holes ?? {})) scope.configHoles[k] ??= why;
       scope.config[key] = e.value;
       delete scope.configHoles[key];
       for (const f of environmentForms(key)) (configForms.get(f) ?? configForms.set(f, new Set()).get(f)!).add(key);
@@ -599,9 +760,12 @@ function flattenJson(value: unknown, prefix: string, out: [string, string][], de
   else if (prefix) out.push([prefix, value === null ? '' : String(value)]);
 }
 
-/** `SPRING_APPLICATION_NAME` → `spring.application.name`, `ROUTES_0_URI` → `routes[0].uri`; other names as written. */
+/**
+ * `SPRING_APPLICATION_NAME` → `spring.application.name`, `ROUTES_0_URI` → `routes[0].uri`, `SPRINGDOC_API-DOCS_ENABLED`
+ * → `springdoc.api-docs.enabled` (Spring keeps dashes); other names as written.
+ */
 export function relaxedEnvKey(name: string): string {
-  if (!/^[A-Z0-9_]+$/.test(name)) return name;
+  if (!/^[A-Z0-9_-]+$/.test(name) || !/[A-Z0-9]/.test(name)) return name;
   let out = '';
   for (const seg of name.split('_')) {
     if (!seg) continue;
@@ -617,13 +781,305 @@ function environmentForms(key: string): string[] {
   return [...new Set([base.replace(/[.-]/g, '_'), base.replace(/-/g, '').replace(/\./g, '_')])];
 }
 
-/** Host (lower case) → service, for hosts exactly one service claims. */
-export function hostIndex(services: readonly ServiceInfo[]): Map<string, string> {
-  const claims = new Map<string, Set<string>>();
-  for (const s of services) for (const h of s.hosts) (claims.get(h.toLowerCase()) ?? claims.set(h.toLowerCase(), new Set()).get(h.toLowerCase())!).add(s.name);
-  const out = new Map<string, string>();
-  for (const [h, owners] of claims) if (owners.size === 1) out.set(h, [...owners][0]!);
+/** What claims host names: a service, or a deployment-only candidate. */
+export interface HostClaims {
+  name: string;
+  hosts: readonly string[];
+  dnsNames?: readonly DnsName[];
+  hostTemplates?: readonly string[];
+}
+
+/** Cluster domains a Service's fully qualified name ends with. */
+const CLUSTER_DOMAINS = ['cluster.local'];
+/** Top-level domains that are never read as a Kubernetes namespace: `orders.com` is not Service `orders`. */
+const NOT_NAMESPACES = new Set(['com', 'net', 'org', 'io', 'gov', 'edu', 'co', 'info', 'biz']);
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * Host (lower case) → owner, for hosts exactly one owner claims: `hosts`, `hostTemplates`, and the cluster DNS forms
+ * of `dnsNames` (`name`, and with a namespace `name.ns`, `name.ns.svc`, `name.ns.svc.cluster.local`). Iterating
+ * gives those entries; `get` and `has` also answer for a name the manifests give no namespace, in any namespace
+ * (`account.obaas-dev` → the owner of `account`), which no list of entries can hold.
+ */
+export class HostIndex extends Map<string, string> {
+  private readonly ambiguous = new Set<string>();
+  /** DNS names without a namespace → owner, or null when several claim one. */
+  private readonly anyNamespace = new Map<string, string | null>();
+
+  constructor(owners: readonly HostClaims[] = []) {
+    super();
+    const claims = new Map<string, Set<string>>();
+    const claim = (form: string, owner: string): void => {
+      const key = form.toLowerCase();
+      (claims.get(key) ?? claims.set(key, new Set()).get(key)!).add(owner);
+    };
+    for (const o of owners) {
+      for (const h of o.hosts) claim(h, o.name);
+      for (const h of o.hostTemplates ?? []) claim(h, o.name);
+      for (const d of o.dnsNames ?? []) {
+        claim(d.name, o.name);
+        if (d.namespace === undefined) {
+          const name = d.name.toLowerCase();
+          const known = this.anyNamespace.get(name);
+          this.anyNamespace.set(name, known === undefined || known === o.name ? o.name : null);
+          continue;
+        }
+        const base = `${d.name}.${d.namespace}`;
+        for (const form of [base, `${base}.svc`, ...CLUSTER_DOMAINS.map((c) => `${base}.svc.${c}`)]) claim(form, o.name);
+      }
+    }
+    for (const [h, who] of [...claims].sort(([a], [b]) => byString(a, b))) {
+      if (who.size === 1) super.set(h, [...who][0]!);
+      else this.ambiguous.add(h);
+    }
+  }
+
+  override get(host: string): string | undefined {
+    const h = host.toLowerCase();
+    const own = super.get(h);
+    if (own !== undefined || this.ambiguous.has(h)) return own;
+    const name = serviceOfDnsName(h);
+    return name === undefined ? undefined : (this.anyNamespace.get(name) ?? undefined);
+  }
+
+  override has(host: string): boolean {
+    return this.get(host) !== undefined;
+  }
+}
+
+/** `account.obaas-dev`, `account.obaas-dev.svc`, `account.obaas-dev.svc.cluster.local` → `account`. */
+function serviceOfDnsName(host: string): string | undefined {
+  const labels = host.split('.');
+  if (labels.length < 2 || !labels.slice(0, 2).every((l) => DNS_LABEL.test(l))) return undefined;
+  const rest = labels.slice(2).join('.');
+  if (rest === '' && NOT_NAMESPACES.has(labels[1]!)) return undefined;
+  return rest === '' || rest === 'svc' || CLUSTER_DOMAINS.some((c) => rest === `svc.${c}`) ? labels[0] : undefined;
+}
+
+/** Host (lower case) → service, for hosts exactly one service claims (see {@link HostIndex}). */
+export function hostIndex(owners: readonly HostClaims[]): HostIndex {
+  return new HostIndex(owners);
+}
+
+/**
+ * The host of a URL value whose host has holes, written as {@link ServiceInfo.hostTemplates} are: literal text, each
+ * hole as `${at}`, lower case (`http://bulk-scan-processor-{?}.internal/x` → `bulk-scan-processor-${.values.global.environment}.internal`).
+ * Undefined when the value is not an absolute URL, or a hole in its host does not say what it stopped at.
+ */
+export function hostTemplateOf(pieces: readonly ({ s: string; hole?: undefined } | { s?: undefined; hole: { at?: string } })[]): string | undefined {
+  let text = '';
+  for (const p of pieces) {
+    if (p.s !== undefined) text += p.s;
+    else if (p.hole.at === undefined || /[{}]/.test(p.hole.at)) return undefined;
+    else text += `\${${p.hole.at}}`;
+  }
+  const m = /^(?:[a-z][a-z0-9+.-]*:)?\/\/((?:[^/:?#$]|\$\{[^}]*\})+)/i.exec(text);
+  return m ? m[1]!.toLowerCase() : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Environments, ports and deployment-only services
+
+/** Directories that hold deployment files and that discovery, which skips hidden directories, does not walk. */
+const HIDDEN_DEPLOYMENT_DIRS = ['.nais'];
+
+function fileLister(root: string): (relDir: string) => string[] | undefined {
+  return (relDir) => {
+    try {
+      return readdirSync(join(root, relDir), { withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name)
+        .sort(byString);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** The YAML files of the hidden deployment directories of the estate root, each top-level directory and each build unit. */
+function hiddenDeploymentFiles(discovery: Discovery, units: Map<string, Unit>, listDir: (relDir: string) => string[] | undefined): string[] {
+  const dirs = new Set<string>(['', ...units.keys()]);
+  for (const f of discovery.files) {
+    const slash = f.path.indexOf('/');
+    if (slash > 0) dirs.add(f.path.slice(0, slash));
+  }
+  const out: string[] = [];
+  for (const dir of [...dirs].sort(byString)) {
+    for (const hidden of HIDDEN_DEPLOYMENT_DIRS) {
+      const rel = joinRel(dir, hidden);
+      let names: string[] | undefined;
+      try {
+        names = listDir(rel);
+      } catch {
+        names = undefined;
+      }
+      for (const name of names ?? []) if (/\.ya?ml$/.test(name)) out.push(joinRel(rel, name));
+    }
+  }
   return out;
+}
+
+const MAX_PROFILE_GROUP_DEPTH = 8;
+
+/** `SPRING_PROFILES_ACTIVE`-style lists with `spring.profiles.group.<name>` expanded after each name, as Spring does. */
+function activeProfiles(text: string | undefined, config: Readonly<Record<string, string>>): string[] {
+  const out: string[] = [];
+  const add = (list: string, depth: number): void => {
+    if (list.includes('${') || depth > MAX_PROFILE_GROUP_DEPTH) return;
+    for (const name of list.split(',').map((p) => p.trim()).filter(Boolean)) {
+      if (out.includes(name)) continue;
+      out.push(name);
+      const group = config[`spring.profiles.group.${name}`] ?? Object.keys(config).filter((k) => k.startsWith(`spring.profiles.group.${name}[`)).sort(byString).map((k) => config[k]).join(',');
+      if (group) add(group, depth + 1);
+    }
+  };
+  if (text) add(text, 0);
+  return out;
+}
+
+/**
+ * Each deployment environment of a service as a layer of `profiles` named `<platform>:<environment>`: the Spring
+ * profiles it activates, then its own environment variables as Spring binds them (the variables of every
+ * environment are in the default configuration, and so in each profile, already). A variable left unknown there is
+ * a `${…}` placeholder to a hole, so the default configuration's value does not show through.
+ */
+function applyEnvironmentLayers(scope: Scope): void {
+  const byLayer = new Map<string, DeploymentUnit[]>();
+  for (const u of scope.runBy) {
+    if (u.environment === undefined) continue;
+    const key = `${u.kind === 'nais' ? 'nais' : 'helm'}:${u.environment}`;
+    (byLayer.get(key) ?? byLayer.set(key, []).get(key)!).push(u);
+  }
+  for (const key of [...byLayer.keys()].sort(byString)) {
+    const units = byLayer.get(key)!;
+    const platform = key.startsWith('nais:') ? 'nais' : 'helm';
+    const name = key.slice(key.indexOf(':') + 1);
+    // The platform's values for every environment (a chart's values.yaml) under the environment's own: the default
+    // configuration merges them with other deployments' (compose), which this environment does not see.
+    const everywhere = mergeEnvironments(scope.runBy.filter((u) => u.environment === undefined && (u.kind === 'nais') === (platform === 'nais') && (u.kind === 'helm' || u.kind === 'nais')));
+    const own = mergeEnvironments(units);
+    const env = [...everywhere.filter((e) => !own.some((o) => o.name === e.name)), ...own];
+    const active = env.find((e) => relaxedEnvKey(e.name) === 'spring.profiles.active');
+    const springProfiles = activeProfiles(active ? active.value : scope.filesActiveProfiles, scope.config);
+    const layer: Record<string, string> = {};
+    for (const p of springProfiles) Object.assign(layer, scope.profiles[p] ?? {});
+    const info: EnvironmentInfo = { platform, name, files: [...new Set(units.flatMap((u) => u.files))].sort(byString), springProfiles, origins: {} };
+    const holes: Record<string, string> = {};
+    const forms = formsIndex({ ...scope.config, ...layer });
+    const set = (k: string, e: EnvEntry, origin: string): void => {
+      if (e.value !== undefined) {
+        for (const [hole, why] of Object.entries(e.holes ?? {})) scope.configHoles[hole] ??= why;
+        layer[k] = e.value;
+        delete holes[k];
+      } else {
+        const why = `environment variable ${e.name} (${origin}) ${e.unknown}`;
+        const placeholder = `@${platform}-${name}.${e.name}`;
+        scope.configHoles[placeholder] ??= why;
+        layer[k] = `\${${placeholder}}`;
+        holes[k] = why;
+      }
+      info.origins[k] = origin;
+    };
+    for (const e of env) {
+      const origin = `${e.file}:${e.line}`;
+      for (const k of new Set([e.name, relaxedEnvKey(e.name), ...(forms.get(e.name.toUpperCase()) ?? [])])) set(k, e, origin);
+      if (relaxedEnvKey(e.name) === 'spring.application.json' && e.value !== undefined) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(e.value);
+        } catch {
+          continue;
+        }
+        const flat: [string, string][] = [];
+        flattenJson(parsed, '', flat, 0);
+        for (const [k, value] of flat) set(k, { ...e, value }, origin);
+      }
+    }
+    if (Object.keys(holes).length) info.holes = holes;
+    scope.environments[key] = info;
+    if (Object.keys(layer).length) scope.profiles[key] = layer;
+  }
+}
+
+/** `8080`, `${PORT:8080}` (PORT not configured) → the port; 0 (a random port) and anything else → undefined. */
+function portOf(text: string | undefined, config: Readonly<Record<string, string>>, depth = 0): number | undefined {
+  const t = text?.trim() ?? '';
+  if (/^\d{1,5}$/.test(t)) {
+    const n = Number(t);
+    return n >= 1 && n <= 65535 ? n : undefined;
+  }
+  const m = /^\$\{([^:}]+)(?::(\d{1,5}))?\}$/.exec(t);
+  if (!m || depth > 4) return undefined;
+  const inner = config[m[1]!.trim()];
+  return inner !== undefined ? portOf(inner, config, depth + 1) : portOf(m[2], config, depth + 1);
+}
+
+function servicePorts(scope: Scope): ServicePort[] {
+  const out: ServicePort[] = [];
+  const own = portOf(scope.config['server.port'], scope.config);
+  if (own !== undefined) out.push({ port: own, how: 'server.port', at: scope.configOrigins['server.port'] ?? scope.configFiles[0] ?? scope.dir });
+  for (const profile of Object.keys(scope.profiles).sort(byString)) {
+    if (scope.environments[profile]) continue;
+    const values = { ...scope.config, ...scope.profiles[profile] };
+    const port = scope.profiles[profile]!['server.port'] !== undefined ? portOf(values['server.port'], values) : undefined;
+    if (port === undefined || port === own) continue;
+    const file = scope.configFiles.find((f) => lastSegment(f).replace(/\.(?:ya?ml|properties)$/, '').endsWith(`-${profile}`)) ?? scope.configFiles[0] ?? scope.dir;
+    out.push({ port, how: 'server.port', at: file, profile });
+  }
+  const seen = new Set<number>();
+  for (const p of scope.published) {
+    if (seen.has(p.port)) continue;
+    seen.add(p.port);
+    out.push(p);
+  }
+  return out;
+}
+
+function sortedDns(names: readonly DnsName[]): DnsName[] {
+  const seen = new Map<string, DnsName>();
+  for (const n of names) seen.set(`${n.name}\u0000${n.namespace ?? ''}`, n);
+  return [...seen.values()].sort((a, b) => byString(a.name, b.name) || byString(a.namespace ?? '', b.namespace ?? ''));
+}
+
+/**
+ * Units that run no service of the estate, one candidate per name (any case). A unit built from an estate directory
+ * that holds configuration but no sources (an image assembled from a Dockerfile and an application.yaml) takes the
+ * `spring.application.name` that configuration gives.
+ */
+function deploymentOnlyCandidates(
+  units: readonly DeploymentUnit[],
+  runs: Map<DeploymentUnit, Scope>,
+  configFiles: readonly string[],
+  configs: Map<string, SpringConfigFile[]>,
+  proxies: readonly ProxyRule[],
+  rootName: string,
+): DeploymentOnly[] {
+  const within = (file: string, dir: string): boolean => dir !== '' && (file === dir || file.startsWith(`${dir}/`));
+  const nameIn = (dir: string): string | undefined => {
+    const own = configFiles.filter((f) => parentDir(f) === dir || f.startsWith(joinRel(dir, 'src/main/resources/'))).sort(byString);
+    return applicationName(own.flatMap((f) => configs.get(f) ?? []))?.name;
+  };
+  const byName = new Map<string, DeploymentOnly>();
+  for (const u of [...units].sort((a, b) => byString(a.id, b.id))) {
+    if (runs.has(u)) continue;
+    const dirs = unitDirs(u).filter((d) => d !== '');
+    const named = [...new Set(dirs.map(nameIn).filter((n): n is string => !!n))];
+    const name = named.length === 1 ? named[0]! : u.name || dirName(dirs[0] ?? '', rootName);
+    const key = name.toLowerCase();
+    let c = byName.get(key);
+    if (!c) {
+      c = { name, hosts: [], images: [], file: u.files[0] ?? '', line: u.line, units: [] };
+      byName.set(key, c);
+    }
+    c.hosts = [...new Set([...c.hosts, ...u.hosts])].sort(byString);
+    if (u.dnsNames?.length) c.dnsNames = sortedDns([...(c.dnsNames ?? []), ...u.dnsNames]);
+    if (u.hostTemplates?.length) c.hostTemplates = [...new Set([...(c.hostTemplates ?? []), ...u.hostTemplates])].sort(byString);
+    if (u.publishedPorts?.length) c.ports = [...new Set([...(c.ports ?? []), ...u.publishedPorts])];
+    c.images = [...new Set([...c.images, ...u.images])];
+    c.units.push(u.id);
+    if (proxies.some((r) => u.mounts.some((m) => within(r.file, m)) || u.buildContexts.some((b) => within(r.file, b)))) c.proxy = true;
+  }
+  return [...byName.values()].sort((a, b) => byString(a.name, b.name));
 }
 
 function layoutProxies(rules: readonly ProxyRule[], units: readonly DeploymentUnit[], runs: Map<DeploymentUnit, Scope>, scopes: Scope[], services: readonly ServiceInfo[]): LayoutProxy[] {
