@@ -420,8 +420,8 @@ export class Evaluator {
     if (bound) return bound;
     const member = site.member;
     if (member) {
-      const local = this.localDefinition(member.facts, name, site.line);
-      if (local) return local.value ? this.values(local.value, { ...site, line: local.line }, depth + 1) : unknown(`local ${name}`, { name, kind: 'local', at: name });
+      const locals = this.localDefinitions(member.facts, name, site.line);
+      if (locals) return union(...locals.map((local) => (local.value ? this.values(local.value, { ...site, line: local.line }, depth + 1) : unknown(`local ${name}`, { name, kind: 'local', at: name }))));
       const index = member.facts.params.findIndex((p) => p.name === name);
       if (index >= 0) return this.paramValues(member, index, depth);
     }
@@ -439,18 +439,42 @@ export class Evaluator {
 
   /** The definition of a local that reaches `line`: the last assignment or declaration before it. */
   private localDefinition(member: MemberFacts, name: string, line: number): { value?: Expr; line: number } | undefined {
-    let declared: { value?: Expr; line: number } | undefined;
+    const all = this.localDefinitions(member, name, line);
+    return all?.[all.length - 1];
+  }
+
+  /**
+   * The definitions of a local that reach `line`: the last one made at the declaration's own level, and those made
+   * after it inside `if` branches (`url = a` in one branch, `url = b` in the other: both); when the two branches of
+   * one `if` both assign it, what came before no longer reaches.
+   */
+  private localDefinitions(member: MemberFacts, name: string, line: number): { value?: Expr; line: number }[] | undefined {
+    let declared: { value?: Expr; line: number; branch?: string } | undefined;
     for (const l of member.locals) {
       if (l.name !== name) continue;
-      if (l.line <= line || !declared) declared = { ...(l.init ? { value: l.init } : {}), line: l.line };
+      if (l.line <= line || !declared) declared = { ...(l.init ? { value: l.init } : {}), line: l.line, ...(l.branch ? { branch: l.branch } : {}) };
     }
     if (!declared) return undefined;
-    let best = declared;
+    const level = declared.branch ? `${declared.branch}/` : '';
+    let reaching: { value?: Expr; line: number }[] = [declared];
+    const sides = new Map<string, Set<string>>();
     for (const a of member.assigns ?? []) {
-      if (a.target.k === 'name' && a.target.name === name && a.line < line && a.line >= best.line) best = { value: a.value, line: a.line };
+      if (a.target.k !== 'name' || a.target.name !== name || a.line >= line || a.line < declared.line) continue;
+      const branch = a.branch ?? '';
+      // A declaration line equal to the use (`String url = url(…)`) reads what was there before: nothing here.
+      if (branch === (declared.branch ?? '') || !branch.startsWith(level)) {
+        reaching = [{ value: a.value, line: a.line }];
+        sides.clear();
+        continue;
+      }
+      reaching.push({ value: a.value, line: a.line });
+      const first = branch.slice(level.length).split('/')[0]!;
+      const at = first.slice(0, -1);
+      (sides.get(at) ?? sides.set(at, new Set()).get(at)!).add(first.slice(-1));
     }
-    // A declaration line equal to the use (`String url = url(…)`) reads what was there before: nothing here.
-    return best;
+    // Both branches of one `if` assign it: the definition before the `if` is overwritten either way.
+    if (reaching.length > 1 && [...sides.values()].some((s) => s.size === 2)) reaching = reaching.slice(1);
+    return reaching;
   }
 
   private paramValues(member: MemberEntry, index: number, depth: number): Value[] {

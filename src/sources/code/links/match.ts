@@ -102,7 +102,7 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
     // A loopback host names no service: the call is matched by method and path, as a relative one.
     const named = host !== '' && !LOOPBACK.test(host);
     const service = named ? (serviceNames.get(host.toLowerCase()) ?? host) : '';
-    if (named && !serviceNames.has(host.toLowerCase()) && isExternalHost(host)) {
+    if (named && !serviceNames.has(host.toLowerCase()) && isExternalHost(host, c)) {
       c.props.match = 'external';
       const identity = `external|${host}|${method} ${c.props.path_pattern}`;
       let to = undeclared.get(identity);
@@ -181,9 +181,13 @@ const GATEWAYS = new Set(['spring_cloud_gateway', 'zuul', 'nginx']);
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)$/i;
 
-/** A host outside the estate: a domain name or a non-loopback IP address (a bare name is a service the estate lacks). */
-function isExternalHost(host: string): boolean {
-  return host.includes('.') && !LOOPBACK.test(host);
+/**
+ * A host outside the estate: one no service, gateway or deployment of the estate is addressed by — a domain name,
+ * an IP address, or a bare name the estate does not run (`http://rest-service-external`, a Feign `name` of a service
+ * kept in another repository). A name pinned in sextant.yaml is the estate's by decision.
+ */
+function isExternalHost(host: string, client: NodeRecord): boolean {
+  return !LOOPBACK.test(host) && !client.props.pinned;
 }
 
 /**

@@ -75,6 +75,8 @@ export interface AssignFacts {
   target: Expr;
   value: Expr;
   line: number;
+  /** The `if` branches it sits in (`<if>t` / `<if>e`, outermost first, `/`-separated), when any. */
+  branch?: string;
 }
 
 export interface CallFacts {
@@ -109,6 +111,8 @@ export interface VariableFacts {
   /** The initializer: the type when none is written, and the first value the variable holds. */
   init?: Expr;
   line: number;
+  /** The `if` branches the declaration sits in, as `AssignFacts.branch`. */
+  branch?: string;
 }
 
 export interface ParamFacts {

@@ -1,5 +1,5 @@
 import type { Node, Parser } from 'web-tree-sitter';
-import type { AnnotationFacts, AnnotationValue, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from './ir.js';
+import type { AnnotationFacts, AnnotationValue, AssignFacts, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from './ir.js';
 import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
 import { BodyUseRecorder, useHolder } from './uses.js';
 
@@ -400,6 +400,8 @@ class JavaExtractor {
           if (!d || !name) continue;
           const value = d.childForFieldName('value');
           const local: VariableFacts = { name, line: lineOf(d) };
+          const branch = branchOf(node);
+          if (branch) local.branch = branch;
           if (!inferred) local.type = type;
           if (value) local.init = toExpr(value, 0, inferred ? MAX_EXPR_DEPTH : VALUE_DEPTH);
           // After the locals of the declarators before it (and theirs), as the recursive walk had it.
@@ -477,7 +479,10 @@ class JavaExtractor {
         if (left && right && !scope.inLambda && (operator === '=' || operator === '+=')) {
           // `url += "/x"` is `url = url + "/x"`.
           const value = toExpr(right, 0, VALUE_DEPTH);
-          (scope.member.assigns ??= []).push({ target: toExpr(left, 0, VALUE_DEPTH), value: operator === '+=' ? { k: 'concat', parts: [toExpr(left, 0, VALUE_DEPTH), value] } : value, line: lineOf(node) });
+          const assign: AssignFacts = { target: toExpr(left, 0, VALUE_DEPTH), value: operator === '+=' ? { k: 'concat', parts: [toExpr(left, 0, VALUE_DEPTH), value] } : value, line: lineOf(node) };
+          const branch = branchOf(node);
+          if (branch) assign.branch = branch;
+          (scope.member.assigns ??= []).push(assign);
         }
         break;
       }
@@ -916,6 +921,19 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
       return otherExpr(node);
     }
   }
+}
+
+/** The `if` branches a statement sits in within its method (`<if start>t` / `<if start>e`, outermost first). */
+function branchOf(node: Node): string | undefined {
+  const path: string[] = [];
+  for (let child: Node = node, parent = node.parent; parent; child = parent, parent = parent.parent) {
+    const t = parent.type;
+    if (t === 'method_declaration' || t === 'constructor_declaration' || t === 'lambda_expression' || t === 'class_body') break;
+    if (t !== 'if_statement') continue;
+    if (parent.childForFieldName('consequence')?.id === child.id) path.push(`${parent.startIndex}t`);
+    else if (parent.childForFieldName('alternative')?.id === child.id) path.push(`${parent.startIndex}e`);
+  }
+  return path.length ? path.reverse().join('/') : undefined;
 }
 
 /** Up to this many enclosing `if`s guard a returned value; deeper ones are left out (the value may then be one more). */
