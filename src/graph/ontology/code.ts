@@ -186,6 +186,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'path_written', type: 'string', description: 'The mapping values as written, when constants or placeholders were involved.' },
         { name: 'target_service', type: 'string', description: 'The service called: the Feign client name, or the host of the URL (a discovery name: http://billing-service/…); absent when the source does not name it (a relative URL).', filter: ['eq'] },
         { name: 'target_url', type: 'string', description: 'The base URL the client is configured with, when it has one (Feign url, @HttpExchange url, a WebClient/RestTemplate builder baseUrl/rootUri in the calling class).' },
+        { name: 'target_port', type: 'integer', description: 'The port of a loopback URL (http://localhost:8099/…): the service of the estate listening there (server.port, a published compose port) whose routes fit the call is its target (strategy local_port).' },
         { name: 'framework', type: 'enum', values: ['feign', 'http_exchange', 'rest_template', 'web_client', 'rest_client'], description: 'How the call is declared.', filter: ['eq'] },
         { name: 'caller', type: 'string', description: 'Qualified name of the method that declares or makes the call.', filter: ['eq'] },
         { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'ambiguous', 'unmatched', 'external'], description: 'How the call matched the routes of its target service; external: its host is outside the estate (no indexed service, gateway or deployment name).', filter: ['eq', 'exclude'] },

@@ -5,7 +5,7 @@ import { CallResolver, exprText, type ResolvedCall } from './model/calls.js';
 import { resolveInjections } from './model/inject.js';
 import { interfaceOf, namesOf, type InterfaceItems } from './model/interface.js';
 import type { AnnotationFacts, CallFacts, Expr, FileFacts, MemberFacts } from './parse/ir.js';
-import type { LayoutProxy, ServiceInfo } from './config/layout.js';
+import { type DeploymentOnly, hostIndex, type LayoutProxy, type ServiceInfo } from './config/layout.js';
 import type { CdcConnector, NginxServer } from './config/deployment.js';
 import { cdcGraph } from './links/cdc.js';
 import { proxyGraph } from './links/proxies.js';
@@ -44,6 +44,8 @@ export interface CodeGraphInput {
   build?: BuildInput;
   /** Operations of the OpenAPI specs the estate's builds generate server interfaces from. */
   generatedApis?: readonly GeneratedApiOperation[];
+  /** Images the estate's deployment runs without their source here: services once something calls them. */
+  deploymentOnly?: readonly DeploymentOnly[];
 }
 
 export interface CodeGraphStats {
@@ -267,7 +269,9 @@ export class CodeGraphAssembler {
       edges.push({ type: 'DECLARES', from: externalIds.get(owner)!, to: id });
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
-    const outbound = outboundGraph({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m) });
+    const hosts = hostIndex([...input.services, ...(input.deploymentOnly ?? [])]);
+    const knownHost = (host: string): boolean => hosts.has(host);
+    const outbound = outboundGraph({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m), knownHost });
     warnings.push(...outbound.warnings);
     // An estate-wide pass that fails on something it cannot read loses its own facts, said, never the index.
     const pass = <T>(what: string, run: () => T, fallback: T): T => {
@@ -283,7 +287,7 @@ export class CodeGraphAssembler {
     nodes.forEach((n, i) => {
       if (n.kind !== 'client' || n.props.target_service !== undefined || (n.props.framework !== 'http_exchange' && n.props.framework !== 'feign')) return;
       const bases = outbound.clientBases.get(String(n.props.caller).split('#')[0]!);
-      if (bases) nodes[i] = withClientBase(n, bases);
+      if (bases) nodes[i] = withClientBase(n, bases, knownHost);
       else if (n.props.unresolved_reason === undefined) nodes[i] = { ...n, props: { ...n.props, unresolved_reason: 'the interface names no URL, and no code in the estate builds it on a base URL' } };
     });
     nodes.push(...outbound.nodes);
@@ -301,7 +305,7 @@ export class CodeGraphAssembler {
     const gateways = pass('gateway routes', () => gatewayGraph(this.ontology, input.source, input.services, nodes, outbound.gatewayRoutes), { nodes: [], edges: [] });
     nodes.push(...gateways.nodes);
     edges.push(...gateways.edges);
-    const proxies = pass('proxy routes', () => proxyGraph(this.ontology, input.source, input.proxies ?? [], input.proxyServers ?? [], input.services, nodes), { nodes: [], edges: [] });
+    const proxies = pass('proxy routes', () => proxyGraph(this.ontology, input.source, input.proxies ?? [], input.proxyServers ?? [], input.services, nodes, input.deploymentOnly ?? []), { nodes: [], edges: [] });
     nodes.push(...proxies.nodes);
     edges.push(...proxies.edges);
     const cdc = pass('change data capture', () => cdcGraph(this.ontology, input.source, input.connectors ?? [], input.services), []);
@@ -310,7 +314,7 @@ export class CodeGraphAssembler {
     this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? ''), ...proxies.nodes.map((n) => n.file ?? ''), ...cdc.map((n) => n.file ?? '')]);
     warnings.push(...pinLinks(nodes, input.links));
     const topology = new Topology();
-    matchClients(this.ontology, input.source, nodes, edges, topology, input.services);
+    matchClients(this.ontology, input.source, nodes, edges, topology, input.services, input.deploymentOnly ?? []);
     for (const c of axon.calls) topology.add(c.from, c.to, 'axon', true, c.confidence);
     warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology, outbound.bindings), ...routePatternWarnings(nodes));
     topology.emit(nodes, edges);

@@ -94,14 +94,14 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   const build = readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel));
   // Routes written only in OpenAPI specs the builds generate controllers from (the specs are read, and hashed, too).
   const apis = generatedApiOperations({ buildFiles: build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : [])), readText: (rel) => auxiliary.get(rel) ?? readText(rel), listFiles: (dir) => listFilesUnder(root, dir) });
-  const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, layout.services, layout.proxies, layout.proxyServers, layout.connectors, apis.operations]);
+  const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, layout.services, layout.proxies, layout.proxyServers, layout.connectors, layout.deploymentOnly, apis.operations]);
   const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
   const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
   for (const p of cache.keys()) if (!next.has(p)) changed.add(p);
   let graph: ReturnType<CodeGraphAssembler['assemble']>;
   try {
     graph = assembler.assemble(
-      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build, generatedApis: apis.operations },
+      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build, generatedApis: apis.operations, deploymentOnly: layout.deploymentOnly },
       session && session.layoutKey === layoutKey ? changed : undefined,
     );
   } catch (err) {

@@ -8,7 +8,7 @@ import type { Ontology } from '../../../graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import type { CodeLinkPins } from '../../../config/types.js';
 import { compilePattern } from '../../../search/patterns.js';
-import { hostIndex, type ServiceInfo } from '../config/layout.js';
+import { type DeploymentOnly, hostIndex, type ServiceInfo } from '../config/layout.js';
 import { type RabbitBinding, routingKeyMatches } from './outbound-messages.js';
 import { pathRegex, unsupportedPathRegexes } from './routes.js';
 
@@ -56,17 +56,35 @@ export function pinLinks(nodes: NodeRecord[], links: CodeLinkPins | undefined): 
  * either side matches any). One route: cross_service (or intra_service); several: each ambiguous; none: an
  * undeclared route node stands for the target, so the call stays visible. Sets each client's `match`.
  */
-export function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology, services: readonly ServiceInfo[]): void {
+export function matchClients(ontology: Ontology, source: string, nodes: NodeRecord[], edges: EdgeRecord[], topology: Topology, services: readonly ServiceInfo[], deploymentOnly: readonly DeploymentOnly[] = []): void {
   const routes = new Map<string, NodeRecord[]>();
   const byPath = new Map<string, NodeRecord[]>();
   const forwarding = new Map<string, { route: NodeRecord; accepts: (path: string) => boolean }[]>();
   const clients: NodeRecord[] = [];
   // Discovery names are case-insensitive (Eureka registers BILLING-SERVICE for billing-service); deployment hosts
   // (compose services, containers, Kubernetes Services) address services too, names first.
-  const serviceNames = new Map(nodes.filter((n) => n.kind === 'service').map((n) => [n.name.toLowerCase(), n.name]));
-  for (const [host, service] of hostIndex(services)) if (!serviceNames.has(host)) serviceNames.set(host, service);
+  const names = new Map(nodes.filter((n) => n.kind === 'service').map((n) => [n.name.toLowerCase(), n.name]));
+  const owners = hostIndex(services);
   // Services only the deployment has (a proxy container) are addressed by their hosts too.
-  for (const n of nodes) if (n.kind === 'service' && n.props.name_from === 'deployment' && Array.isArray(n.props.hosts)) for (const h of n.props.hosts) if (!serviceNames.has(String(h).toLowerCase())) serviceNames.set(String(h).toLowerCase(), n.name);
+  for (const n of nodes) if (n.kind === 'service' && n.props.name_from === 'deployment' && Array.isArray(n.props.hosts)) for (const h of n.props.hosts) if (!names.has(String(h).toLowerCase())) names.set(String(h).toLowerCase(), n.name);
+  // An image the deployment runs without its source here (familie-brev, payment) becomes a service when called.
+  const deployed = hostIndex(deploymentOnly.filter((d) => !d.proxy));
+  const candidates = new Map(deploymentOnly.map((d) => [d.name, d]));
+  const serviceNames = {
+    has: (host: string): boolean => serviceNames.get(host) !== undefined,
+    get: (host: string): string | undefined => {
+      const h = host.toLowerCase();
+      const found = names.get(h) ?? owners.get(h);
+      if (found !== undefined) return found;
+      const image = deployed.get(h);
+      if (image === undefined) return undefined;
+      if (!names.has(image.toLowerCase())) {
+        nodes.push(deploymentServiceNode(ontology, source, candidates.get(image)!));
+        names.set(image.toLowerCase(), image);
+      }
+      return image;
+    },
+  };
   for (const n of nodes) {
     if (n.kind === 'route' && n.props.protocol === 'http') {
       const key = `${n.service}\0${n.props.path_pattern}`;
@@ -93,15 +111,40 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
     }
     return compiled.get(r.id)?.accepts(path) ?? false;
   };
+  const methodAndPathFit = (c: NodeRecord, service: string): boolean => {
+    const pattern = String(c.props.path_pattern);
+    return pattern.startsWith('/') && (declaredOf.get(service) ?? []).some((r) => (r.props.http_method === c.props.http_method || r.props.http_method === 'ANY' || c.props.http_method === 'ANY') && accepts(r, concreteOf(pattern)));
+  };
+  // `localhost:<port>`: the services listening on the port (server.port, a published compose port).
+  const listening = new Map<number, string[]>();
+  for (const s of services) for (const p of s.ports ?? []) (listening.get(p.port) ?? listening.set(p.port, []).get(p.port)!).push(s.name);
+  let client: NodeRecord | undefined;
+  const byPort = (port: number): string | undefined => {
+    const fitting = [...new Set(listening.get(port) ?? [])].filter((s) => client && methodAndPathFit(client, s));
+    return fitting.length === 1 ? fitting[0] : undefined;
+  };
   const undeclared = new Map<string, string>();
   for (const c of clients) {
+    client = c;
     const method = String(c.props.http_method);
     // A call whose target the source does not name (a relative URL, an HTTP interface without a URL) is matched
     // by method and path alone, in any service, and says so with a lower confidence.
     const host = typeof c.props.target_service === 'string' ? String(c.props.target_service) : '';
-    // A loopback host names no service: the call is matched by method and path, as a relative one.
-    const named = host !== '' && !LOOPBACK.test(host);
-    const service = named ? (serviceNames.get(host.toLowerCase()) ?? host) : '';
+    // A loopback host with a port names the one service listening there whose routes fit the call; without a port it
+    // names no service, and the call is matched by method and path, as a relative one.
+    const loopback = host !== '' && LOOPBACK.test(host);
+    const port = typeof c.props.target_port === 'number' ? c.props.target_port : undefined;
+    const local = loopback && port !== undefined ? byPort(port) : undefined;
+    const named = (host !== '' && !loopback) || local !== undefined;
+    const service = local ?? (named ? (serviceNames.get(host.toLowerCase()) ?? host) : '');
+    const unserved = loopback && port !== undefined && local === undefined;
+    if (unserved) {
+      // A port is a weak name: one no service of the estate serves this call on names nothing the estate shows.
+      c.props.resolved = false;
+      c.props.unresolved_reason = `localhost:${port} names no service of the estate that serves ${method} ${String(c.props.path)}`;
+      c.props.unresolved_kind = 'environment';
+      c.props.unresolved_at = `localhost:${port}`;
+    }
     if (named && !serviceNames.has(host.toLowerCase()) && isExternalHost(host, c)) {
       c.props.match = 'external';
       const identity = `external|${host}|${method} ${c.props.path_pattern}`;
@@ -117,7 +160,7 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
     }
     // A path the source does not state (kept as written, no leading slash) matches nothing.
     const pattern = String(c.props.path_pattern);
-    const candidates = !pattern.startsWith('/') ? [] : named ? (routes.get(`${service}\0${pattern}`) ?? []) : (byPath.get(pattern) ?? []);
+    const candidates = !pattern.startsWith('/') || unserved ? [] : named ? (routes.get(`${service}\0${pattern}`) ?? []) : (byPath.get(pattern) ?? []);
     const methodFits = (r: NodeRecord): boolean => r.props.http_method === method || r.props.http_method === 'ANY' || method === 'ANY';
     let found = candidates.filter(methodFits);
     // A concrete segment where the route has a variable (`/configs/RETRY` on `/configs/{name}`): the routes of the
@@ -139,7 +182,8 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
     const match = found.length === 0 ? 'unmatched' : found.length > 1 ? 'ambiguous' : target === c.service ? 'intra_service' : 'cross_service';
     c.props.match = match;
     const confidence = match === 'unmatched' ? 0 : match === 'ambiguous' ? 0.4 : !named ? 0.5 : c.props.resolved ? 0.9 : 0.6;
-    const attrs = { match, confidence: c.props.pinned && match !== 'unmatched' && match !== 'ambiguous' ? 0.95 : viaGateway ? Math.min(confidence, 0.8) : confidence, strategy: c.props.pinned ? 'pinned_service_method_path' : viaGateway ? 'gateway_path' : named ? 'service_method_path' : 'method_path' };
+    const attrs = { match, confidence: c.props.pinned && match !== 'unmatched' && match !== 'ambiguous' ? 0.95 : viaGateway ? Math.min(confidence, 0.8) : local !== undefined ? Math.min(confidence, 0.7) : confidence, strategy: c.props.pinned ? 'pinned_service_method_path' : viaGateway ? 'gateway_path' : local !== undefined ? 'local_port' : named ? 'service_method_path' : 'method_path' };
+
     for (const r of found) edges.push({ type: 'HTTP_CALLS', from: c.id, to: r.id, attrs });
     if (target) topology.add(c.service ?? '', target, 'http', match !== 'unmatched', attrs.confidence);
     if (found.length) continue;
@@ -162,6 +206,21 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
     }
     edges.push({ type: 'HTTP_CALLS', from: c.id, to, attrs });
   }
+}
+
+/** A service node for an image the deployment runs without its source in the estate, the first time a call names it. */
+function deploymentServiceNode(ontology: Ontology, source: string, d: DeploymentOnly): NodeRecord {
+  return {
+    id: nodeId(ontology, source, 'service', d.name),
+    kind: 'service',
+    name: d.name,
+    qualified_name: d.name,
+    source,
+    service: d.name,
+    file: d.file,
+    line: d.line,
+    props: { name_from: 'deployment', build_tool: 'none', directory: '', modules: [], files: 0, ...(d.hosts.length ? { hosts: d.hosts } : {}) },
+  };
 }
 
 /** A client path pattern as a concrete path: each unknown segment (`{}`) a value no literal segment equals. */

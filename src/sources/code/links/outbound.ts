@@ -14,7 +14,7 @@ import { exprText } from '../model/calls.js';
 import { skipWarning } from '../warnings.js';
 import { dslGatewayRoutes, type GatewayRoute } from './gateways.js';
 import { callExpr, declarationOf, type MessagingContext, producerNodes, type RabbitBinding, receiversOf } from './outbound-messages.js';
-import type { ServiceInfo } from '../config/layout.js';
+import { hostTemplateOf, type ServiceInfo } from '../config/layout.js';
 import type { CodeModel, MemberEntry } from '../model/model.js';
 import { joinPath as joinPathText } from './routes.js';
 
@@ -51,12 +51,18 @@ export interface UrlTarget {
   targetUrl?: string;
   /** Where an unresolved URL stopped. */
   hole?: Hole;
+  /** The port written after a loopback host (`localhost:8099`): the service listening there is the target. */
+  port?: number;
 }
 
-const URL_HEAD = /^([a-z][a-z0-9+.-]*:)?\/\/([^/:?#]*)(?::[^/?#]*)?/i;
+const URL_HEAD = /^([a-z][a-z0-9+.-]*:)?\/\/([^/:?#]*)(?::([^/?#]*))?/i;
 
-/** The target of one URL value: a hole in the scheme or host leaves the target unknown, with the hole's origin. */
-export function urlTarget(value: Value): UrlTarget {
+/**
+ * The target of one URL value. A hole in the scheme or host leaves the target unknown, with the hole's origin —
+ * unless the host, holes and all, is a host template a service is known by (`bulk-scan-processor-${env}.internal`,
+ * from the ingress hosts of its chart): `knownHost` says which hosts some service or deployment answers to.
+ */
+export function urlTarget(value: Value, knownHost: (host: string) => boolean = () => false): UrlTarget {
   const text = render(value);
   const base = { from: value.from, ...(value.profile ? { profile: value.profile } : {}) };
   const firstHole = value.pieces.find((p) => p.hole)?.hole;
@@ -66,10 +72,15 @@ export function urlTarget(value: Value): UrlTarget {
     let at = 0;
     for (const p of value.pieces) {
       const len = p.s !== undefined ? p.s.length : `{${holeName(p.hole)}}`.length;
-      if (p.hole && at < hostEnd) return { targetService: '', path: pathOf(text.slice(hostEnd)), resolved: false, reason: `the host is ${p.hole.origin}`, hole: p.hole, ...base };
+      if (p.hole && at < hostEnd) {
+        const template = hostTemplateOf(value.pieces);
+        if (template && knownHost(template)) return { targetService: template, path: pathOf(text.slice(hostEnd)), resolved: true, ...base };
+        return { targetService: '', path: pathOf(text.slice(hostEnd)), resolved: false, reason: `the host is ${p.hole.origin}`, hole: p.hole, ...base };
+      }
       at += len;
     }
-    return { targetService: head[2]!, path: pathOf(text.slice(hostEnd)), resolved: true, ...base };
+    const port = head[3] && /^\d+$/.test(head[3]) && LOOPBACK_HOST.test(head[2]!) ? Number(head[3]) : undefined;
+    return { targetService: head[2]!, path: pathOf(text.slice(hostEnd)), resolved: true, ...(port !== undefined ? { port } : {}), ...base };
   }
   const first = value.pieces[0];
   if (!first) return { targetService: '', path: '', resolved: false, reason: 'the URL is empty', ...base };
@@ -105,7 +116,7 @@ function urlValues(evaluator: Evaluator, op: ValueOp, expr: Extract<Expr, { k: '
  * A client interface's declared call placed on a base URL code gives it elsewhere: the call's path joined to each
  * base (a host names the target service); the node is copied, never changed in place (emissions are reused).
  */
-export function withClientBase(node: NodeRecord, bases: readonly Value[]): NodeRecord {
+export function withClientBase(node: NodeRecord, bases: readonly Value[], knownHost?: (host: string) => boolean): NodeRecord {
   const known = bases.filter((b) => !b.pieces.some((p) => p.hole));
   const base = known[0];
   if (!base || known.some((b) => render(b) !== render(base))) {
@@ -113,13 +124,15 @@ export function withClientBase(node: NodeRecord, bases: readonly Value[]): NodeR
     const reason = !base ? hole?.origin : 'the interface is built on several base URLs';
     return reason ? { ...node, props: { ...node.props, unresolved_reason: `the base URL is ${reason}`, ...holeProps(hole) } } : node;
   }
-  const t = urlTarget(joinPath([base], literal(String(node.props.path)))[0]!);
+  const t = urlTarget(joinPath([base], literal(String(node.props.path)))[0]!, knownHost);
   const method = String(node.props.http_method);
-  const props = { ...node.props, path: t.path, path_pattern: pathPattern(t.path), target_url: render(base), ...(t.targetService ? { target_service: t.targetService } : {}), ...(base.from.length ? { value_from: base.from } : {}), resolved: t.resolved };
+  const props = { ...node.props, path: t.path, path_pattern: pathPattern(t.path), target_url: render(base), ...(t.targetService ? { target_service: t.targetService } : {}), ...(t.port !== undefined ? { target_port: t.port } : {}), ...(base.from.length ? { value_from: base.from } : {}), resolved: t.resolved };
   return { ...node, name: `${method} ${t.path}`, qualified_name: `${node.service} -> ${t.targetService || '?'} ${method} ${t.path}`, props };
 }
 
 /** A parameter decides a URL when it stands in its scheme or host, or at its start (the whole URL or its base). */
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)$/i;
+
 function decidesUrl(values: readonly Value[], marker: string): boolean {
   return values.some((v) => {
     if (v.pieces[0]?.hole?.marker === marker) return true;
@@ -164,6 +177,8 @@ export function outboundGraph(input: {
   services: readonly ServiceInfo[];
   sinks: readonly OutboundSink[];
   memberId: (member: MemberEntry) => string;
+  /** Whether a service or deployment of the estate answers to a host (a host template with holes included). */
+  knownHost?: (host: string) => boolean;
 }): {
   nodes: NodeRecord[];
   edges: EdgeRecord[];
@@ -190,6 +205,7 @@ export function outboundGraph(input: {
     return view;
   };
   const evaluator = new Evaluator(input.model, input.resolver, configOf);
+  const knownHost = input.knownHost ?? (() => false);
   const members = new Map<string, MemberEntry>();
   const sinkFiles = new Set(input.sinks.map((s) => s.file));
   for (const t of input.model.types) if (sinkFiles.has(t.file.path)) for (const m of t.members) members.set(`${t.file.path}\0${m.qn}`, m);
@@ -256,7 +272,7 @@ export function outboundGraph(input: {
       const written = chooser === caller && line === call.line && urlArg ? call.args[Number(urlArg.slice(3))] : undefined;
       const targets = new Map<string, UrlTarget>();
       for (const { value, base } of result.slice(0, MAX_URLS_PER_SITE)) {
-        const t = urlTarget(value);
+        const t = urlTarget(value, knownHost);
         // A URL the source does not state from its start has no path to match: it is kept as written.
         if (t.reason?.startsWith('the URL starts with') && written !== undefined) t.path = written;
         if (base) t.targetUrl = base;
@@ -290,6 +306,7 @@ export function outboundGraph(input: {
           path_pattern: pathPattern(t.path),
           ...(written !== undefined && !/^"[^"]*"$/.test(written.trim()) ? { path_written: written } : {}),
           ...(t.targetService ? { target_service: t.targetService } : {}),
+          ...(t.port !== undefined ? { target_port: t.port } : {}),
           ...(t.targetUrl ? { target_url: t.targetUrl } : {}),
           framework,
           caller: caller.qn,

@@ -5,7 +5,7 @@ import { pathPattern } from '../../../graph/ontology/code.js';
 import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import { requestPathFor, selectLocation, type NginxServer } from '../config/deployment.js';
 import { globRegex, httpRoutesByService } from './gateways.js';
-import type { LayoutProxy, ServiceInfo } from '../config/layout.js';
+import { type DeploymentOnly, hostIndex, type LayoutProxy, type ServiceInfo } from '../config/layout.js';
 
 /**
  * A service the estate deploys without code of its own (an nginx container, a Debezium connector), named by its
@@ -42,17 +42,28 @@ function routePath(rule: LayoutProxy): { path: string; regex: string } {
  * services it reaches that a request through it can land on: the target route's path mapped back through the rule
  * (prefix replacement included) must be a request nginx would send to this location of its server.
  */
-export function proxyGraph(ontology: Ontology, source: string, proxies: readonly LayoutProxy[], servers: readonly NginxServer[], services: readonly ServiceInfo[], nodes: readonly NodeRecord[]): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
+export function proxyGraph(ontology: Ontology, source: string, proxies: readonly LayoutProxy[], servers: readonly NginxServer[], services: readonly ServiceInfo[], nodes: readonly NodeRecord[], deploymentOnly: readonly DeploymentOnly[] = []): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
   const out: NodeRecord[] = [];
   const edges: EdgeRecord[] = [];
   if (!proxies.length) return { nodes: out, edges };
   const known = new Set(services.map((s) => s.name));
+  // A proxy_pass to an image the deployment runs without its source here: that image is a service once proxied to.
+  const images = hostIndex(deploymentOnly.filter((d) => !d.proxy));
+  const imageNodes = new Map<string, NodeRecord>();
+  const imageOf = (host: string): string | undefined => {
+    const name = images.get(host);
+    const d = name === undefined ? undefined : deploymentOnly.find((x) => x.name === name);
+    if (!d || known.has(d.name)) return name;
+    if (!imageNodes.has(d.name)) imageNodes.set(d.name, deploymentService(ontology, source, d.name, d.file, d.hosts.length ? d.hosts : [d.name]));
+    return d.name;
+  };
   const routesOf = httpRoutesByService(nodes);
   const proxyServices = new Map<string, NodeRecord>();
   for (const rule of proxies) {
     const service = rule.service ?? rule.hosts[0] ?? 'nginx';
     if (!known.has(service) && !proxyServices.has(service)) proxyServices.set(service, deploymentService(ontology, source, service, rule.file, rule.hosts.length ? rule.hosts : [service]));
     const { path, regex } = routePath(rule);
+    const targets = [...new Set([...rule.targetServices, ...rule.targetHosts.filter((h) => !rule.targetServices.length).map(imageOf).filter((x): x is string => !!x)])].sort();
     const id = nodeId(ontology, source, 'route', `proxy|${rule.file}|${rule.line}|${rule.location.kind} ${rule.location.path}`);
     out.push({
       id,
@@ -62,7 +73,8 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
       source,
       service,
       file: rule.file,
-      line: rule.line,
+      // A route is where it is declared: the `location` (the proxy_pass inside it says where it goes).
+      line: rule.location.line || rule.line,
       props: {
         protocol: 'http',
         http_method: 'ANY',
@@ -71,7 +83,7 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
         path_regex: regex,
         framework: 'nginx',
         gateway_target: `proxy_pass ${rule.proxyPass}${rule.serverNames.length ? ` (server_name ${rule.serverNames.join(' ')})` : ''}`,
-        ...(rule.targetServices.length ? { target_services: [...rule.targetServices].sort() } : {}),
+        ...(targets.length ? { target_services: targets } : {}),
         declared: true,
         resolved: rule.targetServices.length > 0 && rule.pathMode !== 'unknown',
       },
@@ -86,5 +98,5 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
       }
     }
   }
-  return { nodes: [...proxyServices.values(), ...out], edges };
+  return { nodes: [...proxyServices.values(), ...[...imageNodes.values()].filter((n) => !proxyServices.has(n.name)), ...out], edges };
 }
