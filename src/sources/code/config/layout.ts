@@ -33,6 +33,8 @@ export interface ServiceInfo {
   profiles: Record<string, Record<string, string>>;
   /** The file each default-profile key comes from (`docker-compose.yml:42` for a deployment's environment). */
   configOrigins?: Record<string, string>;
+  /** The line of its origin file each default-profile key is set on (deployment origins carry theirs in `configOrigins`). */
+  configLines?: Record<string, number>;
   /**
    * Keys a deployment file sets from what it leaves to its own environment (`CONFIG_SERVICE_PASSWORD:
    * $CONFIG_SERVICE_PASSWORD`, a Kubernetes secret): their value is not known, and no application file's value or
@@ -185,6 +187,7 @@ interface Scope {
   config: Record<string, string>;
   profiles: Record<string, Record<string, string>>;
   configOrigins: Record<string, string>;
+  configLines: Record<string, number>;
   configHoles: Record<string, string>;
   hosts: Set<string>;
   deployedBy: string[];
@@ -409,6 +412,7 @@ function collectScopes(
         config: {},
         profiles: {},
         configOrigins: {},
+        configLines: {},
         configHoles: {},
         hosts: new Set(),
         deployedBy: [],
@@ -440,6 +444,7 @@ function nameScope(scope: Scope, configs: Map<string, SpringConfigFile[]>, rootN
     for (const [k, v] of f.values) {
       scope.config[k] = v;
       scope.configOrigins[k] = f.path;
+      scope.configLines[k] = f.lines.get(k) ?? 0;
     }
   }
   const profiled = files.filter((f) => f.profile !== null);
@@ -497,6 +502,7 @@ function applyConfigServers(scopes: Scope[], readText: (relPath: string) => stri
         for (const [k, v] of f.values) {
           client.config[k] = v;
           client.configOrigins[k] = f.path;
+          client.configLines[k] = f.lines.get(k) ?? 0;
           delete client.configHoles[k];
         }
       } else {
@@ -579,6 +585,7 @@ function toServiceInfo(scope: Scope, rootName: string): ServiceInfo {
     config: scope.config,
     profiles: scope.profiles,
     configOrigins: scope.configOrigins,
+    configLines: scope.configLines,
     hosts: [...scope.hosts].sort(byString),
   };
   if (Object.keys(scope.configHoles).length) info.configHoles = scope.configHoles;
@@ -710,6 +717,7 @@ function applyEnvironment(scope: Scope, env: EnvEntry[], warnings: string[]): vo
       scope.configHoles[key] = `environment variable ${e.name} (${origin}) ${e.unknown}`;
     }
     scope.configOrigins[key] = origin;
+    delete scope.configLines[key];
   };
   for (const e of env) {
     const origin = `${e.file}:${e.line}`;

@@ -77,6 +77,18 @@ function shortcutOf(config: Readonly<Record<string, string>>, key: string): stri
 export function gatewayRoutesOf(service: ServiceInfo): GatewayRoute[] {
   const config = service.config;
   const origin = (key: string) => service.configOrigins?.[key];
+  // Where a route is written: its file and the line of its first key (`- id:`, `zuul.routes.<name>.path`).
+  const at = (...keys: string[]): { file?: string; line?: number } => {
+    for (const key of keys) {
+      const file = origin(key);
+      if (file === undefined) continue;
+      const own = /^(.*):(\d+)$/.exec(file);
+      if (own) return { file: own[1]!, line: Number(own[2]) };
+      const line = service.configLines?.[key];
+      return { file, ...(line ? { line } : {}) };
+    }
+    return {};
+  };
   const out: GatewayRoute[] = [];
   for (const prefix of SCG_PREFIXES) {
     for (let i = 0; config[`${prefix}[${i}].uri`] !== undefined || config[`${prefix}[${i}].id`] !== undefined; i++) {
@@ -88,7 +100,7 @@ export function gatewayRoutesOf(service: ServiceInfo): GatewayRoute[] {
       const paths = predicates.filter((p) => p.startsWith('Path=')).flatMap((p) => p.slice(5).split(',').map((x) => x.trim()).filter(Boolean));
       const hosts = predicates.filter((p) => p.startsWith('Host=')).flatMap((p) => p.slice(5).split(',').map((x) => x.trim()).filter(Boolean));
       for (const path of paths) {
-        out.push({ framework: 'spring_cloud_gateway', id: config[`${base}.id`] ?? `${i}`, path, target: hostOf(uri), targetUri: uri, ...rewriting, ...(hosts.length ? { hosts } : {}), ...(origin(`${base}.uri`) ? { file: origin(`${base}.uri`)! } : {}) });
+        out.push({ framework: 'spring_cloud_gateway', id: config[`${base}.id`] ?? `${i}`, path, target: hostOf(uri), targetUri: uri, ...rewriting, ...(hosts.length ? { hosts } : {}), ...at(`${base}.id`, `${base}.uri`) });
       }
     }
   }
@@ -109,7 +121,7 @@ export function gatewayRoutesOf(service: ServiceInfo): GatewayRoute[] {
       targetUri: serviceId ? `serviceId ${serviceId}` : (url ?? ''),
       strip: stripped ? literal.split('/').filter(Boolean).length : 0,
       prefix: '',
-      ...(origin(`${base}.path`) ? { file: origin(`${base}.path`)! } : {}),
+      ...at(`${base}.path`, `${base}.url`, `${base}.serviceId`, `${base}.service-id`),
     });
   }
   return out;
@@ -128,11 +140,12 @@ function discoveryRoutesOf(gateway: ServiceInfo, services: readonly ServiceInfo[
   if (!prefix) return [];
   const lower = gateway.config[`${prefix}.lower-case-service-id`] === 'true' || gateway.config[`${prefix}.lowerCaseServiceId`] === 'true';
   const file = gateway.configOrigins?.[`${prefix}.enabled`];
+  const line = gateway.configLines?.[`${prefix}.enabled`];
   return services
     .filter((s) => s.name !== gateway.name)
     .map((s) => {
       const id = lower ? s.name.toLowerCase() : s.name;
-      return { framework: 'spring_cloud_gateway', id: `discovery:${id}`, path: `/${id}/**`, target: s.name, targetUri: `lb://${id}`, strip: 0, prefix: '', rewrite: { from: `/${id}/`, to: '/' }, ...(file ? { file } : {}) } satisfies GatewayRoute;
+      return { framework: 'spring_cloud_gateway', id: `discovery:${id}`, path: `/${id}/**`, target: s.name, targetUri: `lb://${id}`, strip: 0, prefix: '', rewrite: { from: `/${id}/`, to: '/' }, ...(file ? { file } : {}), ...(line ? { line } : {}) } satisfies GatewayRoute;
     });
 }
 
