@@ -41,7 +41,10 @@ export interface LinkTarget {
 
 export interface LinkEntry {
   kind: LinkKind;
+  /** The node of the link (the first, when the call site has one per value: see `ids`). */
   id: string;
+  /** Every client or producer node of the call site, when its value takes several forms. */
+  ids?: string[];
   name: string;
   service?: string;
   file?: string;
@@ -272,7 +275,46 @@ export async function linkEntries(ctx: ToolContext, kinds: ReadonlySet<LinkKind>
       }
     }
   }
-  return out.sort((a, b) => `${a.service ?? ''}\0${a.file ?? ''}\0${String(a.line ?? 0).padStart(7, '0')}\0${a.kind}\0${a.id}`.localeCompare(`${b.service ?? ''}\0${b.file ?? ''}\0${String(b.line ?? 0).padStart(7, '0')}\0${b.kind}\0${b.id}`));
+  return mergeCallSites(out).sort((a, b) => `${a.service ?? ''}\0${a.file ?? ''}\0${String(a.line ?? 0).padStart(7, '0')}\0${a.kind}\0${a.id}`.localeCompare(`${b.service ?? ''}\0${b.file ?? ''}\0${String(b.line ?? 0).padStart(7, '0')}\0${b.kind}\0${b.id}`));
+}
+
+/** How far a link got, best first: a call site whose value takes several forms (one per environment) is as good as its best. */
+const STATUS_RANK: readonly LinkStatus[] = ['linked', 'deployed', 'external', 'no_consumer', 'resolved', 'guessed', 'ambiguous', 'unmatched', 'unresolved'];
+
+/**
+ * One entry per call site: a call whose URL or destination takes several values (per profile or deployment
+ * environment) is one client or producer node per value in the graph, and one link here, with every target and the
+ * best status its values reach.
+ */
+function mergeCallSites(entries: readonly LinkEntry[]): LinkEntry[] {
+  const out: LinkEntry[] = [];
+  const bySite = new Map<string, LinkEntry>();
+  for (const e of entries) {
+    if (e.kind !== 'http' && e.kind !== 'message') {
+      out.push(e);
+      continue;
+    }
+    const key = `${e.kind}\0${e.file ?? ''}\0${e.line ?? 0}\0${e.member ?? ''}`;
+    const seen = bySite.get(key);
+    if (!seen) {
+      const copy = { ...e, targets: [...e.targets], ids: [e.id] };
+      bySite.set(key, copy);
+      out.push(copy);
+      continue;
+    }
+    (seen as LinkEntry & { ids: string[] }).ids.push(e.id);
+    for (const t of e.targets) if (!seen.targets.some((x) => x.id === t.id)) seen.targets.push(t);
+    if (STATUS_RANK.indexOf(e.status) < STATUS_RANK.indexOf(seen.status)) {
+      seen.status = e.status;
+      if (e.destination !== undefined) seen.destination = e.destination;
+    }
+    if (seen.status !== 'unresolved') {
+      delete seen.reason;
+      delete seen.unresolved_kind;
+      delete seen.unresolved_at;
+    }
+  }
+  return out;
 }
 
 function place(n: NodeRecord): Pick<LinkEntry, 'service' | 'file' | 'line'> {

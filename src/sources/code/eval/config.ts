@@ -1,5 +1,5 @@
 import { matchingBrace, topLevelColon } from '../config/spring-config.js';
-import { boundObject, concat, literal, unknown, type Value } from './value.js';
+import { boundObject, concat, literal, union, unknown, type Value } from './value.js';
 
 /** `base-url`, `baseUrl`, `BASE_URL` and `base_url` are one key to Spring's relaxed binding. */
 export function canonicalKey(key: string): string {
@@ -47,17 +47,22 @@ export class ConfigView {
     return values.get(canonicalKey(key)) ?? values.get(canonicalKey(environmentForm(key)));
   }
 
-  /** The value of a key, or undefined when no profile sets it. */
+  /**
+   * The value of a key: the default profile's; where it sets none, every other profile's and deployment
+   * environment's (each value saying which); undefined when nothing sets it.
+   */
   value(key: string): Value[] | undefined {
     const hole = this.hole(key);
     if (hole) return hole;
+    const found: Value[][] = [];
     for (const layer of this.layers) {
-      const found = this.entry(layer.values, key);
-      if (!found) continue;
-      const from = `${this.origins[found.key] ?? 'configuration'}: ${found.key}`;
-      return this.expand(found.value, layer.values, 0).map((v) => ({ ...v, from: [...new Set([from, ...v.from])], ...(layer.profile ? { profile: layer.profile } : {}) }));
+      const entry = this.entry(layer.values, key);
+      if (!entry) continue;
+      const from = `${this.origins[entry.key] ?? 'configuration'}: ${entry.key}`;
+      found.push(this.expand(entry.value, layer.values, 0).map((v) => ({ ...v, from: [...new Set([from, ...v.from])], ...(layer.profile ? { profile: layer.profile } : {}) })));
+      if (layer.profile === null) break;
     }
-    return undefined;
+    return found.length ? union(...found) : undefined;
   }
 
   /** What a key holds: its value, an object bound under it when keys lie below it, or undefined. */

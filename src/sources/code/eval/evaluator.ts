@@ -358,6 +358,15 @@ export class Evaluator {
       if (o === 'receiver') return receiver();
       if (o === 'empty') return literal('');
       if (o.startsWith('super')) return this.superArgument(expr, Number(o.slice(5)), site, depth);
+      const named = /^arg(\d):(\w+)$/.exec(o);
+      if (named) {
+        // A Kotlin named argument, else the argument at its position (positional ones come first).
+        const names = expr.k === 'call' ? (expr.names ?? []) : [];
+        const at = names.indexOf(named[2]!);
+        const index = at >= 0 ? at : Number(named[1]);
+        const arg = at >= 0 || (names[index] ?? null) === null ? args[index] : undefined;
+        return arg ? this.values(arg, site, depth + 1) : unknown(`argument ${named[2]} of ${expr.k === 'call' ? expr.name : 'new'}`, { kind: 'expression' });
+      }
       const n = Number(o.replace(/^args?/, ''));
       if (o.startsWith('args')) return args.slice(n).reduce<Value[]>((acc, a) => joinPath(acc, this.values(a, site, depth + 1)), literal(''));
       const a = args[n];
@@ -368,7 +377,7 @@ export class Evaluator {
       case 'id':
         return operand(a);
       case 'either': {
-        const present = op.operands.find((o) => !/^args?\d$/.test(o) || Number(o.replace(/^args?/, '')) < args.length) ?? 'empty';
+        const present = op.operands.find((o) => !/^args?\d/.test(o) || Number(/\d/.exec(o)![0]) < args.length) ?? 'empty';
         return operand(present);
       }
       case 'concat':

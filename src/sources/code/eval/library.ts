@@ -73,7 +73,8 @@ interface LibraryFile {
 }
 
 const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name']);
-const OPERAND = /^(receiver|empty|args?\d|super\d)$/;
+/** `argN:name`: the Kotlin named argument `name`, else argument N (a library function called with named arguments). */
+const OPERAND = /^(receiver|empty|args?\d|arg\d:[A-Za-z_]\w*|super\d)$/;
 
 export function parseValueOp(text: string): ValueOp {
   if (text.includes('|')) {

@@ -30,7 +30,7 @@ type NewExpr = Extract<Expr, { k: 'new' }>;
 /** The call as an expression the evaluator reads. */
 export function callExpr(call: CallFacts): CallExpr | NewExpr {
   if (call.kind === 'new' && call.type) return { k: 'new', type: call.type, ...(call.values ? { args: call.values } : {}) };
-  return { k: 'call', name: call.name, argCount: call.argCount, ...(call.receiver ? { of: call.receiver } : {}), ...(call.values ? { args: call.values } : {}) };
+  return { k: 'call', name: call.name, argCount: call.argCount, ...(call.receiver ? { of: call.receiver } : {}), ...(call.values ? { args: call.values } : {}), ...(call.argNames ? { names: call.argNames } : {}) };
 }
 
 export interface MessagingContext {

@@ -55,7 +55,7 @@ export type Expr =
   | { k: 'super'; qualifier?: string }
   | { k: 'name'; name: string }
   | { k: 'field'; of: Expr; name: string }
-  | { k: 'call'; of?: Expr; name: string; argCount: number; args?: Expr[] }
+  | { k: 'call'; of?: Expr; name: string; argCount: number; args?: Expr[]; names?: (string | null)[] }
   | { k: 'new'; type: TypeRef; args?: Expr[] }
   | { k: 'literal'; type: 'String' | 'int' | 'long' | 'double' | 'float' | 'boolean' | 'char' | 'null'; value?: string }
   | { k: 'class_literal'; type: TypeRef }

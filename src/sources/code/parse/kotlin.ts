@@ -1758,6 +1758,8 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
       if (valueArgs && depth < VALUE_DEPTH) {
         const args = valueArgNodes(valueArgs).map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
         if (args.length) e.args = args;
+        const names = argumentNames(valueArgs);
+        if (names) e.names = names;
       }
       return e;
     }
