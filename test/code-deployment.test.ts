@@ -571,8 +571,8 @@ describe('layout (test/fixtures/deployment/estate)', () => {
   test('gateway routes set through the environment are read as configuration', async () => {
     const edge = service(await layoutOf(ROOT), 'edge');
     assert.deepEqual(
-      gatewayRoutesOf(edge).map((g) => [g.id, g.path, g.target, g.file]),
-      [['orders', '/orders/**', 'orders', 'deploy/docker-compose.yml:25']],
+      gatewayRoutesOf(edge).map((g) => [g.id, g.path, g.target, `${g.file}:${g.line}`]),
+      [['orders', '/orders/**', 'orders', 'deploy/docker-compose.yml:24']],
     );
   });
 

@@ -175,7 +175,7 @@ const COMMON: Case[] = [
     match: 'unmatched',
     reason: /configuration key ORDERS_URL, set by no file in the estate/,
   },
-  { rule: 'a loopback host is matched by method and path', caller: 'HostCalls#loopback', client: 'localhost GET /orders', route: ORDERS, strategy: 'method_path' },
+  { rule: 'a loopback host with a port names the service listening there whose routes fit (Spring Boot: 8080 unless server.port says otherwise)', caller: 'HostCalls#loopback', client: 'localhost GET /orders', route: ORDERS, strategy: 'local_port' },
   { rule: 'an external host is external', caller: 'HostCalls#external', client: 'api.example.com GET /v1/rates', match: 'external' },
 ];
 

@@ -167,11 +167,11 @@ describe('routes', () => {
     assert.equal(routes.find((r) => r.name === 'GET /svc/things/page')?.qualified_name, 'things-service GET /svc/things/page');
   });
 
-  test('a Feign client interface is a client, never a route; its call to an unknown service stays visible', () => {
+  test('a Feign client interface is a client, never a route; its call to a service the estate does not run is external, and stays visible', () => {
     assert.ok(!routes.some((r) => String(r.props.path).includes('invoices')));
     assert.deepEqual(
       clients.map((c) => `${c.qualified_name} ${c.props.match} ${c.props.caller}`),
-      ['things-service -> billing GET /invoices unmatched com.x.client.BillingClient#list()'],
+      ['things-service -> billing GET /invoices external com.x.client.BillingClient#list()'],
     );
     assert.deepEqual(undeclared.map((r) => r.qualified_name), ['billing GET /invoices']);
   });

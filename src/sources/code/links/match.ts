@@ -117,7 +117,11 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
   };
   // `localhost:<port>`: the services listening on the port (server.port, a published compose port).
   const listening = new Map<number, string[]>();
-  for (const s of services) for (const p of s.ports ?? []) (listening.get(p.port) ?? listening.set(p.port, []).get(p.port)!).push(s.name);
+  for (const s of services) {
+    // Spring Boot listens on 8080 unless server.port says otherwise.
+    const ports = s.ports ?? [];
+    for (const p of ports.some((x) => x.how === 'server.port') ? ports : [...ports, { port: 8080 }]) (listening.get(p.port) ?? listening.set(p.port, []).get(p.port)!).push(s.name);
+  }
   let client: NodeRecord | undefined;
   const byPort = (port: number): string | undefined => {
     const fitting = [...new Set(listening.get(port) ?? [])].filter((s) => client && methodAndPathFit(client, s));
