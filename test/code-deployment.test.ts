@@ -100,6 +100,12 @@ describe('file names', () => {
       ['proxy/conf.d/default.conf', 'nginx'],
       ['templates/default.conf.template', 'nginx'],
       ['nginx/sites-enabled/default', 'nginx'],
+      // httpd before nginx's `.conf`; in the directories both use, nginx by name (the text decides when read).
+      ['docker/apache/000-default.conf', 'httpd'],
+      ['docker/apache/000-default.ctmpl', 'httpd'],
+      ['conf/httpd.conf', 'httpd'],
+      ['etc/apache2/sites-enabled/000-default', 'nginx'],
+      ['sql/ry_config_20260311.sql', 'nacos'],
       ['default', undefined],
       ['README.md', undefined],
       ['Dockerfile', undefined],

@@ -10,10 +10,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import YAML from 'yaml';
-import { HTTPD_FILES, isHttpdFile, mentionsHttpdProxy, readHttpd } from '../src/sources/code/config/httpd.js';
+import { HTTPD_FILES, httpdAccepts, isHttpdFile, mentionsHttpdProxy, readHttpd } from '../src/sources/code/config/httpd.js';
 import { isNacosSeedFile, mentionsNacosConfig, type NacosConfig, nacosConfigFor, readNacosSeed } from '../src/sources/code/config/nacos.js';
-import type { ProxyRule } from '../src/sources/code/config/deployment.js';
+import { type ProxyRule, readDeployment } from '../src/sources/code/config/deployment.js';
+import { detectLayout, type Layout, type LayoutProxy, type ServiceInfo } from '../src/sources/code/config/layout.js';
 import { applicationName, parseSpringConfig } from '../src/sources/code/config/spring-config.js';
+import { discover } from '../src/sources/code/discover.js';
+import { sextantOntology } from '../src/graph/ontology/index.js';
+import type { EdgeRecord, NodeRecord } from '../src/graph/types.js';
+import { buildCodeSource } from '../src/sources/code/index.js';
+import { gatewayRoutesOf } from '../src/sources/code/links/gateways.js';
+import { estateSource } from './helpers/estate.js';
 import { sharedDir } from './helpers/index.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/nacos-httpd', import.meta.url));
@@ -47,6 +54,43 @@ function estateServices(estate: string, root: string): { name: string; bootstrap
       for (const file of files) if (file.profile === null) for (const [k, v] of file.values) bootstrap[k] = v;
       return { name, bootstrap };
     });
+}
+
+function reader(root: string): (rel: string) => string | undefined {
+  return (rel) => (existsSync(join(root, rel)) ? readFileSync(join(root, rel), 'utf8') : undefined);
+}
+
+async function layoutOf(root: string): Promise<Layout> {
+  return detectLayout(await discover(root), reader(root));
+}
+
+function serviceOf(layout: Layout, name: string): ServiceInfo {
+  const found = layout.services.find((s) => s.name === name);
+  assert.ok(found, `service ${name} in ${layout.services.map((s) => s.name).join(', ')}`);
+  return found;
+}
+
+/** Keys of a service's configuration with their values and origins (`value @origin`), for the keys `keep` selects. */
+function configured(s: ServiceInfo, keep: (key: string) => boolean): Record<string, string> {
+  return Object.fromEntries(Object.keys(s.config).filter(keep).sort().map((k) => [k, `${s.config[k]} @${s.configOrigins?.[k] ?? '?'}`]));
+}
+
+function proxyRow(p: LayoutProxy): string {
+  return `${p.kind} ${p.location.kind} ${p.location.path} -> ${p.targetHosts.join('|') || '-'} (${p.pathMode}) @${p.file}:${p.line} | by ${p.hosts.join(',') || '-'} | owner ${p.service ?? '-'} | to ${p.targetServices.join(',') || '-'}`;
+}
+
+/** A built code graph's proxy routes (`service name @file:line [framework] -> target_services: gateway_target`) and their FORWARDS edges. */
+function proxyGraphOf(built: { nodes: NodeRecord[]; edges: EdgeRecord[] }, framework: string): { routes: string[]; forwards: string[] } {
+  const byId = new Map(built.nodes.map((n) => [n.id, n]));
+  const proxies = built.nodes.filter((n) => n.kind === 'route' && n.props.framework === framework);
+  return {
+    routes: proxies.map((n) => `${n.qualified_name} @${n.file}:${n.line} [${String(n.props.resolved)}] -> ${(n.props.target_services as string[] | undefined)?.join(',') ?? '-'}: ${String(n.props.gateway_target)}`).sort(),
+    forwards: built.edges.filter((e) => e.type === 'FORWARDS' && proxies.some((p) => p.id === e.from)).map((e) => `${byId.get(e.from)!.qualified_name} -> ${byId.get(e.to)!.qualified_name}`).sort(),
+  };
+}
+
+async function buildEstate(root: string): Promise<{ nodes: NodeRecord[]; edges: EdgeRecord[] }> {
+  return buildCodeSource(estateSource(root), { ontology: sextantOntology(), baseDir: root, env: {} });
 }
 
 /** The fields of a config that identify it, for compact assertions. */
@@ -380,5 +424,193 @@ describe('httpd on ewolff-consul (real estate, read in place)', { skip: existsSy
     const conf = readFileSync(join(EWOLFF, 'docker/apache/000-default.conf'), 'utf8');
     assert.ok(isHttpdFile('docker/apache/000-default.conf') && !mentionsHttpdProxy(conf));
     assert.deepEqual(readHttpd('docker/apache/000-default.conf', conf, services), { rules: [], warnings: [] });
+  });
+});
+
+describe('deployment reading: Nacos seeds and httpd files', () => {
+  test('discovery keeps a .sql only when it writes config_info; the text decides between httpd and nginx', async () => {
+    const d = await discover(join(FIXTURES, 'estate-nacos'));
+    // schema.sql has no config_info; history.sql writes his_config_info only.
+    assert.deepEqual(d.deploymentFiles, ['docker-compose.yml', 'sql/nacos-seed.sql']);
+    const files: Record<string, string> = {
+      'sql/seed.sql': "INSERT INTO config_info (data_id, content) VALUES ('a.yml', 'a: 1');\n",
+      'sql/schema.sql': 'CREATE TABLE config_info (id int);\n',
+      'web/conf.d/site.conf': '<VirtualHost *:80>\n  ProxyPass /api http://orders:8080/api\n</VirtualHost>\n',
+      'docker/apache/000-default.conf': '<VirtualHost *:80>\n  DocumentRoot /var/www\n</VirtualHost>\n',
+      'docker/apache/nginx-like.conf': 'server {\n  location /x/ { proxy_pass http://x:1/; }\n}\n',
+      'docker/apache/idle.ctmpl': '{{range services}}# {{.Name}}\n{{end}}\n',
+    };
+    const deployment = readDeployment(Object.keys(files), (rel) => files[rel]);
+    assert.deepEqual(deployment.warnings, []);
+    assert.deepEqual(deployment.nacos.map((c) => [c.dataId, c.file, c.line]), [['a.yml', 'sql/seed.sql', 1]]);
+    assert.deepEqual(deployment.httpd.map((f) => f.file), ['web/conf.d/site.conf']);
+    // A `.conf` in an httpd directory that proxies as nginx does is still read as nginx.
+    assert.deepEqual(deployment.proxies.map((r) => `${r.file}:${r.line} ${r.location.path}`), ['docker/apache/nginx-like.conf:2 /x/']);
+  });
+
+  test('a seed that breaks off is a warning naming file:line, the rows before it read', () => {
+    const files: Record<string, string> = { 'seed.sql': "INSERT INTO config_info (data_id, content) VALUES ('a.yml', 'a: 1'),\n('b.yml', 'b: \n" };
+    const deployment = readDeployment(Object.keys(files), (rel) => files[rel]);
+    assert.deepEqual(deployment.nacos.map((c) => c.dataId), ['a.yml']);
+    assert.deepEqual(deployment.warnings, ['seed.sql:2: config_info row: a string is not closed; the rest of the file is not read']);
+  });
+});
+
+describe('Nacos in the layout (test/fixtures/nacos-httpd/estate-nacos)', () => {
+  const ROOT = join(FIXTURES, 'estate-nacos');
+  const SEED = 'sql/nacos-seed.sql';
+
+  test('imported documents: over the own files (active profile too), under the deployment environment; origin file:row', async () => {
+    const layout = await layoutOf(ROOT);
+    const orders = serviceOf(layout, 'orders');
+    assert.deepEqual(configured(orders, (k) => !k.startsWith('spring.') && !/^[A-Z_]+$/.test(k)), {
+      // ORDERS_TIMEOUT outranks an imported document (config data comes under the OS environment).
+      'orders.timeout': '30 @docker-compose.yml:5',
+      'orders.page-size': `50 @${SEED}:13`,
+      'orders.region': 'eu @orders/src/main/resources/application.yml',
+      'orders.retries': `2 @${SEED}:14`,
+      'shared.greeting': `hello @${SEED}:12`,
+    });
+    // A Nacos origin carries its line; configLines is for file origins.
+    assert.equal(orders.configLines?.['orders.page-size'], undefined);
+    assert.deepEqual(orders.profiles, {
+      // application-dev.yml said 20: the active profile's own file ranks under Nacos.
+      dev: { 'orders.page-size': '50' },
+      eu: { 'spring.config.activate.on-profile': 'eu', 'orders.region': 'eu-west' },
+    });
+    assert.deepEqual(orders.nacosConfigs, [
+      { dataId: 'common.yml', group: 'DEFAULT_GROUP', profile: null, active: true, via: 'import', at: `${SEED}:12` },
+      { dataId: 'orders-dev.yml', group: 'DEFAULT_GROUP', profile: 'dev', active: true, via: 'import', at: `${SEED}:13` },
+      { dataId: 'orders-bad.yml', group: 'DEFAULT_GROUP', profile: null, active: true, via: 'import', at: `${SEED}:14` },
+    ]);
+    assert.equal(orders.configServerFiles, undefined);
+  });
+
+  test('bootstrap locator documents: over the environment too; a profile the service does not activate is that profile', async () => {
+    const layout = await layoutOf(ROOT);
+    const billing = serviceOf(layout, 'billing');
+    assert.deepEqual(configured(billing, (k) => !k.startsWith('spring.') && !/^[A-Z_]+$/.test(k)), {
+      'billing.limit': `9 @${SEED}:15`,
+      'billing.currency': 'EUR @billing/src/main/resources/application.properties',
+      'shared.greeting': `hello @${SEED}:12`,
+    });
+    assert.deepEqual(billing.profiles, { prod: { 'billing.limit': '100' } });
+    assert.deepEqual(
+      billing.nacosConfigs?.map((d) => `${d.via} ${d.dataId} ${d.profile ?? '-'} ${d.active ? 'active' : 'inactive'} @${d.at}`),
+      [`shared common.yml - active @${SEED}:12`, `application billing.yaml - active @${SEED}:15`, `application billing-prod.yaml prod inactive @${SEED}:16`],
+    );
+  });
+
+  test('a document that does not parse is a warning naming the seed row; the rest of it applies', async () => {
+    const layout = await layoutOf(ROOT);
+    assert.equal(layout.warnings.length, 1);
+    assert.match(layout.warnings[0]!, /^sql\/nacos-seed\.sql:14: Nacos config orders-bad\.yml \(DEFAULT_GROUP\), line 5 of its content: malformed YAML \(.*\); document skipped$/);
+  });
+});
+
+describe('httpd in the layout and as routes (test/fixtures/nacos-httpd/estate-httpd)', () => {
+  const ROOT = join(FIXTURES, 'estate-httpd');
+
+  test('ProxyPass takes whole path segments; ProxyPassMatch searches the path', () => {
+    const prefix = (path: string) => ({ kind: 'prefix' as const, path });
+    assert.ok(httpdAccepts(prefix('/app'), '/app') && httpdAccepts(prefix('/app'), '/app/x'));
+    assert.ok(!httpdAccepts(prefix('/app'), '/apple') && !httpdAccepts(prefix('/app'), '/ap'));
+    assert.ok(httpdAccepts(prefix('/app/'), '/app/x') && !httpdAccepts(prefix('/app/'), '/app'));
+    assert.ok(httpdAccepts(prefix('/'), '/anything'));
+    assert.ok(httpdAccepts({ kind: 'regex', path: '\\.png$' }, '/img/a.png') && !httpdAccepts({ kind: 'regex', path: '^/img' }, '/x/img'));
+    assert.ok(!httpdAccepts({ kind: 'regex', path: '(?<=x)y' }, '/xy'), 'a pattern RE2 cannot read takes nothing');
+  });
+
+  test('layout: httpd rules of the built proxy, templates over the Consul catalog (its registered names), by file', async () => {
+    const layout = await layoutOf(ROOT);
+    assert.deepEqual(layout.warnings, []);
+    assert.deepEqual(layout.proxies.map(proxyRow), [
+      'httpd prefix /ord -> billing (replace_prefix) @proxy/httpd.conf:7 | by proxy | owner - | to billing',
+      'httpd prefix /orders/admin -> billing (replace_prefix) @proxy/httpd.conf:8 | by proxy | owner - | to billing',
+      'httpd prefix /orders -> orders (replace_prefix) @proxy/httpd.conf:9 | by proxy | owner - | to orders',
+      'httpd prefix /ordersx -> legacy (replace_prefix) @proxy/httpd.conf:10 | by proxy | owner - | to -',
+      'httpd regex ^/reports/(.*)$ -> billing (unknown) @proxy/httpd.conf:11 | by proxy | owner - | to billing',
+      // audit configures no Consul client: not in the catalog. billing registers as billing-service.
+      'httpd prefix /svc/billing-service/ -> billing-service (replace_prefix) @proxy/services.ctmpl:2 | by proxy | owner - | to billing',
+      'httpd prefix /svc/orders/ -> orders (replace_prefix) @proxy/services.ctmpl:2 | by proxy | owner - | to orders',
+    ]);
+    assert.deepEqual(layout.deploymentOnly.map((d) => `${d.name}${d.proxy ? ' (proxy)' : ''}`), ['legacy', 'proxy (proxy)']);
+  });
+
+  test('routes: framework httpd, target_services, FORWARDS to what the first matching rule of the virtual host sends on', async () => {
+    const { routes, forwards } = proxyGraphOf(await buildEstate(ROOT), 'httpd');
+    assert.deepEqual(routes, [
+      'proxy ANY /ord/** @proxy/httpd.conf:7 [true] -> billing: ProxyPass http://billing:8080 (ServerName shop.example.com)',
+      'proxy ANY /orders/** @proxy/httpd.conf:9 [true] -> orders: ProxyPass http://orders:8080/api (ServerName shop.example.com)',
+      'proxy ANY /orders/admin/** @proxy/httpd.conf:8 [true] -> billing: ProxyPass http://billing:8080/admin (ServerName shop.example.com)',
+      'proxy ANY /ordersx/** @proxy/httpd.conf:10 [false] -> legacy: ProxyPass http://legacy:9000/ (ServerName shop.example.com)',
+      'proxy ANY /svc/billing-service/** @proxy/services.ctmpl:2 [true] -> billing: ProxyPass http://billing-service:8080/',
+      'proxy ANY /svc/orders/** @proxy/services.ctmpl:2 [true] -> orders: ProxyPass http://orders:8080/',
+      'proxy ANY ~ ^/reports/(.*)$ @proxy/httpd.conf:11 [false] -> billing: ProxyPassMatch http://billing:8080/reports/$1 (ServerName shop.example.com)',
+    ]);
+    assert.deepEqual(forwards, [
+      // /ord does not take /orders/…: it is not the first match there, by segments.
+      'proxy ANY /ord/** -> billing GET /admin/invoices',
+      'proxy ANY /ord/** -> billing GET /invoices',
+      'proxy ANY /ord/** -> billing GET /reports/{id}',
+      // /orders/admin/audit (orders /api/admin/audit) is /orders/admin's: billing's, not orders'.
+      'proxy ANY /orders/** -> orders GET /api/orders',
+      'proxy ANY /orders/** -> orders GET /api/orders/{id}',
+      'proxy ANY /orders/admin/** -> billing GET /admin/invoices',
+      'proxy ANY /svc/billing-service/** -> billing GET /admin/invoices',
+      'proxy ANY /svc/billing-service/** -> billing GET /invoices',
+      'proxy ANY /svc/billing-service/** -> billing GET /reports/{id}',
+      'proxy ANY /svc/orders/** -> orders GET /admin/stats',
+      'proxy ANY /svc/orders/** -> orders GET /api/admin/audit',
+      'proxy ANY /svc/orders/** -> orders GET /api/orders',
+      'proxy ANY /svc/orders/** -> orders GET /api/orders/{id}',
+    ]);
+  });
+});
+
+describe('wired into the layout: the real estates (read in place)', () => {
+  test('ruoyi-cloud: the gateway takes its routes and discovery locator from the Nacos seed, at the row of ruoyi-gateway-dev.yml', { skip: existsSync(RUOYI) ? false : 'the corpora are not on this machine' }, async () => {
+    const discovery = await discover(RUOYI);
+    assert.ok(discovery.deploymentFiles.includes(RUOYI_SEED));
+    assert.deepEqual(discovery.deploymentFiles.filter((f) => f.endsWith('.sql')), [RUOYI_SEED]);
+    const layout = detectLayout(discovery, reader(RUOYI));
+    assert.deepEqual(layout.warnings, []);
+    const gateway = serviceOf(layout, 'ruoyi-gateway');
+    const base = 'spring.cloud.gateway.server.webflux';
+    assert.deepEqual(configured(gateway, (k) => k.startsWith(`${base}.discovery.`)), {
+      [`${base}.discovery.locator.enabled`]: `true @${RUOYI_SEED}:37`,
+      [`${base}.discovery.locator.lowerCaseServiceId`]: `true @${RUOYI_SEED}:37`,
+    });
+    assert.deepEqual(
+      gatewayRoutesOf(gateway).map((r) => `${r.id} ${r.path} -> ${r.target} strip ${r.strip} @${r.file}:${r.line}`),
+      [
+        `ruoyi-auth /auth/** -> ruoyi-auth strip 1 @${RUOYI_SEED}:37`,
+        `ruoyi-gen /code/** -> ruoyi-gen strip 1 @${RUOYI_SEED}:37`,
+        `ruoyi-job /schedule/** -> ruoyi-job strip 1 @${RUOYI_SEED}:37`,
+        `ruoyi-system /system/** -> ruoyi-system strip 1 @${RUOYI_SEED}:37`,
+        `ruoyi-file /file/** -> ruoyi-file strip 1 @${RUOYI_SEED}:37`,
+      ],
+    );
+    const rows: Record<string, number> = { 'ruoyi-auth': 38, 'ruoyi-monitor': 39, 'ruoyi-system': 40, 'ruoyi-gen': 41, 'ruoyi-job': 42, 'ruoyi-file': 43, 'ruoyi-gateway': 37 };
+    assert.deepEqual(
+      Object.fromEntries(layout.services.filter((s) => s.nacosConfigs).map((s) => [s.name, s.nacosConfigs!.map((d) => `${d.dataId}@${d.at}`)])),
+      Object.fromEntries(Object.keys(rows).sort().map((name) => [name, [`application-dev.yml@${RUOYI_SEED}:36`, `${name}-dev.yml@${RUOYI_SEED}:${rows[name]}`]])),
+    );
+    // The seed sets no context path for any service.
+    for (const s of layout.services) assert.equal(s.config['server.servlet.context-path'], undefined, s.name);
+  });
+
+  test('ewolff-consul: one httpd route per Consul service at 000-default.ctmpl:20, run by the apache compose service, forwarding to all their routes', { skip: existsSync(EWOLFF) ? false : 'the corpora are not on this machine' }, async () => {
+    const layout = await layoutOf(EWOLFF);
+    assert.deepEqual(layout.warnings, []);
+    assert.deepEqual(layout.proxies.map(proxyRow), ['catalog', 'customer', 'order'].map((s) => `httpd prefix /${s} -> ${s} (replace_prefix) @${EWOLFF_TEMPLATE}:20 | by apache | owner - | to ${s}`));
+    const built = await buildEstate(EWOLFF);
+    const { routes, forwards } = proxyGraphOf(built, 'httpd');
+    assert.deepEqual(routes, ['catalog', 'customer', 'order'].map((s) => `apache ANY /${s}/** @${EWOLFF_TEMPLATE}:20 [true] -> ${s}: ProxyPass balancer://${s}`));
+    assert.ok(built.nodes.some((n) => n.kind === 'service' && n.name === 'apache' && n.props.name_from === 'deployment'));
+    // ProxyPass /<name> balancer://<name> puts every path of the service under /<name>: each declared route is reached.
+    const declared = built.nodes.filter((n) => n.kind === 'route' && n.props.protocol === 'http' && n.props.declared === true && ['catalog', 'customer', 'order'].includes(n.service ?? '') && n.props.framework !== 'httpd');
+    assert.deepEqual(forwards, declared.map((r) => `apache ANY /${r.service}/** -> ${r.qualified_name}`).sort());
+    for (const name of ['catalog GET /{id}.html', 'customer GET /{id}.html', 'order POST /line']) assert.ok(forwards.some((f) => f.endsWith(`-> ${name}`)), name);
   });
 });

@@ -171,7 +171,7 @@ export function compareLinks(expected: ExpectedEstate, actual: readonly LinkEntr
       .sort((p, q) => Math.abs((p.line ?? 0) - line) - Math.abs((q.line ?? 0) - line));
   };
   // One declaration the index reports once per service that includes it (a handler in a shared library): one entry.
-  const copiesOf = (a: LinkEntry): LinkEntry[] => actual.filter((b) => b !== a && b.kind === a.kind && b.file === a.file && b.line === a.line && b.member === a.member && b.status === a.status && b.destination === a.destination);
+  const copiesOf = (a: LinkEntry): LinkEntry[] => actual.filter((b) => b !== a && b.kind === a.kind && b.name === a.name && b.file === a.file && b.line === a.line && b.member === a.member && b.status === a.status && b.destination === a.destination);
   // First the pairs that agree, then the pairs that only sit together (their outcomes differ).
   for (const x of expected.links) {
     const near = candidates(x);

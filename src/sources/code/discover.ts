@@ -1,8 +1,9 @@
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { deploymentFileKind } from './config/deployment.js';
+import { mentionsNacosConfig } from './config/nacos.js';
 import type { Language } from './parse/ir.js';
 import { languageOfPath } from './parse/parser.js';
 
@@ -30,10 +31,11 @@ export interface Discovery {
   /** pom.xml, build.gradle(.kts), settings.gradle(.kts) outside any `src/` tree, sorted. */
   buildFiles: string[];
   /**
-   * Files that may describe the deployment, by name alone (`deployment.ts` reads them): compose files, other YAML
-   * files (Kubernetes manifests when their content says so) and nginx configuration (`*.conf`, files under
-   * `nginx/`), outside test source sets; YAML and `.conf` files in `src/<set>/resources` are not (Spring config, HOCON).
-   * Sorted.
+   * Files that may describe the deployment, by name (`deployment.ts` reads them): compose files, other YAML files
+   * (Kubernetes manifests when their content says so), nginx and httpd configuration (`*.conf`, files under
+   * `nginx/`, `apache/`, consul-template `*.ctmpl`), and SQL dumps that write Nacos's `config_info` table (the only
+   * ones whose content is read here), outside test source sets; such files in `src/<set>/resources` are not (Spring
+   * config, HOCON, migrations). Sorted.
    */
   deploymentFiles: string[];
   /**
@@ -248,7 +250,7 @@ async function addFile(walk: Walk, frame: Frame, ignores: IgnoreLevel[], name: s
   }
   if (isConfig) walk.result.configFiles.push(path);
   if (isBuild) walk.result.buildFiles.push(path);
-  if (isDeployment) walk.result.deploymentFiles.push(path);
+  if (isDeployment && (deploymentFileKind(path) !== 'nacos' || (await seedsNacos(walk, path)))) walk.result.deploymentFiles.push(path);
   if (language) await addSource(walk, path, language);
 }
 
@@ -256,6 +258,36 @@ function isDeploymentFile(frame: Frame, path: string): boolean {
   const kind = deploymentFileKind(path);
   if (!kind) return false;
   return kind === 'compose' || !frame.inSrc || !RESOURCES_DIR.test(frame.dir);
+}
+
+const SCAN_CHUNK = 1 << 16;
+/** Kept from one chunk to the next: longer than an INSERT's reach to the table name ({@link mentionsNacosConfig}). */
+const SCAN_OVERLAP = 512;
+
+/**
+ * Whether a SQL file writes Nacos's config table, read in chunks: schema and data dumps, however large, are
+ * scanned once and not kept.
+ */
+async function seedsNacos(walk: Walk, path: string): Promise<boolean> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(join(walk.root, path), 'r');
+    const buffer = Buffer.alloc(SCAN_CHUNK);
+    let carry = '';
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, SCAN_CHUNK, null);
+      if (bytesRead === 0) return false;
+      // latin1 keeps every byte one character: the words sought are ASCII, and no chunk splits a character.
+      const text = carry + buffer.toString('latin1', 0, bytesRead);
+      if (mentionsNacosConfig(text)) return true;
+      carry = text.slice(-SCAN_OVERLAP);
+    }
+  } catch (error) {
+    walk.result.warnings.push(`cannot read ${path}: ${errorText(error)}`);
+    return false;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
 }
 
 async function addSource(walk: Walk, path: string, language: Language): Promise<void> {

@@ -1,12 +1,15 @@
 /**
  * What an estate's own deployment files say about its services: docker compose services, Kubernetes workloads and
  * Ingresses, the values of well-known Helm charts, NAIS applications (environment, images, build contexts, the names
- * they are reached by, per environment where the platform has environments) and nginx reverse-proxy rules. Pure readers:
+ * they are reached by, per environment where the platform has environments), nginx and Apache httpd reverse-proxy rules
+ * and the seed of a Nacos config server. Pure readers:
  * text in, facts out; a file that does not parse is a warning naming `file:line` and is skipped, never a crash.
  * Values the files leave to the environment they run in (`$CONFIG_SERVICE_PASSWORD`, a Kubernetes secret) stay
  * unknown, with the reason, and are never guessed.
  */
 import YAML from 'yaml';
+import { isHttpdFile, mentionsHttpdProxy } from './httpd.js';
+import { isNacosSeedFile, mentionsNacosConfig, type NacosConfig, readNacosSeed } from './nacos.js';
 import { matchingBrace } from './spring-config.js';
 import { patternAccepts } from '../../../search/patterns.js';
 
@@ -295,6 +298,13 @@ export interface Deployment {
   upstreams: NginxUpstream[];
   kubeServices: KubeService[];
   kubeIngresses: KubeIngress[];
+  /**
+   * httpd configuration and consul-template templates that proxy, in path order: {@link readHttpd} reads them once
+   * the services a Consul catalog would hold (what `{{range services}}` runs over) are known.
+   */
+  httpd: { file: string; text: string }[];
+  /** The `config_info` rows of the Nacos seeds (SQL dumps) of the estate, in path and row order. */
+  nacos: NacosConfig[];
   warnings: string[];
 }
 
@@ -314,17 +324,27 @@ export function isComposeFileName(name: string): boolean {
 
 /**
  * What a file may be to {@link readDeployment}, from its path alone (posix, relative): a compose file, a YAML file
- * that may hold Kubernetes manifests (its content decides), or an nginx configuration.
+ * that may hold Kubernetes manifests (its content decides), an httpd configuration or consul-template template, an
+ * nginx configuration, or a SQL dump that may be a Nacos seed (its content decides). httpd and nginx share
+ * directories (`conf.d`, `sites-*`) and `.conf`: a file there is `nginx` by name, and either kind is read as httpd
+ * when its text proxies as httpd does.
  */
-export function deploymentFileKind(path: string): 'compose' | 'kubernetes' | 'nginx' | 'connector' | undefined {
+export function deploymentFileKind(path: string): 'compose' | 'kubernetes' | 'httpd' | 'nginx' | 'nacos' | 'connector' | undefined {
   const slash = path.lastIndexOf('/');
   const name = path.slice(slash + 1);
   if (name.endsWith('.json') && (CONNECTOR_FILE.test(name) || path.slice(0, Math.max(0, slash)).split('/').some((d) => CONNECTOR_DIRS.has(d)))) return 'connector';
   if (COMPOSE_FILE.test(name)) return 'compose';
   if (YAML_FILE.test(name)) return 'kubernetes';
-  if (name.endsWith('.conf') || name.endsWith('.conf.template')) return 'nginx';
-  if (!name.includes('.') && slash > 0 && path.slice(0, slash).split('/').some((d) => NGINX_DIRS.has(d))) return 'nginx';
-  return undefined;
+  if (isNacosSeedFile(path)) return 'nacos';
+  if (isHttpdFile(path) && !path.slice(0, Math.max(0, slash)).split('/').some((d) => NGINX_DIRS.has(d))) return 'httpd';
+  return nginxNamed(path) ? 'nginx' : undefined;
+}
+
+function nginxNamed(path: string): boolean {
+  const slash = path.lastIndexOf('/');
+  const name = path.slice(slash + 1);
+  if (name.endsWith('.conf') || name.endsWith('.conf.template')) return true;
+  return !name.includes('.') && slash > 0 && path.slice(0, slash).split('/').some((d) => NGINX_DIRS.has(d));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1572,9 +1592,9 @@ export function selectLocation(locations: readonly NginxLocation[], requestPath:
  * the location prefix put back in place of the proxy_pass URI, or the path itself when it is passed unchanged;
  * undefined when no request does (or the rule's rewriting is not evaluated). For a `replace_all` rule, every
  * request the location accepts reaches `targetPath`: the location's own path is returned for prefix and exact
- * locations, undefined for regex ones.
+ * locations, undefined for regex ones. `accepts` says which requests the location takes (nginx's rule by default).
  */
-export function requestPathFor(rule: ProxyRule, targetPath: string): string | undefined {
+export function requestPathFor(rule: ProxyRule, targetPath: string, accepts: (location: ProxyRule['location'], requestPath: string) => boolean = locationAccepts): string | undefined {
   const { kind, path } = rule.location;
   let request: string | undefined;
   switch (rule.pathMode) {
@@ -1594,7 +1614,7 @@ export function requestPathFor(rule: ProxyRule, targetPath: string): string | un
     default:
       return undefined;
   }
-  return request !== undefined && locationAccepts(rule.location, request) ? request : undefined;
+  return request !== undefined && accepts(rule.location, request) ? request : undefined;
 }
 
 /**
@@ -1631,7 +1651,7 @@ function composeRank(path: string): number {
  * Reads the deployment files among `paths` (posix, relative to the root) through `readText` (which may read any
  * other file of the estate: a compose file's `.env` and `env_file`s): compose services (a directory's compose
  * files merged by service), Kubernetes containers with the Services that select them, nginx proxy rules with their
- * upstreams applied. Files of other kinds are ignored.
+ * upstreams applied, the httpd files that proxy (as text) and the rows of Nacos seeds. Files of other kinds are ignored.
  */
 export function readDeployment(paths: readonly string[], readText: (relPath: string) => string | undefined): Deployment {
   const warnings: string[] = [];
@@ -1655,6 +1675,8 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
   const upstreams: NginxUpstream[] = [];
   const helm: string[] = [];
   const connectors: CdcConnector[] = [];
+  const httpd: Deployment['httpd'] = [];
+  const nacos: NacosConfig[] = [];
   const dotEnvs = new Map<string, Record<string, string>>();
   const dotEnvOf = (dir: string): Record<string, string> => {
     let vars = dotEnvs.get(dir);
@@ -1710,7 +1732,14 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
       const r = readConnector(path, text);
       warnings.push(...r.warnings);
       connectors.push(...r.connectors);
-    } else {
+    } else if (kind === 'nacos') {
+      if (!mentionsNacosConfig(text)) continue;
+      const r = readNacosSeed(path, text);
+      warnings.push(...r.warnings);
+      nacos.push(...r.configs);
+    } else if (mentionsHttpdProxy(text)) {
+      httpd.push({ file: path, text });
+    } else if (nginxNamed(path)) {
       if (!mentionsProxy(text)) continue;
       const r = readNginx(path, text);
       warnings.push(...r.warnings);
@@ -1726,7 +1755,7 @@ export function readDeployment(paths: readonly string[], readText: (relPath: str
   units.push(...helmUnits(charts, helmValues, warnings));
   units.push(...nais.map(naisUnit));
   units.sort((a, b) => byString(a.id, b.id));
-  return { connectors, units, proxies: resolveUpstreams(rules, upstreams), servers, upstreams, kubeServices, kubeIngresses, warnings };
+  return { connectors, units, proxies: resolveUpstreams(rules, upstreams), servers, upstreams, kubeServices, kubeIngresses, httpd, nacos, warnings };
 }
 
 function composeUnit(group: ComposeService[], read: (path: string) => string | undefined, vars: Readonly<Record<string, string>>, warnings: string[]): DeploymentUnit {

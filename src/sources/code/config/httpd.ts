@@ -3,6 +3,7 @@
  * {@link ProxyRule}s, from configuration files and from consul-template templates that render them
  * (`{{range services}}`). Pure: text in, rules out; what cannot be read is a warning naming `file:line`.
  */
+import { patternAccepts } from '../../../search/patterns.js';
 import type { LocationKind, ProxyRule } from './deployment.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -607,4 +608,21 @@ function proxyPass(file: string, line: number, match: boolean, args: readonly st
   // ProxyPassMatch appends the whole request path to a URL without `$n` references.
   else if (!/\$(?:\d|\{\d+\})/.test(url) && (target.path === undefined || target.path === '')) rule.pathMode = 'pass';
   return rule;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Which requests a rule takes
+
+/**
+ * Whether a rule's location takes a request path as mod_proxy matches it: a ProxyPass path by whole segments
+ * (`/app` takes `/app` and `/app/x`, not `/apple`; `/app/` only what starts with it), a ProxyPassMatch regex
+ * anywhere in the path (read as RE2, in linear time; a pattern RE2 cannot read takes nothing). Among a server's
+ * rules, the first that takes a request is the one used.
+ */
+export function httpdAccepts(location: Pick<ProxyRule['location'], 'kind' | 'path'>, requestPath: string): boolean {
+  const { kind, path } = location;
+  if (kind === 'regex') return patternAccepts(`(?s:.*)(?:${path})(?s:.*)`, requestPath);
+  if (kind !== 'prefix') return false;
+  if (path.endsWith('/')) return requestPath.startsWith(path);
+  return requestPath === path || requestPath.startsWith(`${path}/`);
 }

@@ -2,7 +2,10 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { type CdcConnector, type DeploymentUnit, type DnsName, type EnvEntry, type NginxServer, type ProxyRule, readDeployment } from './deployment.js';
 import type { Discovery } from '../discover.js';
-import { applicationName, parseSpringConfig, type SpringConfigFile } from './spring-config.js';
+import { canonicalKey } from '../eval/config.js';
+import { readHttpd } from './httpd.js';
+import { type NacosConfig, nacosConfigFor, type NacosDocument } from './nacos.js';
+import { applicationName, parseSpringConfig, profiledDocuments, resolvePlaceholders, type SpringConfigFile } from './spring-config.js';
 
 export type BuildTool = 'maven' | 'gradle' | 'none';
 
@@ -24,6 +27,8 @@ export interface ServiceInfo {
   configFiles: string[];
   /** Files a config server in the estate serves it (`application.*` and `<name>.*` of its search locations), lowest precedence first. */
   configServerFiles?: string[];
+  /** The documents a Nacos config server seeded by the estate serves it (see {@link applyNacos}), lowest precedence first. */
+  nacosConfigs?: NacosServed[];
   /**
    * Default-profile configuration of the service (`application*` over `bootstrap*`, the deployable unit's own
    * resources over others), flattened: what `${…}` placeholders in its code resolve against.
@@ -96,6 +101,20 @@ export interface EnvironmentInfo {
   holes?: Record<string, string>;
 }
 
+/** A Nacos document a service loads, and where the estate's seed writes it. */
+export interface NacosServed {
+  dataId: string;
+  group: string;
+  tenant?: string;
+  /** The profile its data id carries; null for every profile. */
+  profile: string | null;
+  /** In the service's configuration as it runs (else in `profiles[profile]`). */
+  active: boolean;
+  via: NacosDocument['via'];
+  /** `file:line` of its row in the seed. */
+  at: string;
+}
+
 export interface ServicePort {
   port: number;
   how: 'server.port' | 'published';
@@ -129,15 +148,19 @@ export interface DeploymentOnly {
   proxy?: boolean;
 }
 
-/** An nginx proxy rule of the estate, with who runs it and where it sends requests. */
+/** An nginx or httpd proxy rule of the estate, with who runs it and where it sends requests. */
 export interface LayoutProxy extends ProxyRule {
-  /** The estate service that owns the nginx file (deploys it, or holds it in its directory), if any. */
+  /** The proxy whose rule it is: which locations it takes a request in, and the route's `framework`. */
+  kind: ProxyKind;
+  /** The estate service that owns the proxy's file (deploys it, or holds it in its directory), if any. */
   service?: string;
   /** The names the proxy itself is addressed by: the hosts of the compose services that mount or build the file. */
   hosts: string[];
   /** The estate services `targetHosts` name (by their hosts, else their names, any case). */
   targetServices: string[];
 }
+
+export type ProxyKind = 'nginx' | 'httpd';
 
 /** A deployment unit of the estate, with the service it runs when it runs one. */
 export type LayoutDeployment = DeploymentUnit & { service?: string };
@@ -147,9 +170,12 @@ export interface Layout {
   services: ServiceInfo[];
   /** The service and module of a file (posix, relative to the root); answers for any path, cached per directory. */
   locate(path: string): { service: string; module: string };
-  /** nginx proxy rules in the estate's deployment files, in file and line order. */
+  /**
+   * nginx and httpd proxy rules in the estate's deployment files, by file, each file's in its order (an httpd file's
+   * is the order mod_proxy tries them in).
+   */
   proxies: LayoutProxy[];
-  /** The nginx server blocks of those rules (`file` + `line` = a rule's `file` + `serverLine`), every location listed. */
+  /** The nginx server blocks of the nginx rules (`file` + `line` = a rule's `file` + `serverLine`), every location listed. */
   proxyServers: NginxServer[];
   /** Debezium connectors the estate registers (change-data-capture topics). */
   connectors: CdcConnector[];
@@ -202,6 +228,10 @@ interface Scope {
   filesActiveProfiles?: string;
   environments: Record<string, EnvironmentInfo>;
   declaredCallees: NonNullable<ServiceInfo['declaredCallees']>;
+  /** Keys its deployment's environment variables set, and (upper case) the variables: what config data imports rank under. */
+  environmentKeys: Set<string>;
+  environmentNames: Set<string>;
+  nacosConfigs: NacosServed[];
 }
 
 const BUILD_FILE_PREFERENCE = ['pom.xml', 'build.gradle.kts', 'build.gradle', 'settings.gradle.kts', 'settings.gradle'];
@@ -235,6 +265,7 @@ export function detectLayout(
   for (const scope of scopes.values()) nameScope(scope, configs, rootName);
   const runs = applyDeployment([...scopes.values()].filter(isListed), deployment.units, rootName, warnings);
   applyConfigServers([...scopes.values()], readText, warnings);
+  applyNacos([...scopes.values()].filter(isListed), deployment.nacos, warnings);
   for (const scope of scopes.values()) if (isListed(scope)) applyEnvironmentLayers(scope);
   const services = listServices(scopes, rootName, warnings);
   const hostOwner = hostIndex(services);
@@ -243,8 +274,12 @@ export function detectLayout(
     const scope = runs.get(u);
     return scope ? { ...u, service: scope.name } : { ...u };
   });
-  const proxies = layoutProxies(deployment.proxies, deployment.units, runs, [...scopes.values()].filter(isListed), services);
-  const deploymentOnly = deploymentOnlyCandidates(deployment.units, runs, discovery.configFiles, configs, deployment.proxies, rootName);
+  const catalog = consulCatalog([...scopes.values()].filter(isListed));
+  const rules = [...deployment.proxies.map((r) => ({ ...r, kind: 'nginx' as const })), ...httpdRules(deployment.httpd, [...catalog.keys()], warnings)];
+  // By file; a file's rules keep their order, which for httpd is the order they are tried in.
+  rules.sort((a, b) => byString(a.file, b.file));
+  const proxies = layoutProxies(rules, deployment.units, runs, [...scopes.values()].filter(isListed), services, catalog);
+  const deploymentOnly = deploymentOnlyCandidates(deployment.units, runs, discovery.configFiles, configs, rules, rootName);
 
   const located = new Map<string, { service: string; module: string }>();
   const locate = (path: string): { service: string; module: string } => {
@@ -424,6 +459,9 @@ function collectScopes(
         runBy: [],
         environments: {},
         declaredCallees: [],
+        environmentKeys: new Set(),
+        environmentNames: new Set(),
+        nacosConfigs: [],
       };
       scopes.set(dir, s);
     }
@@ -539,6 +577,72 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** What a Nacos document's content is parsed as, by its format: the name only picks the parser. */
+const NACOS_PARSE_AS: Record<NacosDocument['format'], string> = { yaml: 'nacos.yml', properties: 'nacos.properties' };
+
+/**
+ * A Nacos config server seeded by the estate (`config_info` rows of a SQL dump) serves each service the documents
+ * Spring Cloud Alibaba loads for it ({@link nacosConfigFor}), over its own files: a document imported as config data
+ * (`spring.config.import: nacos:…`) ranks under the deployment's environment variables, one the bootstrap locator
+ * loads over them too (remote property sources come first, as with a config server). An active document is the
+ * service's configuration, each key's origin `<seed file>:<row line>` (the whole document is one SQL string); one for
+ * a profile the service does not activate goes to that profile.
+ */
+function applyNacos(scopes: Scope[], configs: readonly NacosConfig[], warnings: string[]): void {
+  if (!configs.length) return;
+  const parsed = new Map<string, { doc: { values: Map<string, string> }; profile: string | null }[]>();
+  for (const scope of scopes) {
+    const served = nacosConfigFor({ name: scope.name, bootstrap: scope.config }, configs);
+    if (!served.length) continue;
+    const active = activeProfiles(scope.config['spring.profiles.active'], scope.config);
+    for (const d of served) {
+      const at = `${d.file}:${d.line}`;
+      const own = d.active ? null : d.profile;
+      const key = `${at}\u0000${d.tenant ?? ''}\u0000${d.group}\u0000${d.dataId}\u0000${d.format}\u0000${own ?? ''}`;
+      let documents = parsed.get(key);
+      if (!documents) {
+        documents = nacosDocuments(d, own, warnings);
+        parsed.set(key, documents);
+      }
+      for (const { doc, profile } of documents) {
+        if (profile !== null) {
+          const layer = (scope.profiles[profile] ??= {});
+          for (const [k, v] of doc.values) layer[k] = v;
+          continue;
+        }
+        for (const [k, v] of doc.values) {
+          if (d.via === 'import' && setByEnvironment(scope, k)) continue;
+          scope.config[k] = v;
+          scope.configOrigins[k] = at;
+          delete scope.configLines[k];
+          delete scope.configHoles[k];
+          // The service's own file for an active profile ranks under Nacos too.
+          for (const p of active) if (scope.profiles[p]?.[k] !== undefined) scope.profiles[p]![k] = v;
+        }
+      }
+      scope.nacosConfigs.push({ dataId: d.dataId, group: d.group, ...(d.tenant ? { tenant: d.tenant } : {}), profile: d.profile, active: d.active, via: d.via, at });
+    }
+  }
+}
+
+/** A Nacos document's content as configuration documents, each with its profile (`fileProfile` and its own `on-profile` combined). */
+function nacosDocuments(d: NacosDocument, fileProfile: string | null, warnings: string[]): { doc: { values: Map<string, string> }; profile: string | null }[] {
+  const label = NACOS_PARSE_AS[d.format];
+  const own: string[] = [];
+  const documents = profiledDocuments(label, d.content, own, fileProfile);
+  // The parser names the content's own lines; the seed's row is where the estate writes them.
+  for (const w of own) {
+    const m = /^[^:]*(?::(\d+))?: (.*)$/s.exec(w);
+    warnings.push(`${d.file}:${d.line}: Nacos config ${d.dataId} (${d.group})${m?.[1] ? `, line ${m[1]} of its content` : ''}: ${m ? m[2] : w}`);
+  }
+  return documents;
+}
+
+/** Whether the deployment's environment sets a key: as written, or through a variable Spring reads it from. */
+function setByEnvironment(scope: Scope, key: string): boolean {
+  return scope.environmentKeys.has(key) || environmentForms(key).some((f) => scope.environmentNames.has(f));
+}
+
 /** The deployable unit's own resources speak for the service first. */
 function configRank(scope: Scope, path: string): number {
   const owner = scope.units
@@ -598,6 +702,7 @@ function toServiceInfo(scope: Scope, rootName: string): ServiceInfo {
   if (Object.keys(scope.environments).length) info.environments = scope.environments;
   if (scope.declaredCallees.length) info.declaredCallees = scope.declaredCallees;
   if (scope.configServerFiles.length) info.configServerFiles = scope.configServerFiles;
+  if (scope.nacosConfigs.length) info.nacosConfigs = scope.nacosConfigs;
   if (scope.applicationNameFile) info.applicationNameFile = scope.applicationNameFile;
   return info;
 }
@@ -718,10 +823,12 @@ function applyEnvironment(scope: Scope, env: EnvEntry[], warnings: string[]): vo
     }
     scope.configOrigins[key] = origin;
     delete scope.configLines[key];
+    scope.environmentKeys.add(key);
   };
   for (const e of env) {
     const origin = `${e.file}:${e.line}`;
     const form = e.name.toUpperCase();
+    scope.environmentNames.add(form);
     const keys = new Set([e.name, relaxedEnvKey(e.name), ...(configForms.get(form) ?? [])]);
     for (const key of keys) set(key, e, origin);
     for (const [profile, forms] of profileForms) {
@@ -1090,10 +1197,64 @@ function deploymentOnlyCandidates(
   return [...byName.values()].sort((a, b) => byString(a.name, b.name));
 }
 
-function layoutProxies(rules: readonly ProxyRule[], units: readonly DeploymentUnit[], runs: Map<DeploymentUnit, Scope>, scopes: Scope[], services: readonly ServiceInfo[]): LayoutProxy[] {
+/** How a Spring service takes part in Consul's catalog (Spring Cloud Consul's discovery settings, relaxed keys). */
+const CONSUL_CATALOG = {
+  /** A service that sets any key under this registers itself. */
+  configures: 'spring.cloud.consul.',
+  /** Any of these `false` keeps it out. */
+  off: ['spring.cloud.consul.enabled', 'spring.cloud.consul.discovery.enabled', 'spring.cloud.consul.discovery.register'],
+  /** The name it registers under, when set; else `spring.application.name`. */
+  name: 'spring.cloud.consul.discovery.service-name',
+} as const;
+
+/**
+ * The services a Consul catalog of the estate holds (what consul-template's `{{range services}}` runs over): those
+ * that configure Spring Cloud Consul, else (no service does) every service `spring.application.name` names. Name
+ * they register under → the service; a name two services register under is left out.
+ */
+function consulCatalog(scopes: readonly Scope[]): Map<string, string> {
+  const relaxed = new Map(scopes.map((scope) => [scope, new Map(Object.entries(scope.config).map(([k, v]) => [canonicalKey(k), v]))]));
+  const prefix = canonicalKey(CONSUL_CATALOG.configures);
+  const configuring = scopes.filter((scope) => {
+    const config = relaxed.get(scope)!;
+    return [...config.keys()].some((k) => k.startsWith(prefix)) && !CONSUL_CATALOG.off.some((k) => config.get(canonicalKey(k))?.trim() === 'false');
+  });
+  const members = configuring.length ? configuring : scopes.filter((s) => s.nameFrom === 'spring.application.name');
+  const claims = new Map<string, Set<string>>();
+  for (const scope of members) {
+    const written = relaxed.get(scope)!.get(canonicalKey(CONSUL_CATALOG.name)) ?? scope.config['spring.application.name'];
+    const name = (written === undefined ? undefined : resolvePlaceholders(written, new Map(Object.entries(scope.config)))?.trim()) || scope.name;
+    (claims.get(name) ?? claims.set(name, new Set()).get(name)!).add(scope.name);
+  }
+  const out = new Map<string, string>();
+  for (const [name, who] of [...claims].sort(([a], [b]) => byString(a, b))) if (who.size === 1) out.set(name, [...who][0]!);
+  return out;
+}
+
+/** The rules of the httpd files that proxy, templates rendered over the Consul catalog's names. */
+function httpdRules(files: readonly { file: string; text: string }[], catalog: readonly string[], warnings: string[]): (ProxyRule & { kind: 'httpd' })[] {
+  const out: (ProxyRule & { kind: 'httpd' })[] = [];
+  for (const { file, text } of files) {
+    const r = readHttpd(file, text, catalog);
+    warnings.push(...r.warnings);
+    out.push(...r.rules.map((rule) => ({ ...rule, kind: 'httpd' as const })));
+  }
+  return out;
+}
+
+function layoutProxies(
+  rules: readonly (ProxyRule & { kind: ProxyKind })[],
+  units: readonly DeploymentUnit[],
+  runs: Map<DeploymentUnit, Scope>,
+  scopes: Scope[],
+  services: readonly ServiceInfo[],
+  /** Names services register under in Consul (a balancer of consul-template instances names them so). */
+  registered: ReadonlyMap<string, string>,
+): LayoutProxy[] {
   const hosts = hostIndex(services);
   const names = new Map<string, string>();
   for (const s of services) if (!names.has(s.name.toLowerCase())) names.set(s.name.toLowerCase(), s.name);
+  for (const [name, service] of registered) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), service);
   const within = (file: string, dir: string): boolean => dir !== '' && (file === dir || file.startsWith(`${dir}/`));
   return rules.map((rule) => {
     const deploying = units.filter((u) => u.mounts.some((m) => within(rule.file, m)) || u.buildContexts.some((c) => within(rule.file, c)));

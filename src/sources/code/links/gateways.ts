@@ -139,10 +139,12 @@ function discoveryRoutesOf(gateway: ServiceInfo, services: readonly ServiceInfo[
   const prefix = LOCATOR_PREFIXES.find((p) => gateway.config[`${p}.enabled`] === 'true');
   if (!prefix) return [];
   const lower = gateway.config[`${prefix}.lower-case-service-id`] === 'true' || gateway.config[`${prefix}.lowerCaseServiceId`] === 'true';
-  const file = gateway.configOrigins?.[`${prefix}.enabled`];
-  const line = gateway.configLines?.[`${prefix}.enabled`];
+  const origin = gateway.configOrigins?.[`${prefix}.enabled`];
+  const own = origin === undefined ? null : /^(.*):(\d+)$/.exec(origin);
+  const file = own ? own[1]! : origin;
+  const line = own ? Number(own[2]) : gateway.configLines?.[`${prefix}.enabled`];
   return services
-    .filter((s) => s.name !== gateway.name)
+    .filter((s) => s.name !== gateway.name && s.nameFrom === 'spring.application.name')
     .map((s) => {
       const id = lower ? s.name.toLowerCase() : s.name;
       return { framework: 'spring_cloud_gateway', id: `discovery:${id}`, path: `/${id}/**`, target: s.name, targetUri: `lb://${id}`, strip: 0, prefix: '', rewrite: { from: `/${id}/`, to: '/' }, ...(file ? { file } : {}), ...(line ? { line } : {}) } satisfies GatewayRoute;

@@ -4,8 +4,9 @@ import type { Ontology } from '../../../graph/ontology/index.js';
 import { pathPattern } from '../../../graph/ontology/code.js';
 import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import { requestPathFor, selectLocation, type NginxServer } from '../config/deployment.js';
+import { httpdAccepts } from '../config/httpd.js';
 import { globRegex, httpRoutesByService } from './gateways.js';
-import { type DeploymentOnly, hostIndex, type LayoutProxy, type ServiceInfo } from '../config/layout.js';
+import { type DeploymentOnly, hostIndex, type LayoutProxy, type ProxyKind, type ServiceInfo } from '../config/layout.js';
 
 /**
  * A service the estate deploys without code of its own (an nginx container, a Debezium connector), named by its
@@ -25,9 +26,22 @@ export function deploymentService(ontology: Ontology, source: string, name: stri
   };
 }
 
-/** The path a location matches, as a route path: `location /api/` → `/api/**`, `location = /x` → `/x`. */
+/** How each proxy's rules read: the directive a route's target names, and what names the server it belongs to. */
+const PROXY_SYNTAX: Record<ProxyKind, { directive: (rule: LayoutProxy) => string; serverName: string }> = {
+  nginx: { directive: () => 'proxy_pass', serverName: 'server_name' },
+  httpd: { directive: (rule) => (rule.location.kind === 'regex' ? 'ProxyPassMatch' : 'ProxyPass'), serverName: 'ServerName' },
+};
+
+/**
+ * The path a location matches, as a route path: `location /api/` → `/api/**`, `location = /x` → `/x`; httpd's
+ * `ProxyPass /api` takes whole segments → `/api/**`.
+ */
 function routePath(rule: LayoutProxy): { path: string; regex: string } {
   const { kind, path } = rule.location;
+  if (rule.kind === 'httpd' && kind === 'prefix') {
+    if (path.endsWith('/')) return { path: `${path}**`, regex: `${globRegex(path.slice(0, -1))}/.*` };
+    return { path: `${path}/**`, regex: globRegex(`${path}/**`) };
+  }
   if (kind === 'exact') return { path, regex: globRegex(path) };
   if (kind === 'prefix' || kind === 'prefix_no_regex') {
     const glob = path.endsWith('/') ? `${path}**` : `${path}*`;
@@ -37,10 +51,11 @@ function routePath(rule: LayoutProxy): { path: string; regex: string } {
 }
 
 /**
- * nginx `location … { proxy_pass …; }` rules as routes of the service that runs the proxy (a service of its own,
- * named by its deployment host, when no estate service owns the file), each FORWARDING to the routes of the
- * services it reaches that a request through it can land on: the target route's path mapped back through the rule
- * (prefix replacement included) must be a request nginx would send to this location of its server.
+ * nginx `location … { proxy_pass …; }` and httpd `ProxyPass` rules as routes of the service that runs the proxy (a
+ * service of its own, named by its deployment host, when no estate service owns the file), each FORWARDING to the
+ * routes of the services it reaches that a request through it can land on: the target route's path mapped back
+ * through the rule (prefix replacement included) must be a request the proxy would send through this rule: the
+ * location nginx picks in its server, the first of its virtual host's rules that takes it for httpd.
  */
 export function proxyGraph(ontology: Ontology, source: string, proxies: readonly LayoutProxy[], servers: readonly NginxServer[], services: readonly ServiceInfo[], nodes: readonly NodeRecord[], deploymentOnly: readonly DeploymentOnly[] = []): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
   const out: NodeRecord[] = [];
@@ -59,8 +74,14 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
   };
   const routesOf = httpRoutesByService(nodes);
   const proxyServices = new Map<string, NodeRecord>();
+  const virtualHosts = new Map<string, LayoutProxy[]>();
   for (const rule of proxies) {
-    const service = rule.service ?? rule.hosts[0] ?? 'nginx';
+    if (rule.kind !== 'httpd') continue;
+    const key = `${rule.file}\u0000${rule.serverLine}`;
+    (virtualHosts.get(key) ?? virtualHosts.set(key, []).get(key)!).push(rule);
+  }
+  for (const rule of proxies) {
+    const service = rule.service ?? rule.hosts[0] ?? rule.kind;
     if (!known.has(service) && !proxyServices.has(service)) proxyServices.set(service, deploymentService(ontology, source, service, rule.file, rule.hosts.length ? rule.hosts : [service]));
     const { path, regex } = routePath(rule);
     const targets = [...new Set([...rule.targetServices, ...rule.targetHosts.filter((h) => !rule.targetServices.length).map(imageOf).filter((x): x is string => !!x)])].sort();
@@ -81,19 +102,22 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
         path,
         path_pattern: pathPattern(path),
         path_regex: regex,
-        framework: 'nginx',
-        gateway_target: `proxy_pass ${rule.proxyPass}${rule.serverNames.length ? ` (server_name ${rule.serverNames.join(' ')})` : ''}`,
+        framework: rule.kind,
+        gateway_target: `${PROXY_SYNTAX[rule.kind].directive(rule)} ${rule.proxyPass}${rule.serverNames.length ? ` (${PROXY_SYNTAX[rule.kind].serverName} ${rule.serverNames.join(' ')})` : ''}`,
         ...(targets.length ? { target_services: targets } : {}),
         declared: true,
         resolved: rule.targetServices.length > 0 && rule.pathMode !== 'unknown',
       },
     });
-    const server = servers.find((s) => s.file === rule.file && s.line === rule.serverLine);
+    const server = rule.kind === 'nginx' ? servers.find((s) => s.file === rule.file && s.line === rule.serverLine) : undefined;
+    const siblings = rule.kind === 'httpd' ? (virtualHosts.get(`${rule.file}\u0000${rule.serverLine}`) ?? []) : [];
     for (const target of rule.targetServices) {
       for (const r of routesOf.get(target) ?? []) {
-        const request = requestPathFor(rule, String(r.props.path_pattern).replace(/\{\}/g, 'x'));
+        const targetPath = String(r.props.path_pattern).replace(/\{\}/g, 'x');
+        const request = rule.kind === 'httpd' ? requestPathFor(rule, targetPath, httpdAccepts) : requestPathFor(rule, targetPath);
         if (request === undefined) continue;
         if (server && selectLocation(server.locations, request)?.line !== rule.location.line) continue;
+        if (rule.kind === 'httpd' && siblings.find((s) => httpdAccepts(s.location, request)) !== rule) continue;
         edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.85, strategy: 'proxy_location' } });
       }
     }
