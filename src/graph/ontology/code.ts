@@ -11,6 +11,9 @@ export const PROTOCOLS = ['http', 'kafka', 'rabbit', 'jms', 'sqs', 'sns', 'servi
  * leaves to the environment it runs in (`environment`), a method parameter no call site in the estate binds, a
  * field, a local, a call whose result cannot be followed, another expression, or a bound on the work (`limit`).
  */
+/** Route frameworks whose routes forward what they accept to other services' routes (FORWARDS) rather than serve it. */
+export const FORWARDING_FRAMEWORKS: ReadonlySet<string> = new Set(['spring_cloud_gateway', 'zuul', 'nginx', 'httpd']);
+
 export const HOLE_KINDS = ['configuration', 'environment', 'parameter', 'field', 'local', 'call', 'expression', 'limit'] as const;
 /** Routes, clients and producers: which profile gave a placeholder its value. */
 const PROFILE_PROPERTY: PropertyDef = { name: 'profile', type: 'string', description: 'The Spring profile(s) whose configuration gave a ${…} placeholder its value, when the default profile does not set it (application-dev.yml, an on-profile document).', filter: ['eq'] };
@@ -158,7 +161,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'path_regex', type: 'string', description: 'A regular expression (RE2/J syntax, matched whole) a concrete request path matches, with the path variables\' own regexes.' },
         { name: 'destination', type: 'string', description: 'Messaging: the topic, queue or destination consumed.', filter: ['eq', 'prefix'], searchable: true },
         { name: 'destination_regex', type: 'string', description: 'Messaging: the topic pattern consumed (Kafka topicPattern), when given instead of names.' },
-        { name: 'framework', type: 'enum', values: ['spring_mvc', 'spring_functional', 'jax_rs', 'spring_kafka', 'spring_rabbit', 'spring_jms', 'spring_cloud_stream', 'eventuate_tram', 'axon', 'spring_cloud_gateway', 'zuul', 'nginx'], description: 'Where the mapping or listener comes from (spring_functional: a RouterFunction bean; spring_cloud_stream: a functional Consumer/Function bean or @StreamListener, bound to its destination by configuration; eventuate_tram: a DomainEventHandlersBuilder or saga command handler, its channel the aggregate type or command channel; spring_cloud_gateway, zuul and nginx: a gateway or reverse-proxy route, which FORWARDS to the routes of its target).', filter: ['eq'] },
+        { name: 'framework', type: 'enum', values: ['spring_mvc', 'spring_functional', 'jax_rs', 'spring_data_rest', 'actuator', 'spring_kafka', 'spring_rabbit', 'spring_jms', 'spring_cloud_stream', 'eventuate_tram', 'axon', 'spring_cloud_gateway', 'zuul', 'nginx', 'httpd'], description: 'Where the mapping or listener comes from (spring_functional: a RouterFunction bean; spring_cloud_stream: a functional Consumer/Function bean or @StreamListener, bound to its destination by configuration; eventuate_tram: a DomainEventHandlersBuilder or saga command handler, its channel the aggregate type or command channel; spring_cloud_gateway, zuul, nginx and httpd: a gateway or reverse-proxy route, which FORWARDS to the routes of its target; spring_data_rest and actuator: routes a framework serves for the service).', filter: ['eq'] },
         { name: 'exchange', type: 'string', description: 'Rabbit listeners: the exchange their queue is bound to by the listener\'s own declaration (@QueueBinding).', filter: ['eq'] },
         { name: 'binding_keys', type: 'string_list', description: 'Rabbit listeners: the routing keys (topic patterns) their queue is bound with.' },
         { name: 'context_path', type: 'string', description: 'The prefix the service serves every route under (server.servlet.context-path, spring.mvc.servlet.path, spring.webflux.base-path), already part of path.', filter: ['eq'] },

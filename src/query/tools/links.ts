@@ -1,3 +1,4 @@
+import { FORWARDING_FRAMEWORKS } from '../../graph/ontology/code.js';
 import type { EdgeRow, Predicate } from '../../graph/store.js';
 import type { NodeRecord, PropValue } from '../../graph/types.js';
 import { asEnum, asInteger, asStringList } from '../coerce.js';
@@ -21,7 +22,6 @@ export type LinkKind = (typeof LINK_KINDS)[number];
 export const LINK_STATUSES = ['linked', 'guessed', 'ambiguous', 'external', 'deployed', 'unmatched', 'no_consumer', 'resolved', 'unresolved'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
-const GATEWAY_FRAMEWORKS = ['spring_cloud_gateway', 'zuul', 'nginx'];
 const PAGE = 2000;
 
 export interface LinkTarget {
@@ -223,13 +223,13 @@ export async function linkEntries(ctx: ToolContext, kinds: ReadonlySet<LinkKind>
   if (kinds.has('http')) {
     const clients = await allNodes(ctx, 'client', inServices);
     const calls = edgesByOrigin(await edgesAround(ctx, clients.map((c) => c.id), 'out', ['HTTP_CALLS'], 0));
-    const gateways = [...calls.values()].flat().map((r) => r.other).filter((r) => GATEWAY_FRAMEWORKS.includes(String(r.props.framework)));
+    const gateways = [...calls.values()].flat().map((r) => r.other).filter((r) => FORWARDING_FRAMEWORKS.has(String(r.props.framework)));
     const forwards = await gatewayTargets(gateways);
     for (const c of clients) {
       const edges = calls.get(c.id) ?? [];
       const targets: LinkTarget[] = [];
       for (const e of edges) {
-        const via = GATEWAY_FRAMEWORKS.includes(String(e.other.props.framework)) ? e.other : undefined;
+        const via = FORWARDING_FRAMEWORKS.has(String(e.other.props.framework)) ? e.other : undefined;
         if (via && forwards.get(via.id)?.length) for (const f of forwards.get(via.id)!) targets.push(targetOf(f.other, e, via.qualified_name));
         else targets.push(targetOf(e.other, e));
       }
@@ -257,7 +257,7 @@ export async function linkEntries(ctx: ToolContext, kinds: ReadonlySet<LinkKind>
   }
   if (kinds.has('listener') || kinds.has('gateway')) {
     const routes = (await allNodes(ctx, 'route', inServices)).filter((r) => r.props.declared !== false);
-    const gateways = routes.filter((r) => GATEWAY_FRAMEWORKS.includes(String(r.props.framework)));
+    const gateways = routes.filter((r) => FORWARDING_FRAMEWORKS.has(String(r.props.framework)));
     if (kinds.has('listener')) {
       for (const r of routes) {
         if (r.props.protocol === 'http') continue;

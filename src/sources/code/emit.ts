@@ -23,6 +23,7 @@ import { listenersOf, streamBinding, streamFunctionsOf } from './links/messaging
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf } from './links/routes.js';
 import { type BuildInput, buildGraph } from './build/files.js';
+import { buildFactsOf, type FrameworkRoute, frameworkRoutes } from './links/framework-routes.js';
 import { USE_ATTRS, usesOf, viasOf } from './model/uses.js';
 import { skipWarning } from './warnings.js';
 import { matchClients, matchProducers, pinLinks, routePatternWarnings, Topology } from './links/match.js';
@@ -314,13 +315,23 @@ export class CodeGraphAssembler {
     this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? ''), ...proxies.nodes.map((n) => n.file ?? ''), ...cdc.map((n) => n.file ?? '')]);
     warnings.push(...pinLinks(nodes, input.links));
     const topology = new Topology();
+    // Build files first: what a service depends on says which routes frameworks serve for it (Actuator, Data REST).
+    const build = input.build;
+    const built = build ? pass('build files', () => buildGraph(this.ontology, input.source, input.services, input.locate, build), { nodes: [], edges: [], warnings: [] }) : undefined;
+    const facts = built && build ? buildFactsOf(built, this.ontology, input.source, input.services, build.texts) : undefined;
+    const framework = pass('framework routes', () => frameworkRoutes({ model: ctx.model, services: input.services, dependencies: facts?.dependencies ?? (() => []), ...(facts ? { declaredAt: facts.declaredAt, bootVersion: facts.bootVersion } : {}) }), { routes: [], warnings: [] });
+    warnings.push(...framework.warnings);
+    for (const r of framework.routes) {
+      const node = frameworkRouteNode(this.ontology, input, ctx, r);
+      nodes.push(node);
+      if (r.handler) edges.push({ type: 'EXPOSES', from: memberId(ctx, r.handler), to: node.id });
+      stats.routes++;
+    }
     matchClients(this.ontology, input.source, nodes, edges, topology, input.services, input.deploymentOnly ?? []);
     for (const c of axon.calls) topology.add(c.from, c.to, 'axon', true, c.confidence);
     warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology, outbound.bindings), ...routePatternWarnings(nodes));
     topology.emit(nodes, edges);
-    if (input.build) {
-      const build = input.build;
-      const built = pass('build files', () => buildGraph(this.ontology, input.source, input.services, input.locate, build), { nodes: [], edges: [], warnings: [] });
+    if (built) {
       nodes.push(...built.nodes);
       edges.push(...built.edges);
       warnings.push(...built.warnings);
@@ -909,6 +920,39 @@ class FileEmitter {
  * service; a producer so pinned gets that destination. Both say `pinned: true`. Returns a warning per pin that
  * matched nothing. Idempotent (an update re-applies pins to nodes it did not emit again).
  */
+/** A route a framework serves for a service (Actuator, Spring Data REST), under its context path unless on a management port. */
+function frameworkRouteNode(ontology: Ontology, input: CodeGraphInput, ctx: EmitContext, r: FrameworkRoute): NodeRecord {
+  const info = input.services.find((s) => s.name === r.service);
+  const contextPath = r.managementPort || !info ? '' : contextPathOf(new Constants(ctx.model, info.config, info.profiles));
+  const path = contextPath ? joinPath(contextPath, r.path) : r.path;
+  const id = nodeId(ontology, input.source, 'route', `${r.service}|${r.file}|${r.framework}|${r.managementPort ?? ''}|${r.method} ${path}`);
+  return {
+    id,
+    kind: 'route',
+    name: `${r.method} ${path}`,
+    qualified_name: `${r.service} ${r.method} ${path}`,
+    source: input.source,
+    service: r.service,
+    module: input.locate(r.file).module,
+    file: r.file,
+    ...(r.line > 0 ? { line: r.line } : {}),
+    props: {
+      protocol: 'http',
+      http_method: r.method,
+      path,
+      path_pattern: pathPattern(path),
+      path_regex: pathRegex(path),
+      framework: r.framework,
+      ...(r.handler ? { handler: r.handler.qn } : r.type ? { handler: r.type.qn } : {}),
+      ...(r.type ? { controller: r.type.qn } : {}),
+      declared: true,
+      resolved: r.resolved,
+      ...(r.written ? { path_written: r.written } : {}),
+      ...(contextPath ? { context_path: contextPath } : {}),
+    },
+  };
+}
+
 /** Where a service serves its HTTP routes: the servlet context path (Boot 2+ or 1.x key), servlet path, WebFlux base path. */
 const CONTEXT_PATH_KEYS = [['server.servlet.context-path', 'server.context-path'], ['spring.mvc.servlet.path'], ['spring.webflux.base-path']];
 

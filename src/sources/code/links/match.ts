@@ -8,6 +8,7 @@ import type { Ontology } from '../../../graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import type { CodeLinkPins } from '../../../config/types.js';
 import { compilePattern } from '../../../search/patterns.js';
+import { FORWARDING_FRAMEWORKS } from '../../../graph/ontology/code.js';
 import { type DeploymentOnly, hostIndex, type ServiceInfo } from '../config/layout.js';
 import { type RabbitBinding, routingKeyMatches } from './outbound-messages.js';
 import { pathRegex, unsupportedPathRegexes } from './routes.js';
@@ -239,8 +240,7 @@ function mostSpecific(routes: readonly NodeRecord[]): NodeRecord[] {
   return routes.filter((r) => literal(r) === best);
 }
 
-/** Route frameworks that forward what they accept rather than serve it. */
-const GATEWAYS = new Set(['spring_cloud_gateway', 'zuul', 'nginx']);
+const GATEWAYS = FORWARDING_FRAMEWORKS;
 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)$/i;
 
