@@ -429,8 +429,22 @@ export class Evaluator {
     if (bound) return bound;
     const member = site.member;
     if (member) {
-      const locals = this.localDefinitions(member.facts, name, site.line);
-      if (locals) return union(...locals.map((local) => (local.value ? this.values(local.value, { ...site, line: local.line }, depth + 1) : unknown(`local ${name}`, { name, kind: 'local', at: name }))));
+      // `val uri = fromUri(uri)…`: inside its own initializer the name is what it shadows (a property, a parameter).
+      const keyOf = (line: number): string => `local:${member.qn}:${name}@${line}`;
+      const locals = this.localDefinitions(member.facts, name, site.line)?.filter((l) => !this.active.has(keyOf(l.line)));
+      if (locals?.length) {
+        return union(
+          ...locals.map((local) => {
+            if (!local.value) return unknown(`local ${name}`, { name, kind: 'local', at: name });
+            this.active.add(keyOf(local.line));
+            try {
+              return this.values(local.value, { ...site, line: local.line }, depth + 1);
+            } finally {
+              this.active.delete(keyOf(local.line));
+            }
+          }),
+        );
+      }
       const index = member.facts.params.findIndex((p) => p.name === name);
       if (index >= 0) return this.paramValues(member, index, depth);
     }
