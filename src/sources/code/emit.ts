@@ -487,7 +487,7 @@ class FileEmitter {
     let found = this.constants.get(entry.place.service);
     if (!found) {
       const service = this.ctx.input.services.find((s) => s.name === entry.place.service);
-      this.constants.set(entry.place.service, (found = new Constants(this.ctx.model, service?.config, service?.profiles)));
+      this.constants.set(entry.place.service, (found = new Constants(this.ctx.model, service?.config, service?.profiles, service?.streamBinder)));
     }
     return found;
   }
@@ -566,13 +566,25 @@ class FileEmitter {
     }
   }
 
-  /** Output bindings of functional Spring Cloud Stream beans (Supplier, Function): each a producer of its bean. */
+  /**
+   * Output bindings of functional Spring Cloud Stream beans (Supplier, Function), each a producer of its bean; and a
+   * listener's `@SendTo` (its return value is sent on): a Stream binding for a `@StreamListener`, else a topic.
+   */
   private emitStreamOutputs(entry: TypeEntry): void {
     const constants = this.constantsOf(entry);
     for (const f of streamFunctionsOf(entry, constants)) {
       if (!f.output) continue;
       const bound = streamBinding(f.output, constants);
       this.producer(f.bean, nameLine(f.bean), bound.protocol, 'spring_cloud_stream', { text: bound.destination, literal: true, written: f.output, derived: true }, f.output);
+    }
+    for (const m of entry.members) {
+      const sendTo = m.facts.annotations.find((a) => a.name === 'SendTo')?.args.value?.[0];
+      if (!sendTo) continue;
+      const target = constants.part(sendTo, entry);
+      if (m.facts.annotations.some((a) => a.name === 'StreamListener')) {
+        const bound = streamBinding(target.text, constants);
+        this.producer(m, nameLine(m), bound.protocol, 'spring_cloud_stream', { ...target, text: bound.destination, derived: true }, target.text);
+      } else if (m.facts.annotations.some((a) => a.name === 'KafkaListener')) this.producer(m, nameLine(m), 'kafka', 'spring_kafka', target, target.written ?? target.text);
     }
   }
 

@@ -10,6 +10,7 @@ import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
 import { detectLayout } from './config/layout.js';
 import { readBuildInput } from './build/files.js';
 import { generatedApiOperations } from './links/openapi.js';
+import { classpathBinderOf } from './links/messaging.js';
 import { emptyFacts, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH } from './parse/common.js';
 import type { ParseJob } from './parse/job.js';
 import { parseWorkerCount, runParseJobs } from './parse/pool.js';
@@ -92,16 +93,21 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   const layout = detectLayout(found, readText, deployable);
   // Build files and configuration with their lines: dependency and config_key nodes (a pom edit re-hashes the source).
   const build = readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel));
+  // What a service's build brings decides a default the configuration leaves out (the Stream binder).
+  const services = layout.services.map((s) => {
+    const binder = classpathBinderOf(s.modules.flatMap((m) => (m.buildFile !== undefined && build.texts.has(m.buildFile) ? [build.texts.get(m.buildFile)!] : [])));
+    return binder ? { ...s, streamBinder: binder } : s;
+  });
   // Routes written only in OpenAPI specs the builds generate controllers from (the specs are read, and hashed, too).
   const apis = generatedApiOperations({ buildFiles: build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : [])), readText: (rel) => auxiliary.get(rel) ?? readText(rel), listFiles: (dir) => listFilesUnder(root, dir) });
-  const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, layout.services, layout.proxies, layout.proxyServers, layout.connectors, layout.deploymentOnly, apis.operations]);
+  const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, services, layout.proxies, layout.proxyServers, layout.connectors, layout.deploymentOnly, apis.operations]);
   const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
   const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
   for (const p of cache.keys()) if (!next.has(p)) changed.add(p);
   let graph: ReturnType<CodeGraphAssembler['assemble']>;
   try {
     graph = assembler.assemble(
-      { source: cfg.name, files: facts, services: layout.services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build, generatedApis: apis.operations, deploymentOnly: layout.deploymentOnly },
+      { source: cfg.name, files: facts, services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build, generatedApis: apis.operations, deploymentOnly: layout.deploymentOnly },
       session && session.layoutKey === layoutKey ? changed : undefined,
     );
   } catch (err) {

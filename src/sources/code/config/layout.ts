@@ -38,6 +38,8 @@ export interface ServiceInfo {
   profiles: Record<string, Record<string, string>>;
   /** The file each default-profile key comes from (`docker-compose.yml:42` for a deployment's environment). */
   configOrigins?: Record<string, string>;
+  /** The Spring Cloud Stream binder its build brings (`spring-cloud-starter-stream-rabbit`…): the default binder when configuration names none. */
+  streamBinder?: 'kafka' | 'rabbit';
   /** The line of its origin file each default-profile key is set on (deployment origins carry theirs in `configOrigins`). */
   configLines?: Record<string, number>;
   /**

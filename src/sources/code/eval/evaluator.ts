@@ -38,6 +38,9 @@ const ENTRY_POINT_ANNOTATIONS = new Set([
   'Bean', 'CommandHandler', 'EventHandler', 'SagaEventHandler', 'QueryHandler', 'EventuateCommandHandler', 'EventuateDomainEventHandler', 'MessageMapping', 'SchedulerLock',
 ]);
 
+/** Spring Cloud Stream's channel declarations: the method's binding is the annotation's value, else its name. */
+const CHANNEL_ANNOTATIONS = new Set(['Output', 'Input']);
+
 /** Receivers whose values may be objects of project classes (a call chain's receiver is typed, not followed). */
 const OBJECT_RECEIVERS = new Set<Expr['k']>(['new', 'name', 'field']);
 
@@ -357,6 +360,7 @@ export class Evaluator {
     const operand = (o: string): Value[] => {
       if (o === 'receiver') return receiver();
       if (o === 'empty') return literal('');
+      if (o.startsWith("'")) return literal(o.slice(1, -1));
       if (o.startsWith('super')) return this.superArgument(expr, Number(o.slice(5)), site, depth);
       const named = /^arg(\d):(\w+)$/.exec(o);
       if (named) {
@@ -746,6 +750,10 @@ export class Evaluator {
         }
       }
     }
+    if (!definitions.length && field.type && this.library.namedBean(this.model.resolveTypeName(field.type.name, owner)?.external)) {
+      // An injected bean told apart by its name (`@Autowired MessageChannel output`): that name, or its @Qualifier.
+      return literal(annotationValue(field.annotations, 'Qualifier') || field.name);
+    }
     if (!definitions.length) {
       const injection = field.annotations.some((a) => INJECTION.has(a.name));
       return unknown(injection ? `field ${field.name}, injected` : `field ${field.name}, never assigned`, { kind: 'field', at: `${owner.facts.name}.${field.name}`, injected: injection });
@@ -840,6 +848,9 @@ export class Evaluator {
       const constant = this.enumInstance(expr.of, site);
       return constant ? this.fieldValues(target.owner, property, depth + 1, constant) : readThrough(this.fieldValues(target.owner, property, depth + 1), target.owner, expr);
     }
+    // A Spring Cloud Stream channel declared on an interface (`@Output MessageChannel ordersOut()`): its binding.
+    const channel = facts.annotations.find((a) => CHANNEL_ANNOTATIONS.has(a.name));
+    if (channel && !facts.returns?.length) return literal(annotationValue([channel], channel.name) || facts.name);
     if (!facts.returns?.length) return unknown(`${target.owner.facts.name}.${facts.name}(…)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
     const key = `${target.qn}()`;
     if (this.active.has(key)) return unknown(`${facts.name}(…) (recursive)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });

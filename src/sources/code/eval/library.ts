@@ -39,7 +39,8 @@ export interface MessageSink {
 }
 
 /**
- * A value operation: `receiver`, `empty`, `argN`, `argsN` (arguments from N on), `superN` (argument N of the
+ * A value operation: `receiver`, `empty`, `'text'` (that text), `argN`, `argN:name` (the Kotlin named argument `name`,
+ * else argument N), `argsN` (arguments from N on), `superN` (argument N of the
  * `super(…)` call in the constructor of the receiver's project class), or `op(operand, …)` with op one of `concat`,
  * `path`, `segments`, `resolve`, `scheme`, `host`, `port`, `service`, `format`, `simple_name`; `a|b` takes the first
  * operand the call has.
@@ -70,11 +71,13 @@ interface LibraryFile {
     note?: string;
   })[];
   configuration_properties: (ConfigurationPropertiesRow & { note?: string })[];
+  /** Types whose injected instances are told apart by bean name (a Stream channel is the binding of its name). */
+  named_beans?: { type: string; note?: string }[];
 }
 
 const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name']);
 /** `argN:name`: the Kotlin named argument `name`, else argument N (a library function called with named arguments). */
-const OPERAND = /^(receiver|empty|args?\d|arg\d:[A-Za-z_]\w*|super\d)$/;
+const OPERAND = /^(receiver|empty|args?\d|arg\d:[A-Za-z_]\w*|super\d|'[^'|(),]*')$/;
 
 export function parseValueOp(text: string): ValueOp {
   if (text.includes('|')) {
@@ -106,9 +109,11 @@ export class Library {
   private readonly methods = new Map<string, LibraryMethod[]>();
   private readonly supers: Map<string, string[]>;
   private readonly configTypes: Map<string, string>;
+  private readonly namedBeans: Set<string>;
 
   constructor(file: LibraryFile) {
     this.supers = new Map(Object.entries(file.supertypes));
+    this.namedBeans = new Set((file.named_beans ?? []).map((b) => b.type));
     for (const row of file.methods) {
       const method: LibraryMethod = { owner: row.owner, name: row.name };
       if (row.static) method.static = true;
@@ -145,6 +150,11 @@ export class Library {
       queue.push(...(this.supers.get(t) ?? []));
     }
     return undefined;
+  }
+
+  /** Whether an injected instance of this type is the bean of its name (`@Autowired MessageChannel output` is binding `output`). */
+  namedBean(type: string | undefined): boolean {
+    return type !== undefined && this.namedBeans.has(type);
   }
 
   /** The configuration prefix a library class is bound from, when the table lists it. */

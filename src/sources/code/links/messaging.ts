@@ -99,12 +99,28 @@ function queueName(queue: AnnotationFacts | undefined, entry: TypeEntry, constan
  * else the binding's own name) and the messaging system of its binder (`…bindings.<binding>.binder`, else
  * `spring.cloud.stream.default-binder`, else Kafka).
  */
-export function streamBinding(binding: string, settings: Constants | ((key: string) => string | undefined)): { destination: string; protocol: MessagingProtocol; configured: boolean; key: string } {
+export function streamBinding(binding: string, settings: Constants | ((key: string) => string | undefined), classpathBinder?: MessagingProtocol): { destination: string; protocol: MessagingProtocol; configured: boolean; key: string } {
   const setting = typeof settings === 'function' ? settings : (key: string) => settings.setting(key);
+  classpathBinder ??= typeof settings === 'function' ? undefined : settings.streamBinder;
   const key = `spring.cloud.stream.bindings.${binding}.destination`;
   const configured = setting(key);
-  const binder = (setting(`spring.cloud.stream.bindings.${binding}.binder`) ?? setting('spring.cloud.stream.default-binder') ?? 'kafka').toLowerCase();
+  const binder = (setting(`spring.cloud.stream.bindings.${binding}.binder`) ?? setting('spring.cloud.stream.default-binder') ?? setting('spring.cloud.stream.defaultBinder') ?? classpathBinder ?? 'kafka').toLowerCase();
   return { destination: configured ?? binding, protocol: binder.includes('rabbit') ? 'rabbit' : 'kafka', configured: configured !== undefined, key };
+}
+
+/** The artifacts that bring a Spring Cloud Stream binder, by the messaging system it binds to. */
+const BINDER_ARTIFACTS: Readonly<Record<'kafka' | 'rabbit', readonly string[]>> = {
+  kafka: ['spring-cloud-starter-stream-kafka', 'spring-cloud-stream-binder-kafka', 'spring-cloud-stream-binder-kafka-streams'],
+  rabbit: ['spring-cloud-starter-stream-rabbit', 'spring-cloud-stream-binder-rabbit'],
+};
+
+/**
+ * The binder a service's build puts on the classpath, which Spring Cloud Stream uses when the configuration names
+ * none: the one system whose binder artifact its build files name (none or both: the configuration must say).
+ */
+export function classpathBinderOf(buildTexts: readonly string[]): 'kafka' | 'rabbit' | undefined {
+  const found = (Object.keys(BINDER_ARTIFACTS) as ('kafka' | 'rabbit')[]).filter((system) => buildTexts.some((t) => BINDER_ARTIFACTS[system].some((a) => new RegExp(`\\b${a}\\b`).test(t))));
+  return found.length === 1 ? found[0] : undefined;
 }
 
 /** A functional Spring Cloud Stream bean: a `@Bean` method returning a Consumer, Function or Supplier. */
@@ -129,15 +145,26 @@ export function streamFunctionsOf(entry: TypeEntry, constants: Constants): Strea
   const definition = constants.setting('spring.cloud.function.definition');
   // Any @Bean Supplier/Function/Consumer is a candidate, but only a service configured for Spring Cloud Stream binds them.
   if (!definition && !constants.hasSettingsUnder('spring.cloud.stream.')) return [];
-  const defined = definition ? new Set(definition.split(/[;|,]/).map((s) => s.trim()).filter(Boolean)) : undefined;
+  // `a;b|c`: functions a and the composition b|c, bound as `a-…` and `bc-…`: input at its first function, output at its last.
+  const compositions = definition ? definition.split(/[;,]/).map((d) => d.split('|').map((x) => x.trim()).filter(Boolean)).filter((c) => c.length) : undefined;
   const out: StreamFunction[] = [];
   for (const m of entry.members) {
     const bean = m.facts.annotations.find((a) => a.name === 'Bean');
     const kind = m.facts.returnType && FUNCTION_TYPES[m.facts.returnType.name.replace(/^java\.util\.function\./, '')];
     if (!bean || !kind || m.facts.kind !== 'method') continue;
     const name = bean.args.name?.[0]?.value ?? bean.args.value?.[0]?.value ?? m.facts.name;
-    if (defined && !defined.has(name)) continue;
-    out.push({ bean: m, name, ...(kind.input ? { input: `${name}-in-0` } : {}), ...(kind.output ? { output: `${name}-out-0` } : {}) });
+    if (!compositions) {
+      out.push({ bean: m, name, ...(kind.input ? { input: `${name}-in-0` } : {}), ...(kind.output ? { output: `${name}-out-0` } : {}) });
+      continue;
+    }
+    for (const c of compositions) {
+      const at = c.indexOf(name);
+      if (at < 0) continue;
+      const bound = c.join('');
+      const first = at === 0;
+      const last = at === c.length - 1;
+      out.push({ bean: m, name: bound, ...(first && kind.input ? { input: `${bound}-in-0` } : {}), ...(last && kind.output ? { output: `${bound}-out-0` } : {}) });
+    }
   }
   return out;
 }

@@ -39,6 +39,8 @@ export interface MessagingContext {
   evaluator: Evaluator;
   resolver: CallResolver;
   configOf: (service: string) => ConfigView;
+  /** The Spring Cloud Stream binder a service's build brings. */
+  binderOf: (service: string) => 'kafka' | 'rabbit' | undefined;
   memberId: (member: MemberEntry) => string;
   used: Set<string>;
   nodes: NodeRecord[];
@@ -101,10 +103,14 @@ export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: 
             continue;
           }
           // The binding's destination as configuration gives it, with the file it comes from.
-          const b = streamBinding(render(v), (key) => {
-            const found = config.lookup(key)?.find((x) => x.bound === undefined);
-            return found ? render(found) : undefined;
-          });
+          const b = streamBinding(
+            render(v),
+            (key) => {
+              const found = config.lookup(key)?.find((x) => x.bound === undefined);
+              return found ? render(found) : undefined;
+            },
+            ctx.binderOf(service),
+          );
           protocol = b.protocol;
           bound.push(...(b.configured ? config.lookup(b.key)!.filter((x) => x.bound === undefined) : [v]));
         }

@@ -210,7 +210,8 @@ export function outboundGraph(input: {
   const sinkFiles = new Set(input.sinks.map((s) => s.file));
   for (const t of input.model.types) if (sinkFiles.has(t.file.path)) for (const m of t.members) members.set(`${t.file.path}\0${m.qn}`, m);
   const used = new Set<string>();
-  const messaging: MessagingContext = { ontology: input.ontology, source: input.source, evaluator, resolver: input.resolver, configOf, memberId: input.memberId, used, nodes, edges, bindings, files };
+  const binderOf = (service: string): 'kafka' | 'rabbit' | undefined => input.services.find((x) => x.name === service)?.streamBinder;
+  const messaging: MessagingContext = { ontology: input.ontology, source: input.source, evaluator, resolver: input.resolver, configOf, binderOf, memberId: input.memberId, used, nodes, edges, bindings, files };
   const receivers = new Map<MemberEntry, Set<string>>();
   const gatewayCalls = new Map<MemberEntry, CallFacts[]>();
   const clientBases = new Map<string, Value[]>();

@@ -206,6 +206,8 @@ export class Constants {
     private readonly model: CodeModel,
     config: Readonly<Record<string, string>> = {},
     profiles: Readonly<Record<string, Readonly<Record<string, string>>>> = {},
+    /** The Spring Cloud Stream binder the service's build brings (the default binder when configuration names none). */
+    readonly streamBinder?: 'kafka' | 'rabbit',
   ) {
     this.config = new Map(Object.entries(config));
     this.profiles = Object.keys(profiles)
