@@ -230,8 +230,10 @@ export async function linkEntries(ctx: ToolContext, kinds: ReadonlySet<LinkKind>
       const targets: LinkTarget[] = [];
       for (const e of edges) {
         const via = FORWARDING_FRAMEWORKS.has(String(e.other.props.framework)) ? e.other : undefined;
-        if (via && forwards.get(via.id)?.length) for (const f of forwards.get(via.id)!) targets.push(targetOf(f.other, e, via.qualified_name));
-        else targets.push(targetOf(e.other, e));
+        // Through a gateway: the routes it forwards this call's method and path to.
+        if (via && forwards.get(via.id)?.length) {
+          for (const f of forwards.get(via.id)!) if (forwardedFits(c, f)) targets.push(targetOf(f.other, e, via.qualified_name));
+        } else targets.push(targetOf(e.other, e));
       }
       const match = String(c.props.match ?? 'unmatched');
       const declared = targets.filter((t) => t.declared);
@@ -315,6 +317,18 @@ function mergeCallSites(entries: readonly LinkEntry[]): LinkEntry[] {
     }
   }
   return out;
+}
+
+/** Whether a gateway forwards a client's call to a route: methods fit, and its path is the route's request path. */
+function forwardedFits(client: NodeRecord, forward: EdgeRow): boolean {
+  const method = String(client.props.http_method ?? 'ANY');
+  const routeMethod = String(forward.other.props.http_method ?? 'ANY');
+  if (method !== 'ANY' && routeMethod !== 'ANY' && method !== routeMethod) return false;
+  const request = forward.attrs.request_path;
+  if (typeof request !== 'string') return true;
+  const a = String(client.props.path_pattern ?? '').split('/');
+  const b = request.replace(/\{[^}]*\}/g, '{}').split('/');
+  return a.length === b.length && a.every((seg, i) => seg === b[i] || seg === '{}' || b[i] === '{}');
 }
 
 function place(n: NodeRecord): Pick<LinkEntry, 'service' | 'file' | 'line'> {

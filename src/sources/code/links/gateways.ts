@@ -246,8 +246,8 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
       }
       if (g.prefix && !path.startsWith(g.prefix)) continue;
       const forwarded = g.prefix ? path.slice(g.prefix.length) || '/' : path;
-      const outside = joinPath(`/${kept.join('/')}`, forwarded).replace(/\{\}/g, 'x');
-      if (accepts.accepts(outside)) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route' } });
+      const request = joinPath(`/${kept.join('/')}`, forwarded);
+      if (accepts.accepts(request.replace(/\{\}/g, 'x'))) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route', request_path: request } });
     }
   }
   return { nodes: out, edges };

@@ -34,7 +34,10 @@ const PROXY_SYNTAX: Record<ProxyKind, { directive: (rule: LayoutProxy) => string
 
 /**
  * The path a location matches, as a route path: `location /api/` → `/api/**`, `location = /x` → `/x`; httpd's
- * `ProxyPass /api` takes whole segments → `/api/**`.
+ * `ProxyPass /api` takes whole segments → `/api/** A path variable's stand-in while a route's path is mapped back through a rule (a value no literal equals). */
+const VARIABLE = 'x\u0001';
+
+/**`.
  */
 function routePath(rule: LayoutProxy): { path: string; regex: string } {
   const { kind, path } = rule.location;
@@ -113,12 +116,12 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
     const siblings = rule.kind === 'httpd' ? (virtualHosts.get(`${rule.file}\u0000${rule.serverLine}`) ?? []) : [];
     for (const target of rule.targetServices) {
       for (const r of routesOf.get(target) ?? []) {
-        const targetPath = String(r.props.path_pattern).replace(/\{\}/g, 'x');
+        const targetPath = String(r.props.path_pattern).replace(/\{\}/g, VARIABLE);
         const request = rule.kind === 'httpd' ? requestPathFor(rule, targetPath, httpdAccepts) : requestPathFor(rule, targetPath);
         if (request === undefined) continue;
         if (server && selectLocation(server.locations, request)?.line !== rule.location.line) continue;
         if (rule.kind === 'httpd' && siblings.find((s) => httpdAccepts(s.location, request)) !== rule) continue;
-        edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.85, strategy: 'proxy_location' } });
+        edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.85, strategy: 'proxy_location', request_path: request.split(VARIABLE).join('{}') } });
       }
     }
   }
