@@ -1,0 +1,85 @@
+/**
+ * Links on the 18 real estates of ../shared/corpora (read in place, never copied), against the hand-checked files of
+ * test/estates (written by reading each estate's source, never from Sextant's output): each estate indexes without an
+ * error, and the `links` report of its index differs from its file by exactly the differences its known-gaps file
+ * lists — none, for an estate every link of which is right. A fixed gap fails the test as surely as a new one: the
+ * gaps file is then regenerated (`npx tsx scripts/estate-links.ts --write-gaps <estate>`) and reviewed.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sextantOntology } from '../src/graph/ontology/index.js';
+import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { type CliResult, jsonOf, killAll, runCli, tempDir } from './helpers/e2e.js';
+import { compareLinks, ESTATES_DIR, loadExpected, reportedLinks, serviceDirectories } from './helpers/estate-links.js';
+import { sharedDir } from './helpers/index.js';
+
+const CORPORA = join(sharedDir(), 'corpora');
+const ESTATES = readdirSync(ESTATES_DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => f.replace(/\.yaml$/, ''))
+  .sort();
+
+/** The differences an estate is known to have, one `kind at text` line each (a missing file: none). */
+function knownGaps(estate: string): string[] {
+  const file = join(ESTATES_DIR, 'known-gaps', `${estate}.txt`);
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#')) : [];
+}
+
+const stores = new Map<string, string>();
+const indexed = new Map<string, CliResult>();
+
+describe('links on the 18 real estates (hand-checked, test/estates)', () => {
+  before(async () => {
+    assert.ok(existsSync(CORPORA), `the corpora are not at ${CORPORA}`);
+    assert.equal(ESTATES.length, 18, `one hand-checked file per estate of the corpora: ${ESTATES.join(', ')}`);
+    const root = await tempDir('sextant-corpora-');
+    // Two at a time: CI has two cores.
+    const queue = [...ESTATES];
+    const worker = async (): Promise<void> => {
+      for (let estate = queue.shift(); estate; estate = queue.shift()) {
+        const store = join(root, estate);
+        indexed.set(estate, await runCli(['index', join(CORPORA, estate), '--store', store, '--json'], { timeoutMs: 600_000 }));
+        stores.set(estate, store);
+      }
+    };
+    await Promise.all([worker(), worker()]);
+  });
+
+  after(killAll);
+
+  for (const estate of ESTATES) {
+    test(`${estate}: indexes without an error, and its links are the hand-checked ones`, async () => {
+      const run = indexed.get(estate)!;
+      assert.equal(run.code, 0, `sextant index ${estate} failed:\n${run.stderr}`);
+      const report = jsonOf(run);
+      const warnings: string[] = (report.sources ?? []).flatMap((s: { warnings?: string[] }) => s.warnings ?? []);
+      // A step that failed on code it could not read is skipped with a warning naming file:line: none on these estates.
+      assert.deepEqual(warnings.filter((w) => / skipped: /.test(w)), [], 'no file or step skipped on an error');
+      const ontology = sextantOntology();
+      const store = SqliteStore.open(ontology, stores.get(estate)!, { mode: 'read' });
+      try {
+        const ctx = { store, ontology };
+        const differences = compareLinks(loadExpected(estate), await reportedLinks(ctx), await serviceDirectories(ctx)).map((d) => `${d.kind} ${d.at} ${d.text}`);
+        assert.deepEqual(differences, knownGaps(estate));
+      } finally {
+        await store.close();
+      }
+    });
+  }
+
+  test('the links report over the CLI says per service what resolved, and lists what did not with file and line', async () => {
+    const store = stores.get('sock-shop')!;
+    const r = await runCli(['call', 'links', '{}', '--store', store]);
+    assert.equal(r.code, 0, r.stderr);
+    const body = jsonOf(r);
+    assert.equal(body.ok, true);
+    const orders = body.services.find((s: { service: string }) => s.service === 'orders');
+    assert.ok(orders.http.total >= 6, JSON.stringify(orders));
+    // The HATEOAS links arrive in the request body: unresolved, grouped by the expression they stop at.
+    const atRequest = body.unresolved.filter((g: { unresolved_at: string }) => /^item\./.test(g.unresolved_at ?? ''));
+    assert.deepEqual(atRequest.map((g: { unresolved_at: string }) => g.unresolved_at).sort(), ['item.address', 'item.card', 'item.customer', 'item.items']);
+    for (const g of atRequest) for (const l of g.links) assert.match(`${l.file}:${l.line}`, /OrdersController\.java:\d+$/);
+  });
+});
