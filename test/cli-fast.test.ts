@@ -41,7 +41,7 @@ describe('a query process loads what it needs', () => {
       assert.equal(await load(), toolByName(name), `${name}: the quick loader must give the registry's definition`);
       assert.ok(!DATA_TOOLS.has(name));
     }
-    assert.deepEqual(Object.keys(QUICK_TOOLS).sort(), ['changes', 'describe', 'find', 'impact', 'neighbors', 'resolve', 'search', 'trace']);
+    assert.deepEqual(Object.keys(QUICK_TOOLS).sort(), ['changes', 'describe', 'find', 'impact', 'links', 'neighbors', 'resolve', 'search', 'trace']);
   });
 
   /** Every module a CLI process loads: ESM resolutions (a loader hook) and CommonJS ones (require.cache at exit). */
@@ -181,11 +181,12 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
     assert.match(text.stdout, /OwnerResource {2}class, USES field, parameter/);
   });
 
-  it('routes of a service: the routes its controllers declare, with their handlers', async () => {
-    const r = jsonOf(await cli('routes', 'customers-service', '--json'));
+  it('routes of a service: the routes its controllers declare, with their handlers, and those Actuator serves for it', async () => {
+    const r = jsonOf(await cli('routes', 'customers-service', '--json', '--limit', '200'));
     assert.equal(r.target.kind, 'service');
+    assert.ok((r.results as Json[]).some((n) => n.name === 'GET /actuator/health' && n.attributes.framework === 'actuator'), 'spring-boot-starter-actuator serves /actuator/health');
     assert.deepEqual(
-      (r.results as Json[]).map((n) => `${n.name} ${n.attributes.handler.split('.').pop()}`),
+      (r.results as Json[]).filter((n) => n.attributes.framework === 'spring_mvc').map((n) => `${n.name} ${n.attributes.handler.split('.').pop()}`),
       [
         'GET /owners OwnerResource#findAll()',
         'GET /owners/*/pets/{petId} PetResource#findPet(int)',
@@ -197,8 +198,9 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
         'PUT /owners/{ownerId} OwnerResource#updateOwner(int,OwnerRequest)',
       ],
     );
-    const text = await cli('routes', 'customers-service');
-    assert.match(text.stdout, /^routes of customers-service .*\n8 routes\n {2}GET \/owners +OwnerResource#findAll\(\)/);
+    const text = await cli('routes', 'customers-service', '--limit', '200');
+    assert.match(text.stdout, new RegExp(`^routes of customers-service .*\\n${(r.results as Json[]).length} routes\\n`));
+    assert.match(text.stdout, /\n {2}GET \/owners +OwnerResource#findAll\(\) /);
   });
 
   it('an ambiguous name prints the candidates and exits 1; nothing is picked', async () => {

@@ -118,12 +118,12 @@ describe('links on real estates (../shared/corpora)', { skip: available ? false 
 
   test('piggymetrics: Feign and token-service calls reach routes under the context paths the config server gives; the rates API is external', async () => {
     assert.deepEqual(await clients(piggyStore), [
-      'account-service -> auth-service GET /uaa/users/current | cross_service | CustomUserInfoTokenServices#getMap',
+      'account-service -> auth-service GET /uaa/users/current | cross_service | CustomUserInfoTokenServices#loadAuthentication',
       'account-service -> auth-service POST /uaa/users | cross_service | AuthServiceClient#createUser',
       'account-service -> statistics-service PUT /statistics/{accountName} | cross_service | StatisticsServiceClient#updateStatistics',
       'notification-service -> account-service GET /accounts/{accountName} | cross_service | AccountServiceClient#getAccount',
       'statistics-service -> api.exchangeratesapi.io GET /latest | external | ExchangeRatesClient#getRates',
-      'statistics-service -> auth-service GET /uaa/users/current | cross_service | CustomUserInfoTokenServices#getMap',
+      'statistics-service -> auth-service GET /uaa/users/current | cross_service | CustomUserInfoTokenServices#loadAuthentication',
     ]);
     const token = await call(piggyStore, 'find', { kind: 'client', filter: { service: 'statistics-service', target_service: 'auth-service' } });
     const full = (await call(piggyStore, 'describe', { id: token.results[0].id })).node;

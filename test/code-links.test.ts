@@ -53,7 +53,7 @@ const HTTP_PAIRS = [
   'gateway rest_template gateway.GatewayController#anything() -> ? GET url (unmatched, method_path)',
   'gateway rest_template gateway.GatewayController#catalog() -> ? GET catalogUrl + "/items" (unmatched, method_path)',
   'gateway rest_template gateway.GatewayController#invoice(String) -> billing-service GET /invoices/{id} (cross_service, service_method_path)',
-  'gateway rest_template gateway.GatewayController#legacy(String) -> legacy-erp GET /export/{path} (unmatched, service_method_path)',
+  'gateway rest_template gateway.GatewayController#legacy(String) -> legacy-erp GET /export/{path} (external, external_host)',
   'gateway rest_template gateway.GatewayController#order(String) -> order-service GET /orders/{id} (cross_service, service_method_path)',
   'gateway rest_template gateway.GatewayController#placeOrder(Map) -> order-service POST /orders (cross_service, service_method_path)',
   'gateway web_client gateway.GatewayController#both(String) -> inventory-service GET /stock/{sku} (cross_service, service_method_path)',
@@ -78,7 +78,7 @@ const ASYNC_PAIRS = [
   'order-service spring_kafka orders.OrderService#place(Map) -> inventory-service kafka orders.created (cross_service, destination)',
 ];
 
-// legacy-erp is not an indexed service, so it has no SERVICE_CALLS edge (its client stays unmatched); AuditClient
+// legacy-erp is a host the estate does not run, so its client is external and makes no SERVICE_CALLS edge; AuditClient
 // names no target, and an ambiguous match counts for no service.
 const TOPOLOGY = ['billing-service -> inventory-service rabbit 1/1', 'billing-service -> order-service http 2/2', 'gateway -> billing-service http 1/1', 'gateway -> inventory-service http 3/2', 'gateway -> order-service http 2/2', 'inventory-service -> billing-service kafka 1/1', 'order-service -> billing-service http 2/2', 'order-service -> billing-service kafka 3/3', 'order-service -> inventory-service http 1/1', 'order-service -> inventory-service kafka 1/1'].sort();
 

@@ -303,6 +303,19 @@ export class CodeGraphAssembler {
       else if (n.kind === 'route') stats.routes++;
     }
     this.outboundFiles = new Set([...this.outboundFiles, ...outbound.files]);
+    // Build files before gateways and proxies: what a service depends on says which routes frameworks serve for it
+    // (Actuator, Data REST), and those are routes a gateway forwards to like any other.
+    const build = input.build;
+    const built = build ? pass('build files', () => buildGraph(this.ontology, input.source, input.services, input.locate, build), { nodes: [], edges: [], warnings: [] }) : undefined;
+    const facts = built && build ? buildFactsOf(built, this.ontology, input.source, input.services, build.texts) : undefined;
+    const framework = pass('framework routes', () => frameworkRoutes({ model: ctx.model, services: input.services, dependencies: facts?.dependencies ?? (() => []), ...(facts ? { declaredAt: facts.declaredAt, bootVersion: facts.bootVersion } : {}) }), { routes: [], warnings: [] });
+    warnings.push(...framework.warnings);
+    for (const r of framework.routes) {
+      const node = frameworkRouteNode(this.ontology, input, ctx, r);
+      nodes.push(node);
+      if (r.handler) edges.push({ type: 'EXPOSES', from: memberId(ctx, r.handler), to: node.id });
+      stats.routes++;
+    }
     const gateways = pass('gateway routes', () => gatewayGraph(this.ontology, input.source, input.services, nodes, outbound.gatewayRoutes), { nodes: [], edges: [] });
     nodes.push(...gateways.nodes);
     edges.push(...gateways.edges);
@@ -315,18 +328,6 @@ export class CodeGraphAssembler {
     this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? ''), ...proxies.nodes.map((n) => n.file ?? ''), ...cdc.map((n) => n.file ?? '')]);
     warnings.push(...pinLinks(nodes, input.links));
     const topology = new Topology();
-    // Build files first: what a service depends on says which routes frameworks serve for it (Actuator, Data REST).
-    const build = input.build;
-    const built = build ? pass('build files', () => buildGraph(this.ontology, input.source, input.services, input.locate, build), { nodes: [], edges: [], warnings: [] }) : undefined;
-    const facts = built && build ? buildFactsOf(built, this.ontology, input.source, input.services, build.texts) : undefined;
-    const framework = pass('framework routes', () => frameworkRoutes({ model: ctx.model, services: input.services, dependencies: facts?.dependencies ?? (() => []), ...(facts ? { declaredAt: facts.declaredAt, bootVersion: facts.bootVersion } : {}) }), { routes: [], warnings: [] });
-    warnings.push(...framework.warnings);
-    for (const r of framework.routes) {
-      const node = frameworkRouteNode(this.ontology, input, ctx, r);
-      nodes.push(node);
-      if (r.handler) edges.push({ type: 'EXPOSES', from: memberId(ctx, r.handler), to: node.id });
-      stats.routes++;
-    }
     matchClients(this.ontology, input.source, nodes, edges, topology, input.services, input.deploymentOnly ?? []);
     for (const c of axon.calls) topology.add(c.from, c.to, 'axon', true, c.confidence);
     warnings.push(...matchProducers(this.ontology, input.source, nodes, edges, topology, outbound.bindings), ...routePatternWarnings(nodes));

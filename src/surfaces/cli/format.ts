@@ -93,8 +93,50 @@ export function formatResult(tool: string, result: Json, opts: FormatOptions = {
       if (result.node) lines.push(`  ${ref(result.node as Json)}`);
       for (const c of (result.candidates as Json[] | undefined) ?? []) lines.push(`  ${ref(c.node as Json)}  (${String(c.reason)})`);
       break;
+    case 'links':
+      lines.push(...linksText(result));
+      break;
     default:
       lines.push(JSON.stringify(result, null, 2));
   }
   return [...lines, ...absenceText(result), ...hintsText(result, opts)].join('\n');
+}
+
+const LINK_KIND_NAMES: Record<string, string> = { http: 'HTTP clients', message: 'sends', listener: 'listeners', gateway: 'gateway routes' };
+
+/** `12/14 (86%): linked 10, external 2, unresolved 2` for one kind of link. */
+function countsText(counts: Json): string {
+  const by = Object.entries((counts.by_status as Record<string, number>) ?? {}).map(([k, v]) => `${k} ${v}`);
+  const total = Number(counts.total);
+  const known = Math.round(Number(counts.resolved_share) * total);
+  return `${known}/${total} resolved (${Math.round(Number(counts.resolved_share) * 100)}%)${by.length ? `: ${by.join(', ')}` : ''}`;
+}
+
+/** The links report: each service's counts, then what did not resolve, grouped by where it stopped, or every link. */
+function linksText(result: Json): string[] {
+  const out: string[] = [];
+  const summary = result.summary as Record<string, Json>;
+  out.push('estate:');
+  for (const [kind, counts] of Object.entries(summary)) if (Number(counts.total)) out.push(`  ${LINK_KIND_NAMES[kind] ?? kind}: ${countsText(counts)}`);
+  for (const s of (result.services as Json[]) ?? []) {
+    const kinds = Object.entries(s).filter(([k, v]) => k !== 'service' && typeof v === 'object' && v !== null && Number((v as Json).total) > 0);
+    if (!kinds.length) continue;
+    out.push(`${String(s.service ?? '(no service)')}:`);
+    for (const [kind, counts] of kinds) out.push(`  ${LINK_KIND_NAMES[kind] ?? kind}: ${countsText(counts as Json)}`);
+  }
+  if (Array.isArray(result.unresolved)) {
+    out.push(result.unresolved.length ? `unresolved (${String(result.unresolved_total)}), by what they stop at:` : 'nothing unresolved');
+    for (const g of result.unresolved as Json[]) {
+      out.push(`  ${String(g.unresolved_kind ?? 'unknown')} ${String(g.unresolved_at ?? '')} (${String(g.count)})`.replace(/\s+\(/, ' ('));
+      for (const l of (g.links as Json[]) ?? []) out.push(`    ${String(l.file)}:${String(l.line)}  ${String(l.kind)} ${String(l.name)}${l.reason ? ` — ${String(l.reason)}` : ''}`);
+    }
+  }
+  if (Array.isArray(result.links)) {
+    for (const l of result.links as Json[]) {
+      const targets = ((l.targets as Json[]) ?? []).map((t) => `${String(t.qualified_name)}${t.strategy ? ` [${String(t.strategy)}${t.confidence !== undefined ? ` ${String(t.confidence)}` : ''}]` : ''}`);
+      out.push(`  ${String(l.status).padEnd(11)} ${String(l.kind).padEnd(8)} ${String(l.service ?? '')} ${String(l.name)}  ${String(l.file)}:${String(l.line)}${targets.length ? ` -> ${targets.join(', ')}` : ''}${l.reason ? ` — ${String(l.reason)}` : ''}`);
+    }
+    if (result.has_more) out.push('  (more: use --offset)');
+  }
+  return out;
 }

@@ -406,6 +406,18 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
       setCode(await callTool(o.store, 'changes', { ...(diff !== undefined ? { diff } : { revisions: o.rev }), indexed: o.indexed, depth: o.depth }, Boolean(o.json), io));
     });
 
+  shortcut('links')
+    .description('The coverage of links between services: per service, HTTP clients, sends, listeners and gateway routes by status, and every unresolved one with file:line and what it stopped at (or --all links with their targets)')
+    .option('--service <name>', 'only this service (repeatable, or comma-separated)', collect)
+    .option('--kind <kind>', 'only http, message, listener or gateway (repeatable, or comma-separated)', collect)
+    .option('--all', 'list every link with its targets, not only the unresolved ones')
+    .option('--status <status>', 'with --all: only these statuses (repeatable, or comma-separated)', collect)
+    .option('--limit <n>', 'links per page')
+    .option('--offset <n>', 'links to skip')
+    .action(async (o) =>
+      setCode(await callTool(o.store, 'links', { service: o.service, kinds: o.kind, ...(o.all ? { include: 'all' } : {}), status: o.status, limit: o.limit, offset: o.offset }, Boolean(o.json), io)),
+    );
+
   for (const def of SHORTCUTS) {
     shortcut(def.name)
       .description(def.description)
