@@ -1,12 +1,17 @@
 /**
  * `npm run bench`: indexing throughput and query latency, printed as one JSON document on stdout (progress on
- * stderr). Four workloads:
+ * stderr). Six workloads:
  *   - github: GitHub's public GraphQL schema with the real ontology (a real, mid-sized data API);
  *   - synthetic: a generated code estate (>200k nodes, >1M edges, Zipf-skewed hubs) with its own ontology module;
  *   - code_estate: a generated Spring estate on disk through the real Java/Kotlin indexer (code.ts): cold and
  *     one-file incremental indexing, tool latencies, and the peak RSS of a large cold index in a child process.
  *   - cli: `sextant call` and the `callers` shortcut spawned as real processes against an index of the petclinic
  *     corpus (cli.ts): per-call time, p50 against CLI_BUDGET_P50_MS.
+ *   - shapes: source shapes that were once super-linear (one huge class, a deep inheritance chain, one long
+ *     line), at half and full size: t(full)/t(half) against SHAPE_SCALING_MAX (shapes.ts).
+ *   - links: every estate of ../shared/corpora indexed cold, its index time and its `links` report: per kind,
+ *     statuses and the resolved share; against the hand-checked files of test/estates, how many entries are
+ *     right (links.ts; SEXTANT_BENCH_ESTATES=a,b picks estates).
  * Latency budgets (p95, synthetic graph) live here, not in tests. The exit code is 0 when over budget (this is a
  * report) and 1 when any tool answered `{ok: false}` (a bug) or the run failed.
  *
@@ -21,6 +26,8 @@ import { SqliteStore } from '../src/graph/sqlite/store.js';
 import { validateGraph } from '../src/graph/validate.js';
 import { codeOptions, runCodeEstate, type CodeEstateReport } from './code.js';
 import { cliCalls, runCli, type CliReport } from './cli.js';
+import { runLinks } from './links.js';
+import { runShapes } from './shapes.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
 import { RssSampler, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolReport } from './util.js';
@@ -31,9 +38,11 @@ const TOOLS = ['search', 'find', 'describe', 'neighbors', 'resolve'] as const;
 /** Untimed calls per tool before timing starts. */
 const WARMUP = 20;
 
+const ONLY = ['github', 'synthetic', 'code', 'cli', 'shapes', 'links'] as const;
+
 interface Options {
   calls?: number;
-  only?: 'github' | 'synthetic' | 'code' | 'cli';
+  only?: 'github' | 'synthetic' | 'code' | 'cli' | 'shapes' | 'links';
   keep: boolean;
 }
 
@@ -43,8 +52,8 @@ function parseArgs(argv: string[]): Options {
     const [key, value] = arg.split('=', 2);
     if (key === '--keep') opts.keep = true;
     else if (key === '--calls' && value && /^\d+$/.test(value)) opts.calls = Math.max(1, Number(value));
-    else if (key === '--only' && (value === 'github' || value === 'synthetic' || value === 'code' || value === 'cli')) opts.only = value;
-    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=github|synthetic|code|cli, --keep)`);
+    else if (key === '--only' && (ONLY as readonly string[]).includes(value ?? '')) opts.only = value as Options['only'];
+    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=${ONLY.join('|')}, --keep)`);
   }
   return opts;
 }
@@ -219,6 +228,15 @@ async function main(): Promise<void> {
     const cli: CliReport = await runCli({ calls: cliCalls(process.env), keep: opts.keep });
     out.cli = cli;
     errors += cli.errors;
+  }
+  if (opts.only === undefined || opts.only === 'shapes') {
+    out.shapes = await runShapes();
+    gc();
+  }
+  if (opts.only === undefined || opts.only === 'links') {
+    const links = await runLinks({ keep: opts.keep, ...(process.env.SEXTANT_BENCH_ESTATES ? { estates: process.env.SEXTANT_BENCH_ESTATES.split(',') } : {}) });
+    out.links = links;
+    errors += links.errors;
   }
   out.errors = errors;
   (out.machine as Record<string, unknown>).load_average_1m_at_end = round(loadavg()[0] ?? 0, 2);

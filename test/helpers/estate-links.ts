@@ -4,7 +4,7 @@
  * and a reported link are the same when they sit in the same file and method within 3 lines; then their outcomes
  * must agree. What is left on either side is a difference.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
@@ -12,7 +12,8 @@ import type { ToolContext } from '../../src/query/tool.js';
 import { runTool } from '../../src/query/index.js';
 import type { LinkEntry } from '../../src/query/tools/links.js';
 
-export const ESTATES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'estates');
+// Beside this file in test/helpers, or from the bench's compiled copy in dist-bench/test/helpers.
+export const ESTATES_DIR = [join(dirname(fileURLToPath(import.meta.url)), '..', 'estates'), join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'estates')].find((d) => existsSync(d)) ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'estates');
 
 export interface ExpectedLink {
   kind: 'http' | 'message' | 'listener' | 'gateway';

@@ -70,7 +70,9 @@ interface Counts {
   resolved_share: number;
 }
 
-const KNOWN: ReadonlySet<LinkStatus> = new Set(['linked', 'external', 'deployed', 'no_consumer', 'resolved']);
+/** The statuses with a known outcome: what `resolved_share` counts. */
+export const KNOWN_STATUSES: readonly LinkStatus[] = ['linked', 'external', 'deployed', 'no_consumer', 'resolved'];
+const KNOWN: ReadonlySet<LinkStatus> = new Set(KNOWN_STATUSES);
 
 export const linksTool: ToolDef = {
   name: 'links',

@@ -164,9 +164,18 @@ function beanNames(entry: TypeEntry): string[] {
   return [...names];
 }
 
+// Per file: every type of a file asks, and a file can hold thousands of nested types.
+const generatedByFile = new WeakMap<TypeEntry['file'], { generatedBy?: string }>();
+
 function generatedBy(entry: TypeEntry): { generatedBy?: string } {
-  if (entry.file.generatedBanner) return { generatedBy: entry.file.generatedBanner };
-  const top = entry.file.types.filter((t) => !t.outer);
+  let found = generatedByFile.get(entry.file);
+  if (!found) generatedByFile.set(entry.file, (found = generatedByFileOf(entry.file)));
+  return found;
+}
+
+function generatedByFileOf(file: TypeEntry['file']): { generatedBy?: string } {
+  if (file.generatedBanner) return { generatedBy: file.generatedBanner };
+  const top = file.types.filter((t) => !t.outer);
   for (const t of top) {
     const g = t.annotations.find((a) => a.name === 'Generated' && !/^lombok\./.test(a.written));
     if (!g) continue;
