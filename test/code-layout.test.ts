@@ -305,6 +305,40 @@ describe('detectLayout', () => {
     assert.deepEqual(layout.locate('orders/src/main/java/com/acme/orders/App.java'), { service: 'orders-svc', module: 'orders' });
   });
 
+  test('SPRING_CONFIG_LOCATION read through compose bind mounts: later files win, profile variants, the name they set; the service\'s own files under them', async () => {
+    const root = await tree('estate', {
+      'pom.xml': POM,
+      'product/pom.xml': POM,
+      'product/src/main/java/p/App.java': JAVA,
+      'product/src/main/resources/application.yml': 'server.port: 8080\nown.key: mine\n',
+      'review/pom.xml': POM,
+      'review/src/main/java/r/App.java': JAVA,
+      'review/src/main/resources/application.yml': 'spring.application.name: review\n',
+      'config-repo/application.yml': 'shared.key: everyone\nserver.port: 7000\n',
+      'config-repo/product.yml': 'spring.application.name: product\nserver.port: 7001\n',
+      'config-repo/product-docker.yml': 'server.port: 8081\n',
+      'docker-compose.yml': [
+        'services:',
+        '  product:',
+        '    build: product',
+        '    environment:',
+        '      - SPRING_PROFILES_ACTIVE=docker',
+        '      - SPRING_CONFIG_LOCATION=file:/config-repo/application.yml,file:/config-repo/product.yml',
+        '    volumes:',
+        '      - ./config-repo:/config-repo',
+        '',
+      ].join('\n'),
+    });
+    const layout = await layoutOf(root);
+    const product = layout.services.find((s) => s.dir === 'product')!;
+    assert.equal(product.name, 'product', 'the name product.yml sets');
+    assert.equal(product.config['shared.key'], 'everyone');
+    assert.equal(product.config['own.key'], 'mine', "the service's own files stay under them");
+    assert.equal(product.config['server.port'], '7001', 'the later location wins');
+    assert.equal(product.configOrigins?.['server.port'], 'config-repo/product.yml');
+    assert.equal(product.profiles.docker?.['server.port'], '8081', 'product-docker.yml is the docker profile');
+  });
+
   test('@SpringBootApplication dirs mark deployables when there is no config', async () => {
     const root = await tree('estate', {
       'settings.gradle': '',
@@ -414,6 +448,21 @@ describe('host names, ports and deployment-only services', () => {
     assert.equal(two.get('x.n'), 'b', 'the namespaced claim is explicit');
     assert.equal(two.get('x.m'), 'a');
     assert.equal(two.get('x'), undefined, 'claimed by both');
+  });
+
+  test('a host an environment states in full belongs to the one owner whose host template it fills in, the same hole with the same text', () => {
+    const index = new HostIndex([
+      { name: 'payments', hosts: [], hostTemplates: ['payments-${.values.global.environment}.service.core-${.values.global.environment}.internal'] },
+      { name: 'processor', hosts: [], hostTemplates: ['processor-${.values.global.environment}.service.core-${.values.global.environment}.internal', '${.release.name}.internal'] },
+    ]);
+    const ask = (hosts: string[]) => Object.fromEntries(hosts.map((h) => [h, index.get(h) ?? null]));
+    assert.deepEqual(ask(['payments-aat.service.core-aat.internal', 'PROCESSOR-prod.service.core-prod.internal', 'payments-aat.service.core-prod.internal', 'anything.internal', 'payments-a.b.service.core-a.b.internal']), {
+      'payments-aat.service.core-aat.internal': 'payments',
+      'PROCESSOR-prod.service.core-prod.internal': 'processor',
+      'payments-aat.service.core-prod.internal': null,
+      'anything.internal': null,
+      'payments-a.b.service.core-a.b.internal': null,
+    });
   });
 
   test('ports: server.port of each profile, and the host ports compose publishes; deployment-only units by name, proxies marked (compose-estate)', async () => {

@@ -1,11 +1,31 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CodeSourceConfig } from '../../src/config/types.js';
+import { sextantOntology } from '../../src/graph/ontology/index.js';
+import { buildCodeSource } from '../../src/sources/code/index.js';
 
 /** The multi-service estate fixture (see its EXPECTED.md). */
 export const ESTATE = fileURLToPath(new URL('../fixtures/estate', import.meta.url));
 
 export function estateSource(path = ESTATE): CodeSourceConfig {
   return { kind: 'code', name: 'estate', path, include_tests: false, exclude: [], roles: { annotations: {}, types: {} }, capabilities: { annotations: {}, types: {} }, links: { clients: {}, destinations: {} } };
+}
+
+/** Writes a small estate (relative path → text) to a new temporary directory, which the caller removes. */
+export function writeEstate(files: Readonly<Record<string, string>>, prefix = 'sextant-estate-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** Indexes the code of a directory on this thread (no parse workers). */
+export function buildEstate(dir: string): ReturnType<typeof buildCodeSource> {
+  return buildCodeSource(estateSource(dir), { ontology: sextantOntology(), baseDir: dir, env: { SEXTANT_PARSE_WORKERS: '0' } });
 }
 
 const O = 'com.acme.orders.';

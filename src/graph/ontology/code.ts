@@ -5,7 +5,7 @@ export const ROLES = ['CONTROLLER', 'SERVICE', 'REPOSITORY', 'COMPONENT', 'CONFI
 export const CAPABILITIES = ['MESSAGE_LISTENER', 'MESSAGE_PRODUCER', 'HTTP_CLIENT', 'SCHEDULED_TASK', 'EXCEPTION_HANDLER'] as const;
 export type Role = (typeof ROLES)[number];
 export type Capability = (typeof CAPABILITIES)[number];
-export const PROTOCOLS = ['http', 'kafka', 'rabbit', 'jms', 'sqs', 'sns', 'servicebus', 'axon'] as const;
+export const PROTOCOLS = ['http', 'kafka', 'rabbit', 'jms', 'sqs', 'sns', 'servicebus', 'axon', 'eventuate'] as const;
 /**
  * What an unresolved value stopped at: a configuration key no file sets (`configuration`), one the deployment
  * leaves to the environment it runs in (`environment`), a method parameter no call site in the estate binds, a
@@ -161,13 +161,15 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'path_regex', type: 'string', description: 'A regular expression (RE2/J syntax, matched whole) a concrete request path matches, with the path variables\' own regexes.' },
         { name: 'destination', type: 'string', description: 'Messaging: the topic, queue or destination consumed.', filter: ['eq', 'prefix'], searchable: true },
         { name: 'destination_regex', type: 'string', description: 'Messaging: the topic pattern consumed (Kafka topicPattern), when given instead of names.' },
-        { name: 'framework', type: 'enum', values: ['spring_mvc', 'spring_functional', 'jax_rs', 'spring_data_rest', 'actuator', 'spring_kafka', 'spring_rabbit', 'spring_jms', 'spring_cloud_stream', 'eventuate_tram', 'axon', 'spring_cloud_gateway', 'zuul', 'nginx', 'httpd'], description: 'Where the mapping or listener comes from (spring_functional: a RouterFunction bean; spring_cloud_stream: a functional Consumer/Function bean or @StreamListener, bound to its destination by configuration; eventuate_tram: a DomainEventHandlersBuilder or saga command handler, its channel the aggregate type or command channel; spring_cloud_gateway, zuul, nginx and httpd: a gateway or reverse-proxy route, which FORWARDS to the routes of its target; spring_data_rest and actuator: routes a framework serves for the service).', filter: ['eq'] },
+        { name: 'framework', type: 'enum', values: ['spring_mvc', 'spring_functional', 'jax_rs', 'spring_data_rest', 'actuator', 'spring_kafka', 'spring_rabbit', 'spring_jms', 'spring_cloud_aws', 'azure_servicebus', 'spring_cloud_stream', 'eventuate_tram', 'axon', 'spring_cloud_gateway', 'zuul', 'nginx', 'httpd'], description: 'Where the mapping or listener comes from (spring_functional: a RouterFunction bean; azure_servicebus: a ServiceBusProcessorClient\'s message handler; spring_cloud_stream: a functional Consumer/Function bean or @StreamListener, bound to its destination by configuration; eventuate_tram: a DomainEventHandlersBuilder or command handlers builder, or an @EventuateDomainEventHandler or @EventuateCommandHandler method, its channel the aggregate type or command channel; spring_cloud_gateway, zuul, nginx and httpd: a gateway or reverse-proxy route, which FORWARDS to the routes of its target; spring_data_rest and actuator: routes a framework serves for the service).', filter: ['eq'] },
         { name: 'exchange', type: 'string', description: 'Rabbit listeners: the exchange their queue is bound to by the listener\'s own declaration (@QueueBinding).', filter: ['eq'] },
         { name: 'binding_keys', type: 'string_list', description: 'Rabbit listeners: the routing keys (topic patterns) their queue is bound with.' },
         { name: 'context_path', type: 'string', description: 'The prefix the service serves every route under (server.servlet.context-path, spring.mvc.servlet.path, spring.webflux.base-path), already part of path.', filter: ['eq'] },
+        { name: 'management_port', type: 'string', description: 'Actuator routes served on management.server.port, not on the service\'s main port: gateways, proxies and clients of the main port do not reach them.' },
         { name: 'gateway_target', type: 'string', description: 'Gateway routes: where requests go (lb://service, http://host:port), and how the path is rewritten (StripPrefix, PrefixPath, RewritePath).' },
         { name: 'target_services', type: 'string_list', description: 'Gateway and proxy routes: the services of the estate they forward to (whether or not a route of theirs accepts the forwarded path).', filter: ['eq'] },
         { name: 'handler', type: 'string', description: 'Qualified name of the handler method.', filter: ['eq'] },
+        { name: 'message_type', type: 'string', description: 'Messaging dispatched by message class (Eventuate Tram): the qualified class name of the event or command the handler takes (DomainEventEnvelope<E>, CommandMessage<C>, onEvent(E.class, …)); a send on its destination reaches it only when it can carry that class.', filter: ['eq'] },
         { name: 'controller', type: 'string', description: 'Qualified name of the controller type whose bean serves the route (the handler may be inherited, e.g. from a generated API interface).', filter: ['eq'] },
         { name: 'path_written', type: 'string', description: 'The mapping values as written, when the path comes from constants or ${…} placeholders (ApiPaths.ORDERS + BY_ID).' },
         { name: 'declared', type: 'boolean', description: 'False for a route no indexed code declares: the target a client names when nothing matches it (its HTTP_CALLS edge says unmatched).', filter: ['eq'] },
@@ -190,7 +192,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'target_service', type: 'string', description: 'The service called: the Feign client name, or the host of the URL (a discovery name: http://billing-service/…); absent when the source does not name it (a relative URL).', filter: ['eq'] },
         { name: 'target_url', type: 'string', description: 'The base URL the client is configured with, when it has one (Feign url, @HttpExchange url, a WebClient/RestTemplate builder baseUrl/rootUri in the calling class).' },
         { name: 'target_port', type: 'integer', description: 'The port of a loopback URL (http://localhost:8099/…): the service of the estate listening there (server.port, a published compose port) whose routes fit the call is its target (strategy local_port).' },
-        { name: 'framework', type: 'enum', values: ['feign', 'http_exchange', 'rest_template', 'web_client', 'rest_client'], description: 'How the call is declared.', filter: ['eq'] },
+        { name: 'framework', type: 'enum', values: ['feign', 'http_exchange', 'rest_template', 'web_client', 'rest_client', 'java_http_client'], description: 'How the call is declared (java_http_client: the JDK\'s java.net.http.HttpClient).', filter: ['eq'] },
         { name: 'caller', type: 'string', description: 'Qualified name of the method that declares or makes the call.', filter: ['eq'] },
         { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'ambiguous', 'unmatched', 'external'], description: 'How the call matched the routes of its target service; external: its host is outside the estate (no indexed service, gateway or deployment name).', filter: ['eq', 'exclude'] },
         { name: 'resolved', type: 'boolean', description: 'False when the target or part of the path is something the source does not state (kept as written).', filter: ['eq'] },
@@ -213,7 +215,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'destination', type: 'string', description: 'The topic or destination sent to.', filter: ['eq', 'prefix'], searchable: true },
         { name: 'destination_written', type: 'string', description: 'The destination argument as written, when it is not a plain literal.' },
         { name: 'exchange', type: 'string', description: 'Rabbit: the exchange a RabbitTemplate sends to; the destination is then the routing key, matched through the bindings the estate declares for that exchange (Binding beans, BindingBuilder, @QueueBinding: strategy exchange_binding), else to the queue of that name (strategy routing_key).' },
-        { name: 'framework', type: 'enum', values: ['spring_kafka', 'spring_jms', 'spring_rabbit', 'spring_cloud_stream', 'eventuate_tram', 'axon', 'debezium'], description: 'The template the call goes through (spring_cloud_stream: StreamBridge.send, or a Supplier/Function bean\'s output binding; eventuate_tram: a domain event publisher, command producer or saga command endpoint; debezium: a change-data-capture connector the estate registers, publishing a table\'s changes).', filter: ['eq'] },
+        { name: 'framework', type: 'enum', values: ['spring_kafka', 'spring_jms', 'spring_rabbit', 'spring_cloud_aws', 'aws_sdk', 'azure_servicebus', 'spring_cloud_stream', 'eventuate_tram', 'axon', 'debezium'], description: 'The template the call goes through (spring_cloud_aws: SqsTemplate; aws_sdk: the AWS SDK\'s SqsClient/SqsAsyncClient; azure_servicebus: the Azure SDK\'s ServiceBusSenderClient; spring_cloud_stream: StreamBridge.send, or a Supplier/Function bean\'s output binding; eventuate_tram: a domain event publisher, command producer or saga command endpoint; debezium: a change-data-capture connector the estate registers, publishing a table\'s changes).', filter: ['eq'] },
         { name: 'connector', type: 'string', description: 'Change-data-capture producers: the Debezium connector class (io.debezium.connector.postgresql.PostgresConnector).', filter: ['eq'] },
         { name: 'dead_letter_of', type: 'string', description: 'Rabbit: this is the dead-letter flow of the named queue (its x-dead-letter-exchange and routing key): what the queue rejects or lets expire goes here.', filter: ['eq'] },
         { name: 'ttl_ms', type: 'integer', description: 'Rabbit dead-letter flows: the queue\'s message TTL, after which messages are dead-lettered.' },
@@ -221,6 +223,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'value_from', type: 'string_list', description: 'The configuration and deployment files (file: key) that gave the destination its value.' },
         ...UNRESOLVED_PROPERTIES,
         { name: 'caller', type: 'string', description: 'Qualified name of the method making the call.', filter: ['eq'] },
+        { name: 'message_types', type: 'string_list', description: 'Messaging dispatched by message class (Eventuate Tram): the project classes the send can carry, when the estate determines them (the class created at the call, a class literal, or the concrete project classes of the argument\'s static type); it reaches a listener that names its message_type only when that class is one of them.' },
         { name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'unmatched'], description: 'Whether a listener in another service, the same service, or none consumes the destination.', filter: ['eq', 'exclude'] },
         { name: 'resolved', type: 'boolean', description: 'False when the destination is not something the source states (kept as written).', filter: ['eq'] },
         PROFILE_PROPERTY,
@@ -356,7 +359,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
     },
     {
       name: 'ASYNC_CALLS',
-      description: 'A producer reaches the listeners of its destination, in every service that consumes it; none leads to an undeclared route (declared: false) with match unmatched.',
+      description: 'A producer reaches the listeners of its destination, in every service that consumes it; none leads to an undeclared route (declared: false) with match unmatched. Where dispatch is by message class (Eventuate Tram), a send whose classes the estate states (message_types) reaches only the handlers of one of them (strategy destination_message_type); one whose classes it does not state reaches every handler of the channel, at confidence 0.6 at most.',
       from: ['producer'],
       to: ['route'],
       attrs: [{ name: 'match', type: 'enum', values: ['cross_service', 'intra_service', 'unmatched'], description: 'How the send matched.', filterable: true }],

@@ -245,7 +245,8 @@ export async function linkEntries(ctx: ToolContext, kinds: ReadonlySet<LinkKind>
       else if (c.props.resolved === false && !declared.length) status = 'unresolved';
       else if (match === 'ambiguous') status = 'ambiguous';
       else if (declared.length) status = declared.every((t) => t.strategy === 'method_path') ? 'guessed' : 'linked';
-      else if (target && sourceless.has(target)) status = 'deployed';
+      // The target as matching named it: the host, or the service a deployment host stands for (a compose service name).
+      else if ((target && sourceless.has(target)) || (targets.length > 0 && targets.every((t) => t.service !== undefined && sourceless.has(t.service)))) status = 'deployed';
       else status = c.props.resolved === false ? 'unresolved' : 'unmatched';
       out.push({ kind: 'http', id: c.id, name: c.name, ...place(c), ...(str(c.props.caller) ? { member: str(c.props.caller) } : {}), status, protocol: 'http', targets: status === 'external' ? targets : declared.length ? declared : targets, ...holeFields(c) });
     }

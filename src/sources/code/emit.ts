@@ -5,21 +5,24 @@ import { CallResolver, exprText, type ResolvedCall } from './model/calls.js';
 import { resolveInjections } from './model/inject.js';
 import { interfaceOf, namesOf, type InterfaceItems } from './model/interface.js';
 import type { AnnotationFacts, CallFacts, Expr, FileFacts, MemberFacts } from './parse/ir.js';
-import { type DeploymentOnly, hostIndex, type LayoutProxy, type ServiceInfo } from './config/layout.js';
+import { type DeploymentOnly, hostIndex, isOutsideHostTemplate, type LayoutProxy, type ServiceInfo } from './config/layout.js';
 import type { CdcConnector, NginxServer } from './config/deployment.js';
 import { cdcGraph } from './links/cdc.js';
 import { proxyGraph } from './links/proxies.js';
 import { CodeModel, type MemberEntry, type Placement, simpleTypeName, type TypeEntry, type TypeTarget, typeText } from './model/model.js';
 import { type RoleOverrides, TypeClassifier } from './model/roles.js';
 import type { CodeLinkPins } from '../../config/types.js';
-import { feignClientsOf, httpExchangeClientsOf, requestLineClientsOf } from './links/clients.js';
+import { feignClientsOf, httpExchangeClientsOf, requestLineClientsOf, type UrlOf } from './links/clients.js';
+import { ConfigView } from './eval/config.js';
+import { render } from './eval/value.js';
 import type { HttpTarget } from './links/http-calls.js';
 import { LIBRARY } from './eval/library.js';
-import { outboundGraph, type OutboundSink, withClientBase } from './links/outbound.js';
+import { outboundGraph, type OutboundSink, urlTarget, withClientBase } from './links/outbound.js';
 import { gatewayGraph } from './links/gateways.js';
 import { axonGraph } from './links/axon.js';
 import { type GeneratedApiOperation, generatedRoutesOf, operationsByInterface } from './links/openapi.js';
 import { listenersOf, streamBinding, streamFunctionsOf } from './links/messaging.js';
+import { annotatedHandlersOf } from './links/eventuate.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf } from './links/routes.js';
 import { type BuildInput, buildGraph } from './build/files.js';
@@ -272,7 +275,9 @@ export class CodeGraphAssembler {
     stats.external_symbols = externalTypes.size + externalMethods.size;
     const hosts = hostIndex([...input.services, ...(input.deploymentOnly ?? [])]);
     const knownHost = (host: string): boolean => hosts.has(host);
-    const outbound = outboundGraph({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m), knownHost });
+    const owners = [...input.services, ...(input.deploymentOnly ?? [])];
+    const outsideHost = (template: string): boolean => isOutsideHostTemplate(template, owners);
+    const outbound = outboundGraph({ ontology: this.ontology, source: input.source, model: ctx.model, resolver: ctx.resolver, services: input.services, sinks, memberId: (m) => memberId(ctx, m), knownHost, outsideHost });
     warnings.push(...outbound.warnings);
     // An estate-wide pass that fails on something it cannot read loses its own facts, said, never the index.
     const pass = <T>(what: string, run: () => T, fallback: T): T => {
@@ -288,7 +293,7 @@ export class CodeGraphAssembler {
     nodes.forEach((n, i) => {
       if (n.kind !== 'client' || n.props.target_service !== undefined || (n.props.framework !== 'http_exchange' && n.props.framework !== 'feign')) return;
       const bases = outbound.clientBases.get(String(n.props.caller).split('#')[0]!);
-      if (bases) nodes[i] = withClientBase(n, bases, knownHost);
+      if (bases) nodes[i] = withClientBase(n, bases, knownHost, outsideHost);
       else if (n.props.unresolved_reason === undefined) nodes[i] = { ...n, props: { ...n.props, unresolved_reason: 'the interface names no URL, and no code in the estate builds it on a base URL' } };
     });
     nodes.push(...outbound.nodes);
@@ -373,6 +378,36 @@ interface EmitContext {
   ids: Map<string, FileIds>;
   /** Each file's types, in source order. */
   byFile: Map<string, TypeEntry[]>;
+  /** Per service, where a URL with placeholders goes (made when first asked). */
+  urlOf?: Map<string, UrlOf>;
+}
+
+/** At most this many configured values of one URL are read. */
+const MAX_CONFIGURED_URLS = 16;
+
+/**
+ * A service's URL templates (`${payment-processor.url}`) read as the evaluator reads configuration (deployment holes,
+ * profiles), each value's host named as outbound calls name it: a host template a service is known by, one outside
+ * the estate, or the host as written.
+ */
+function urlOfService(ctx: EmitContext, service: string): UrlOf {
+  const cache = (ctx.urlOf ??= new Map());
+  let found = cache.get(service);
+  if (found) return found;
+  const info = ctx.input.services.find((s) => s.name === service);
+  const view = new ConfigView(info?.config ?? {}, info?.profiles ?? {}, info?.configOrigins ?? {}, info?.configHoles ?? {});
+  const owners = [...ctx.input.services, ...(ctx.input.deploymentOnly ?? [])];
+  const hosts = hostIndex(owners);
+  found = (template: string) =>
+    view
+      .placeholders(template)
+      .slice(0, MAX_CONFIGURED_URLS)
+      .map((v) => {
+        const t = urlTarget(v, (h) => hosts.has(h), (h) => isOutsideHostTemplate(h, owners));
+        return { text: render(v), host: t.targetService, path: t.path, resolved: t.resolved, ...(t.profile ? { profile: t.profile } : {}) };
+      });
+  cache.set(service, found);
+  return found;
 }
 
 /** Ids of a file's types and members, allocated in source order the first time any of them is needed. */
@@ -503,7 +538,7 @@ class FileEmitter {
   /** Outbound HTTP calls a client interface declares; which routes they reach is matched across the estate later. */
   private emitClients(entry: TypeEntry): void {
     const constants = this.constantsOf(entry);
-    for (const c of [...feignClientsOf(this.ctx.model, entry, constants), ...httpExchangeClientsOf(entry, constants), ...requestLineClientsOf(entry, constants)]) {
+    for (const c of [...feignClientsOf(this.ctx.model, entry, constants, urlOfService(this.ctx, entry.place.service)), ...httpExchangeClientsOf(entry, constants), ...requestLineClientsOf(entry, constants)]) {
       const id = allocate(this.ctx, this.ids!, 'client', `${entry.file.path}|${c.method.qn}|${c.httpMethod} ${c.path}`);
       this.out.stats.clients++;
       const inFile = c.method.owner.file === entry.file;
@@ -640,6 +675,32 @@ class FileEmitter {
         },
       });
       this.linkFrom('EXPOSES', l.handler, id, true);
+    }
+    // Handlers an annotation of the library table declares (Eventuate Tram), dispatched by the class they take.
+    for (const h of annotatedHandlersOf(entry, this.constantsOf(entry), this.ctx.model)) {
+      const id = allocate(this.ctx, this.ids!, 'route', `${entry.file.path}|${h.handler.qn}|${h.protocol} ${h.destination.text}`);
+      this.out.stats.routes++;
+      this.out.nodes.push({
+        id,
+        kind: 'route',
+        name: `${h.protocol} ${h.destination.text}`,
+        qualified_name: `${entry.place.service} ${h.protocol} ${h.destination.text}`,
+        source: this.source,
+        ...location(entry, nameLine(h.handler)),
+        props: {
+          protocol: h.protocol,
+          destination: h.destination.text,
+          ...(h.destination.derived ? { path_written: h.destination.written } : {}),
+          ...(h.destination.profile ? { profile: h.destination.profile } : {}),
+          framework: h.framework,
+          handler: h.handler.qn,
+          controller: entry.qn,
+          ...(h.messageType ? { message_type: h.messageType } : {}),
+          declared: true,
+          resolved: h.destination.literal,
+        },
+      });
+      this.linkFrom('EXPOSES', h.handler, id, true);
     }
   }
 
@@ -962,6 +1023,7 @@ function frameworkRouteNode(ontology: Ontology, input: CodeGraphInput, ctx: Emit
       resolved: r.resolved,
       ...(r.written ? { path_written: r.written } : {}),
       ...(contextPath ? { context_path: contextPath } : {}),
+      ...(r.managementPort ? { management_port: r.managementPort } : {}),
     },
   };
 }

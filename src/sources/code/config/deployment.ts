@@ -8,6 +8,7 @@
  * unknown, with the reason, and are never guessed.
  */
 import YAML from 'yaml';
+import { anchorTargets, expandedSize, MAX_FLOW_DEPTH, parseYaml } from './yaml.js';
 import { isHttpdFile, mentionsHttpdProxy } from './httpd.js';
 import { isNacosSeedFile, mentionsNacosConfig, type NacosConfig, readNacosSeed } from './nacos.js';
 import { matchingBrace } from './spring-config.js';
@@ -47,6 +48,12 @@ export interface DnsName {
   namespace?: string;
 }
 
+/** A bind mount of a compose service: `source` inside the estate (posix, relative to the root), `target` in the container. */
+export interface Bind {
+  source: string;
+  target: string;
+}
+
 /** A service of one compose file. Paths are posix, relative to the estate root. */
 export interface ComposeService {
   /** The key under `services:`. */
@@ -62,6 +69,8 @@ export interface ComposeService {
   build?: { context: string; dockerfile?: string };
   /** Bind-mounted sources inside the estate (`./nginx/nginx.conf:/etc/nginx/nginx.conf` → `nginx/nginx.conf`). */
   mounts: string[];
+  /** The same bind mounts with where the container sees them (`{source: 'config-repo', target: '/config-repo'}`), in file order. */
+  binds?: Bind[];
   /** `env_file` entries inside the estate, in order. */
   envFiles: string[];
   /** `environment`, in file order, one entry per name (the last one written). */
@@ -220,6 +229,8 @@ export interface DeploymentUnit {
   /** Dockerfiles inside the estate. */
   dockerfiles: string[];
   mounts: string[];
+  /** Compose bind mounts: a directory or file of the estate and the absolute path the container sees it at. */
+  binds?: Bind[];
   /** One per name, resolved: override files applied, ConfigMaps and `$(VAR)` references followed. */
   env: EnvEntry[];
   /** The names other containers may address it by (ingress hosts included), sorted. */
@@ -366,26 +377,35 @@ interface YamlDoc {
 /** Every document of a YAML text, as plain values with lines; a document that does not parse is a warning. */
 function yamlDocuments(file: string, text: string, warnings: string[]): YamlDoc[] {
   const counter = new YAML.LineCounter();
-  let parsed: ReturnType<typeof YAML.parseAllDocuments>;
+  let docs: YAML.Document.Parsed[];
   try {
-    parsed = YAML.parseAllDocuments(text, { schema: 'failsafe', merge: true, logLevel: 'silent', lineCounter: counter, uniqueKeys: false });
+    const parsed = parseYaml(text, counter);
+    if ('tooDeep' in parsed) {
+      warnings.push(`${file}:${parsed.tooDeep}: YAML nested more than ${MAX_FLOW_DEPTH} levels deep; skipped`);
+      return [];
+    }
+    docs = parsed;
   } catch (error) {
     warnings.push(`${file}:1: cannot parse YAML (${firstLine(error)}); skipped`);
     return [];
   }
-  const docs = Array.isArray(parsed) ? parsed : [];
   const out: YamlDoc[] = [];
   for (const doc of docs) {
     const start = (doc.contents as { range?: [number, number, number] } | null)?.range?.[0] ?? doc.range?.[0] ?? 0;
     if (doc.errors.length > 0) {
       const e = doc.errors[0]!;
-      warnings.push(`${file}:${e.linePos?.[0]?.line ?? counter.linePos(start).line}: malformed YAML (${firstLine(e)}); document skipped`);
+      warnings.push(`${file}:${counter.linePos(e.pos[0]).line}: malformed YAML (${firstLine(e)}); document skipped`);
       continue;
     }
     const lines = new WeakMap<object, Map<string | number, number>>();
     const budget = { left: MAX_YAML_NODES };
     try {
-      const root = convert(doc.contents, doc, counter, lines, budget, 0);
+      const anchors = anchorTargets(doc);
+      if (expandedSize(doc.contents, anchors, MAX_YAML_NODES) > MAX_YAML_NODES) {
+        warnings.push(`${file}:${counter.linePos(start).line}: YAML document expands to more than ${MAX_YAML_NODES} nodes through its aliases (anchors); document skipped`);
+        continue;
+      }
+      const root = convert(doc.contents, anchors, counter, lines, budget, 0);
       out.push({ root, line: counter.linePos(start).line, lineOf: (c, k) => (c && typeof c === 'object' ? lines.get(c)?.get(k) : undefined) });
     } catch (error) {
       warnings.push(`${file}:${counter.linePos(start).line}: malformed YAML (${firstLine(error)}); document skipped`);
@@ -394,11 +414,11 @@ function yamlDocuments(file: string, text: string, warnings: string[]): YamlDoc[
   return out;
 }
 
-function convert(node: unknown, doc: YAML.Document, counter: YAML.LineCounter, lines: WeakMap<object, Map<string | number, number>>, budget: { left: number }, depth: number): unknown {
+function convert(node: unknown, anchors: ReadonlyMap<unknown, unknown>, counter: YAML.LineCounter, lines: WeakMap<object, Map<string | number, number>>, budget: { left: number }, depth: number): unknown {
   if (depth > MAX_YAML_DEPTH) throw new Error(`nested deeper than ${MAX_YAML_DEPTH}`);
   if (--budget.left < 0) throw new Error(`more than ${MAX_YAML_NODES} nodes (aliases expanded)`);
   if (node === null || node === undefined) return null;
-  if (YAML.isAlias(node)) return convert(node.resolve(doc), doc, counter, lines, budget, depth + 1);
+  if (YAML.isAlias(node)) return convert(anchors.get(node), anchors, counter, lines, budget, depth + 1);
   if (YAML.isScalar(node)) {
     const text = node.value === null || node.value === undefined ? '' : String(node.value);
     return node.type === 'PLAIN' && NULLS.has(text) ? null : text;
@@ -414,7 +434,7 @@ function convert(node: unknown, doc: YAML.Document, counter: YAML.LineCounter, l
     const base = lineAt(node, 1);
     for (const item of node.items) {
       own.set(out.length, lineAt(item, base));
-      out.push(convert(item, doc, counter, lines, budget, depth + 1));
+      out.push(convert(item, anchors, counter, lines, budget, depth + 1));
     }
     return out;
   }
@@ -425,15 +445,15 @@ function convert(node: unknown, doc: YAML.Document, counter: YAML.LineCounter, l
     const base = lineAt(node, 1);
     const merges: unknown[] = [];
     for (const pair of node.items) {
-      const key = convert(pair.key, doc, counter, lines, budget, depth + 1);
+      const key = convert(pair.key, anchors, counter, lines, budget, depth + 1);
       const keyText = key === null ? '' : typeof key === 'string' ? key : JSON.stringify(key);
       if (keyText === '<<' && YAML.isScalar(pair.key) && pair.key.type === 'PLAIN') {
-        const merged = convert(pair.value, doc, counter, lines, budget, depth + 1);
+        const merged = convert(pair.value, anchors, counter, lines, budget, depth + 1);
         merges.push(...(Array.isArray(merged) ? merged : [merged]));
         continue;
       }
       own.set(keyText, lineAt(pair.key, base));
-      out[keyText] = convert(pair.value, doc, counter, lines, budget, depth + 1);
+      out[keyText] = convert(pair.value, anchors, counter, lines, budget, depth + 1);
     }
     for (const m of merges) {
       if (!isObj(m)) continue;
@@ -644,11 +664,24 @@ function composeService(file: string, dir: string, name: string, line: number, b
     }
   }
   if (Array.isArray(body.volumes)) {
+    // A relative host path is the compose file's directory's; so is `$PWD`, the directory docker compose runs in,
+    // when it runs beside its file (where it finds the file by default) and the estate's `.env` does not set PWD.
+    const volumeVars = Object.hasOwn(vars, 'PWD') ? vars : { ...vars, PWD: '.' };
+    const knownPath = (value: unknown): string | undefined => {
+      const text = str(value);
+      if (text === undefined) return undefined;
+      const r = interpolateCompose(text, volumeVars);
+      return 'value' in r ? r.value : undefined;
+    };
     for (const v of body.volumes) {
-      const source = isObj(v) ? (v.type === undefined || v.type === 'bind' ? known(v.source) : undefined) : splitVolume(known(v));
+      const spec = isObj(v) ? (v.type === undefined || v.type === 'bind' ? { source: knownPath(v.source), target: str(v.target) } : undefined) : splitVolume(knownPath(v));
+      const source = spec?.source;
       if (source === undefined || !/^\.{1,2}(?:\/|$)/.test(source)) continue;
       const rel = resolveRel(dir, source);
-      if (rel !== undefined) service.mounts.push(rel);
+      if (rel === undefined) continue;
+      service.mounts.push(rel);
+      const target = spec?.target?.trim().replace(/\/+$/, '');
+      if (target && target.startsWith('/')) (service.binds ??= []).push({ source: rel, target });
     }
   }
   const envFiles = body.env_file;
@@ -742,10 +775,14 @@ function envEntry(name: string, written: string, file: string, line: number, var
 }
 
 /** The host side of a short volume syntax `src:dst[:mode]`. */
-function splitVolume(text: string | undefined): string | undefined {
+/** `SOURCE:TARGET[:MODE]` (short syntax) → source and target; a named volume or a bare container path has no source here. */
+function splitVolume(text: string | undefined): { source: string; target?: string } | undefined {
   if (text === undefined) return undefined;
   const colon = text.indexOf(':');
-  return colon < 0 ? undefined : text.slice(0, colon);
+  if (colon < 0) return undefined;
+  const rest = text.slice(colon + 1);
+  const mode = rest.indexOf(':');
+  return { source: text.slice(0, colon), target: mode < 0 ? rest : rest.slice(0, mode) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1777,6 +1814,11 @@ function composeUnit(group: ComposeService[], read: (path: string) => string | u
   };
   const ports = [...new Set(services.flatMap((s) => s.publishedPorts))];
   if (ports.length) unit.publishedPorts = ports;
+  // A container path its files mount from one place; one they mount differently is not known.
+  const sources = new Map<string, Set<string>>();
+  for (const b of services.flatMap((s) => s.binds ?? [])) (sources.get(b.target) ?? sources.set(b.target, new Set()).get(b.target)!).add(b.source);
+  const binds = [...sources].filter(([, from]) => from.size === 1).map(([target, from]) => ({ source: [...from][0]!, target }));
+  if (binds.length) unit.binds = binds;
   // Per file: its env_files, then its environment; an override file (compose.override.yml) over the base file;
   // other overlays (docker-compose.prod.yml) are alternatives: a value they set differently is not known.
   const byName = new Map<string, { entry: EnvEntry; rank: number }[]>();

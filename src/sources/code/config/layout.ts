@@ -27,6 +27,11 @@ export interface ServiceInfo {
   configFiles: string[];
   /** Files a config server in the estate serves it (`application.*` and `<name>.*` of its search locations), lowest precedence first. */
   configServerFiles?: string[];
+  /**
+   * Files its deployment points Spring Boot at (`SPRING_CONFIG_LOCATION`, `SPRING_CONFIG_ADDITIONAL_LOCATION`), read
+   * where the container sees the estate's files (compose bind mounts), lowest precedence first.
+   */
+  configLocationFiles?: string[];
   /** The documents a Nacos config server seeded by the estate serves it (see {@link applyNacos}), lowest precedence first. */
   nacosConfigs?: NacosServed[];
   /**
@@ -220,6 +225,7 @@ interface Scope {
   hosts: Set<string>;
   deployedBy: string[];
   configServerFiles: string[];
+  configLocationFiles: string[];
   dnsNames: DnsName[];
   ingressHosts: Set<string>;
   hostTemplates: Set<string>;
@@ -266,6 +272,7 @@ export function detectLayout(
   const scopes = collectScopes(discovery, units, serviceDirOfUnit, scopeDirOf);
   for (const scope of scopes.values()) nameScope(scope, configs, rootName);
   const runs = applyDeployment([...scopes.values()].filter(isListed), deployment.units, rootName, warnings);
+  for (const scope of scopes.values()) if (isListed(scope)) applyConfigLocations(scope, readText, warnings);
   applyConfigServers([...scopes.values()], readText, warnings);
   applyNacos([...scopes.values()].filter(isListed), deployment.nacos, warnings);
   for (const scope of scopes.values()) if (isListed(scope)) applyEnvironmentLayers(scope);
@@ -454,6 +461,7 @@ function collectScopes(
         hosts: new Set(),
         deployedBy: [],
         configServerFiles: [],
+        configLocationFiles: [],
         dnsNames: [],
         ingressHosts: new Set(),
         hostTemplates: new Set(),
@@ -551,6 +559,118 @@ function applyConfigServers(scopes: Scope[], readText: (relPath: string) => stri
       }
     }
   }
+}
+
+const CONFIG_LOCATION = 'spring.config.location';
+const CONFIG_ADDITIONAL_LOCATION = 'spring.config.additional-location';
+const CONFIG_NAME = 'spring.config.name';
+
+/** One configuration file a config data location gives, with the profile a profile-specific variant is for. */
+interface LocatedFile {
+  path: string;
+  profile: string | null;
+}
+
+/**
+ * Spring Boot's config data locations a deployment gives a service (`SPRING_CONFIG_LOCATION=file:/config-repo/
+ * application.yml,file:/config-repo/orders.yml`, `SPRING_CONFIG_ADDITIONAL_LOCATION`), read where the container sees
+ * the estate's files: an absolute path through the unit's bind mounts (`./config-repo:/config-repo`), `classpath:`
+ * from the service's own resources; a relative path (the container's working directory) is not known. A location
+ * is a file, or a directory (ending in `/`) holding `<spring.config.name>.properties|yml|yaml` (`application`);
+ * either way the `<name>-<profile>` variant beside it is loaded for each profile the unit activates. Later locations
+ * win over earlier ones; a variant's values go to its profile. They rank over the service's own files (which stay
+ * under them: the service also runs where the variable is not set) and under the deployment's environment variables,
+ * and a `spring.application.name` they set names the service. Units that locate different files apply none.
+ */
+function applyConfigLocations(scope: Scope, readText: (relPath: string) => string | undefined, warnings: string[]): void {
+  const lists = new Map<string, { unit: DeploymentUnit; files: LocatedFile[] }>();
+  for (const unit of scope.runBy) {
+    const env = (key: string): string | undefined => unit.env.find((e) => e.value !== undefined && (relaxedEnvKey(e.name) === key || environmentForms(key).includes(e.name.toUpperCase())))?.value;
+    const locations = [env(CONFIG_LOCATION), env(CONFIG_ADDITIONAL_LOCATION)].filter((l): l is string => !!l?.trim());
+    if (!locations.length) continue;
+    const names = (env(CONFIG_NAME) ?? 'application').split(',').map((n) => n.trim()).filter(Boolean);
+    const profiles = activeProfiles(env('spring.profiles.active') ?? scope.filesActiveProfiles, scope.config);
+    const files: LocatedFile[] = [];
+    for (const location of locations.flatMap((l) => l.split(','))) {
+      for (const base of locatedFiles(location.trim(), unit, scope, names)) {
+        for (const ext of base.exts) {
+          const path = `${base.stem}.${ext}`;
+          if (safeRead(readText, path) !== undefined && !files.some((f) => f.path === path)) files.push({ path, profile: null });
+        }
+      }
+    }
+    // Profile-specific variants rank over every plain file, in the order of their locations.
+    const plain = [...files];
+    for (const p of profiles) {
+      for (const f of plain) {
+        const dot = f.path.lastIndexOf('.');
+        const path = `${f.path.slice(0, dot)}-${p}${f.path.slice(dot)}`;
+        if (safeRead(readText, path) !== undefined && !files.some((x) => x.path === path)) files.push({ path, profile: p });
+      }
+    }
+    if (files.length) lists.set(JSON.stringify(files), { unit, files });
+  }
+  if (!lists.size) return;
+  if (lists.size > 1) {
+    warnings.push(`${scope.name}: its deployment units locate different configuration files (${[...lists.values()].map((l) => `${l.unit.id}: ${l.files.map((f) => f.path).join(', ')}`).join('; ')}); none is applied`);
+    return;
+  }
+  const { files } = [...lists.values()][0]!;
+  let named: { name: string; file: string } | undefined;
+  for (const f of files) {
+    const text = safeRead(readText, f.path)!;
+    scope.configLocationFiles.push(f.path);
+    for (const { doc, profile } of profiledDocuments(f.path, text, warnings, f.profile)) {
+      if (profile !== null) {
+        const layer = (scope.profiles[profile] ??= {});
+        for (const [k, v] of doc.values) if (!setByEnvironment(scope, k)) layer[k] = v;
+        continue;
+      }
+      for (const [k, v] of doc.values) {
+        if (setByEnvironment(scope, k)) continue;
+        scope.config[k] = v;
+        scope.configOrigins[k] = f.path;
+        scope.configLines[k] = doc.lines.get(k) ?? 0;
+        delete scope.configHoles[k];
+        if (k === 'spring.application.name') named = { name: v, file: f.path };
+      }
+    }
+  }
+  if (named) {
+    const name = resolvePlaceholders(named.name, new Map(Object.entries(scope.config)))?.trim();
+    if (name) {
+      scope.name = name;
+      scope.nameFrom = 'spring.application.name';
+      scope.applicationNameFile = named.file;
+    }
+  }
+}
+
+/**
+ * The files one config data location names, as a stem (relative to the root, without extension) and the extensions
+ * to try (lowest precedence first): a file as named, a directory's `<name>.*` for each config name.
+ */
+function locatedFiles(written: string, unit: DeploymentUnit, scope: Scope, names: readonly string[]): { stem: string; exts: string[] }[] {
+  const location = written.replace(/^optional:/, '');
+  if (!location || location.includes('*') || location.includes('${')) return [];
+  let path: string | undefined;
+  const classpath = /^classpath\*?:\/?(.*)$/.exec(location);
+  if (classpath) {
+    const own = scope.units.find((u) => u.deployable) ?? scope.units[0];
+    path = joinRel(joinRel(own?.dir ?? scope.dir, 'src/main/resources'), classpath[1]!);
+  } else {
+    const file = /^(?:file:)?(\/[^:]*)$/.exec(location.replace(/^file:\/\/(?=\/)/, 'file:'));
+    if (!file) return [];
+    const absolute = file[1]!.replace(/\/{2,}/g, '/');
+    const bind = (unit.binds ?? []).filter((b) => absolute === b.target || absolute.startsWith(`${b.target}/`)).sort((a, b) => b.target.length - a.target.length)[0];
+    if (!bind) return [];
+    const rest = absolute.slice(bind.target.length).replace(/^\/+/, '');
+    path = rest ? joinRel(bind.source, rest) : bind.source;
+  }
+  if (location.endsWith('/')) return names.map((n) => ({ stem: joinRel(path!.replace(/\/+$/, ''), n), exts: CONFIG_FORMATS }));
+  const dot = path.lastIndexOf('.');
+  const ext = dot > path.lastIndexOf('/') ? path.slice(dot + 1) : '';
+  return CONFIG_FORMATS.includes(ext) ? [{ stem: path.slice(0, dot), exts: [ext] }] : [];
 }
 
 /** The directories (relative to the root) a native config server reads, from its search locations. */
@@ -704,6 +824,7 @@ function toServiceInfo(scope: Scope, rootName: string): ServiceInfo {
   if (Object.keys(scope.environments).length) info.environments = scope.environments;
   if (scope.declaredCallees.length) info.declaredCallees = scope.declaredCallees;
   if (scope.configServerFiles.length) info.configServerFiles = scope.configServerFiles;
+  if (scope.configLocationFiles.length) info.configLocationFiles = scope.configLocationFiles;
   if (scope.nacosConfigs.length) info.nacosConfigs = scope.nacosConfigs;
   if (scope.applicationNameFile) info.applicationNameFile = scope.applicationNameFile;
   return info;
@@ -923,8 +1044,15 @@ export class HostIndex extends Map<string, string> {
   /** DNS names without a namespace → owner, or null when several claim one. */
   private readonly anyNamespace = new Map<string, string | null>();
 
+  /** Host templates as patterns (each hole one or more characters of a DNS label, the same hole the same text) → owners. */
+  private readonly templates: { pattern: RegExp; owner: string }[] = [];
+
   constructor(owners: readonly HostClaims[] = []) {
     super();
+    for (const o of owners) for (const t of o.hostTemplates ?? []) {
+      const pattern = templatePattern(t);
+      if (pattern) this.templates.push({ pattern, owner: o.name });
+    }
     const claims = new Map<string, Set<string>>();
     const claim = (form: string, owner: string): void => {
       const key = form.toLowerCase();
@@ -956,12 +1084,41 @@ export class HostIndex extends Map<string, string> {
     const own = super.get(h);
     if (own !== undefined || this.ambiguous.has(h)) return own;
     const name = serviceOfDnsName(h);
-    return name === undefined ? undefined : (this.anyNamespace.get(name) ?? undefined);
+    const named = name === undefined ? undefined : (this.anyNamespace.get(name) ?? undefined);
+    if (named !== undefined || h.includes('${')) return named;
+    // A host an environment states in full (`orders-aat.service.internal`), of a template an owner's ingress gives
+    // (`orders-${.values.global.environment}.service.internal`): that owner's, when no other template takes it.
+    const owners = new Set(this.templates.filter((t) => t.pattern.test(h)).map((t) => t.owner));
+    return owners.size === 1 ? [...owners][0] : undefined;
   }
 
   override has(host: string): boolean {
     return this.get(host) !== undefined;
   }
+}
+
+/**
+ * A host template as a pattern of the hosts it stands for: each `${…}` hole one or more characters of a DNS label,
+ * a hole written twice the same text both times. Undefined without a hole, or when the first label is all holes
+ * (`${name}.internal` says nothing of whose host it is).
+ */
+function templatePattern(template: string): RegExp | undefined {
+  const t = template.toLowerCase();
+  if (!t.includes('${') || !/[a-z0-9]/.test(t.split('.')[0]!.replace(/\$\{[^}]*\}/g, ''))) return undefined;
+  const groups = new Map<string, number>();
+  let source = '';
+  let last = 0;
+  for (const m of t.matchAll(/\$\{([^}]*)\}/g)) {
+    source += escapeRegExp(t.slice(last, m.index));
+    const seen = groups.get(m[1]!);
+    if (seen !== undefined) source += `\\${seen}`;
+    else {
+      groups.set(m[1]!, groups.size + 1);
+      source += '([a-z0-9-]+)';
+    }
+    last = m.index + m[0].length;
+  }
+  return new RegExp(`^${source}${escapeRegExp(t.slice(last))}$`);
 }
 
 /** `account.obaas-dev`, `account.obaas-dev.svc`, `account.obaas-dev.svc.cluster.local` → `account`. */
@@ -992,6 +1149,29 @@ export function hostTemplateOf(pieces: readonly ({ s: string; hole?: undefined }
   }
   const m = /^(?:[a-z][a-z0-9+.-]*:)?\/\/((?:[^/:?#$]|\$\{[^}]*\})+)/i.exec(text);
   return m ? m[1]!.toLowerCase() : undefined;
+}
+
+/**
+ * Whether a host template names a host outside the estate: its holes are all parts the deployment platform fills in
+ * (Helm values, `.Values.global.environment`; pipeline substitutions, `$SERVICE_FQDN`), so the literal rest is the
+ * host's identity, and that identity — its first label without the holes — is no name any service or deployment of
+ * the estate is known by, nor a prefix or extension of one (`ccpay-bulkscanning-api-${env}.service.internal`, where the
+ * estate runs bulk-scan-processor and bulk-scan-orchestrator). A template no owner claims but that starts like one of
+ * theirs is not said to be outside: it may be theirs under a form the manifests do not give.
+ */
+export function isOutsideHostTemplate(template: string, owners: readonly HostClaims[]): boolean {
+  const keys = [...template.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]!);
+  if (!keys.length || !keys.every((k) => k.startsWith('.values.') || k.startsWith('$'))) return false;
+  const identity = (host: string): string => host.toLowerCase().split('.')[0]!.replace(/\$\{[^}]*\}/g, '').replace(/^[-_]+|[-_]+$/g, '');
+  const own = identity(template);
+  if (own.length < 3) return false;
+  for (const o of owners) {
+    for (const h of [o.name, ...o.hosts, ...(o.hostTemplates ?? []), ...(o.dnsNames ?? []).map((d) => d.name)]) {
+      const theirs = identity(h);
+      if (theirs && (own.startsWith(theirs) || theirs.startsWith(own))) return false;
+    }
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -12,6 +12,34 @@ export const MAX_EXPANDED_NODES = 50_000;
 const MAX_DEPTH = 64;
 const NULL_SCALARS = new Set(['~', 'null', 'Null', 'NULL']);
 
+/** Flow collections (`{`, `[`) nested deeper than this are not read: the parser recurses once per level. */
+export const MAX_FLOW_DEPTH = 256;
+
+/**
+ * The documents of a YAML text as the `yaml` package parses them, scalars as strings (Spring binds them itself),
+ * or the reason it is not read: flow collections nested past MAX_FLOW_DEPTH (the line where they do).
+ */
+export function parseYaml(text: string, counter: YAML.LineCounter, merge = true): YAML.Document.Parsed[] | { tooDeep: number } {
+  const deep = flowTooDeep(text);
+  if (deep !== undefined) return { tooDeep: deep };
+  const docs = YAML.parseAllDocuments(text, { schema: 'failsafe', merge, logLevel: 'silent', lineCounter: counter, uniqueKeys: false, prettyErrors: false });
+  return Array.isArray(docs) ? (docs as YAML.Document.Parsed[]) : [];
+}
+
+/** The line where flow collections nest past MAX_FLOW_DEPTH. Brackets in quotes count too: an over-count only skips a text no configuration writes. */
+export function flowTooDeep(text: string): number | undefined {
+  let depth = 0;
+  let line = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) line++;
+    else if (c === 123 || c === 91) {
+      if (++depth > MAX_FLOW_DEPTH) return line;
+    } else if ((c === 125 || c === 93) && depth > 0) depth--;
+  }
+  return undefined;
+}
+
 export interface FlatDocument {
   values: Map<string, string>;
   lines: Map<string, number>;
@@ -24,12 +52,16 @@ export function flatYamlDocuments(path: string, text: string, warnings: string[]
   const counter = new YAML.LineCounter();
   let docs: YAML.Document.Parsed[];
   try {
-    docs = YAML.parseAllDocuments(text, { schema: 'failsafe', merge: true, logLevel: 'silent', lineCounter: counter, uniqueKeys: false }) as YAML.Document.Parsed[];
+    const parsed = parseYaml(text, counter);
+    if ('tooDeep' in parsed) {
+      warnings.push(`${path}:${parsed.tooDeep}: YAML nested more than ${MAX_FLOW_DEPTH} levels deep; skipped`);
+      return [];
+    }
+    docs = parsed;
   } catch (error) {
     warnings.push(`${path}:1: cannot parse YAML (${firstLine(error)}); skipped`);
     return [];
   }
-  if (!Array.isArray(docs)) return [];
   const lineOf = (node: unknown, fallback: number): number => {
     const range = (node as { range?: [number, number, number] | null } | null)?.range;
     return range ? counter.linePos(range[0]).line : fallback;
@@ -39,7 +71,7 @@ export function flatYamlDocuments(path: string, text: string, warnings: string[]
     const start = lineOf(doc.contents, lineOf(doc, 1));
     if (doc.errors.length) {
       const e = doc.errors[0]!;
-      warnings.push(`${path}:${e.linePos?.[0]?.line ?? start}: malformed YAML (${firstLine(e)}); document skipped`);
+      warnings.push(`${path}:${counter.linePos(e.pos[0]).line}: malformed YAML (${firstLine(e)}); document skipped`);
       continue;
     }
     const anchors = anchorTargets(doc);
@@ -98,7 +130,7 @@ export function flatYamlDocuments(path: string, text: string, warnings: string[]
  * Each alias of a document with the node it refers to: the closest anchor of that name before it, in document
  * order (an anchor may be redefined). One pass, instead of a search of the document per alias.
  */
-function anchorTargets(doc: YAML.Document.Parsed): Map<unknown, unknown> {
+export function anchorTargets(doc: YAML.Document.Parsed): Map<unknown, unknown> {
   const defined = new Map<string, unknown>();
   const out = new Map<unknown, unknown>();
   YAML.visit(doc, (_key, node) => {
@@ -114,7 +146,7 @@ function anchorTargets(doc: YAML.Document.Parsed): Map<unknown, unknown> {
 }
 
 /** The node count of `root` with aliases expanded, counting up to just past `limit` (each anchor measured once). */
-function expandedSize(root: unknown, anchors: Map<unknown, unknown>, limit: number): number {
+export function expandedSize(root: unknown, anchors: Map<unknown, unknown>, limit: number): number {
   const sizes = new Map<unknown, number>();
   const measuring = new Set<unknown>();
   const size = (node: unknown, depth: number): number => {

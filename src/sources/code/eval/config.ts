@@ -48,19 +48,22 @@ export class ConfigView {
   }
 
   /**
-   * The value of a key: the default profile's; where it sets none, every other profile's and deployment
-   * environment's (each value saying which); undefined when nothing sets it.
+   * The value of a key: the default profile's, and each deployment environment's (`helm:prod`: the service runs
+   * there too, and its variables may set the key otherwise); where the default sets none, every other profile's
+   * as well (each value saying which); undefined when nothing sets it.
    */
   value(key: string): Value[] | undefined {
     const hole = this.hole(key);
     if (hole) return hole;
     const found: Value[][] = [];
+    let defaulted = false;
     for (const layer of this.layers) {
+      if (defaulted && !layer.profile?.includes(':')) continue;
       const entry = this.entry(layer.values, key);
       if (!entry) continue;
       const from = `${this.origins[entry.key] ?? 'configuration'}: ${entry.key}`;
       found.push(this.expand(entry.value, layer.values, 0).map((v) => ({ ...v, from: [...new Set([from, ...v.from])], ...(layer.profile ? { profile: layer.profile } : {}) })));
-      if (layer.profile === null) break;
+      if (layer.profile === null) defaulted = true;
     }
     return found.length ? union(...found) : undefined;
   }
@@ -68,6 +71,20 @@ export class ConfigView {
   /** What a key holds: its value, an object bound under it when keys lie below it, or undefined. */
   lookup(key: string): Value[] | undefined {
     return this.value(key) ?? (this.hasUnder(key) ? boundObject(key) : undefined);
+  }
+
+  /** The elements of a list the configuration gives under `prefix` (`a.items[0]`, `a.items[1]`…), in any layer, in order. */
+  elements(prefix: string): string[] {
+    const canonical = `${canonicalKey(prefix)}[`;
+    const indices = new Set<number>();
+    for (const l of this.layers) {
+      for (const k of l.values.keys()) {
+        if (!k.startsWith(canonical)) continue;
+        const index = /^(\d+)\]/.exec(k.slice(canonical.length));
+        if (index) indices.add(Number(index[1]));
+      }
+    }
+    return [...indices].sort((a, b) => a - b).map((i) => `${prefix}[${i}]`);
   }
 
   hasUnder(prefix: string): boolean {
@@ -96,12 +113,18 @@ export class ConfigView {
       const found = this.entry(values, key);
       const hole = this.hole(key);
       let part: Value[];
+      const everywhere = profiles ? this.value(key) : undefined;
       if (hole) part = hole;
+      // At the top level, the key's value in every layer that gives it (deployment environments included).
+      else if (everywhere) part = everywhere;
       else if (found) {
         const from = `${this.origins[found.key] ?? 'configuration'}: ${found.key}`;
         part = this.expand(found.value, values, depth + 1).map((v) => ({ ...v, from: [...new Set([from, ...v.from])] }));
-      } else if (profiles && this.value(key)) part = this.value(key)!;
-      else if (colon >= 0) part = this.expand(body.slice(colon + 1), values, depth + 1);
+      } else if (colon >= 0) {
+        part = this.expand(body.slice(colon + 1), values, depth + 1);
+        // An empty default stands for "not configured": the value says which key it stopped at.
+        if (part.every((v) => !v.pieces.length && v.bound === undefined && !v.instance)) part = part.map((v) => ({ ...v, unset: key }));
+      }
       else part = unknown(`configuration key ${key}, set by no file in the estate`, { kind: 'configuration', at: key });
       out = concat(out, part);
       i = end + 1;

@@ -64,6 +64,17 @@ type CallExpr = Extract<Expr, { k: 'call' }>;
 export function argumentFor(member: MemberEntry, call: CallFacts, index: number): Expr | undefined {
   const param = member.facts.params[index];
   if (!param) return undefined;
+  if (member.facts.extensionReceiver) {
+    // A Kotlin extension's first parameter is its receiver: the call's, else the caller's own (`this`).
+    if (index === 0) return call.receiver ?? { k: 'this' };
+    return argumentAt(member.facts.params.slice(1), call, index - 1);
+  }
+  return argumentAt(member.facts.params, call, index);
+}
+
+function argumentAt(params: MemberFacts['params'], call: CallFacts, index: number): Expr | undefined {
+  const param = params[index];
+  if (!param) return undefined;
   const values = call.values ?? [];
   if (call.argNames) {
     const named = call.argNames.indexOf(param.name);
@@ -74,6 +85,30 @@ export function argumentFor(member: MemberEntry, call: CallFacts, index: number)
     return param.default;
   }
   return values[index] ?? param.default;
+}
+
+/** The object a configuring call is made on, as its steps name it (see `Evaluator.configuringSteps`). */
+const CONFIGURED = { k: 'name', name: '$configured$' } as const;
+
+/** The receiver parameter of a Kotlin extension function, as the parser names it. */
+const RECEIVER = { k: 'name', name: '$receiver' } as const;
+/** At most this many combinations of operand values one text operation makes. */
+const MAX_COMBINATIONS = 32;
+/** Collections Spring binds a configuration list to. */
+const LIST_TYPES = new Set(['List', 'Set', 'Collection', 'Iterable', 'ArrayList', 'LinkedList', 'HashSet', 'LinkedHashSet', 'MutableList', 'MutableSet']);
+/** The value a chain on a function argument's parameter has reached (see `lambdaValues`). */
+const CHAIN = { k: 'name', name: '$chain' } as const;
+type LambdaExpr = Extract<Expr, { k: 'lambda' }>;
+
+/** The calls of `expr` down to the name `param` it starts from, innermost first; undefined when it starts elsewhere. */
+function chainOn(expr: Expr, param: string): CallExpr[] | undefined {
+  const out: CallExpr[] = [];
+  let e: Expr | undefined = expr;
+  while (e?.k === 'call') {
+    out.unshift(e);
+    e = e.of;
+  }
+  return e?.k === 'name' && e.name === param && out.length ? out : undefined;
 }
 
 /**
@@ -126,6 +161,8 @@ function annotationValue(annotations: readonly AnnotationFacts[], name: string, 
  */
 export class Evaluator {
   private readonly fieldCache = new Map<string, Value[]>();
+  private elementLists?: Map<string, string[]>;
+  private referencedMethods?: Set<string>;
   private readonly paramCache = new Map<string, Value[]>();
   private readonly active = new Set<string>();
   private callIndex: Map<string, { caller: MemberEntry; call: CallFacts }[]> | undefined;
@@ -145,26 +182,32 @@ export class Evaluator {
    * in the value (a URL's host or start, a whole destination), or when a call site passes it a path (text with a
    * `/`); one that only fills a path variable (`/stations/` + name) leaves the value where it is, as that variable.
    * `compute` evaluates the value with the given bindings of `member`'s parameters (undefined: as the evaluator would
-   * on its own).
+   * on its own) and, when it takes them, the objects `this` stands for.
+   *
+   * An object's method whose value its fields give, fields its constructor arguments set (`new SendHelper(ordersClient)`
+   * in one bean method, `new SendHelper(auditClient)` in another), does not choose either when its callers call it on
+   * such objects: each call site does, by the object it calls it on — when every call site calls it on objects the
+   * estate makes, and the value of one differs from the method's own.
    */
   choosers<T>(
     member: MemberEntry,
     line: number,
-    compute: (bindings: ReadonlyMap<string, Value[]> | undefined) => T,
+    compute: (bindings: ReadonlyMap<string, Value[]> | undefined, self?: readonly Instance[]) => T,
     valuesOf: (result: T) => readonly Value[],
     decides: (values: readonly Value[], marker: string) => boolean,
     depth = 0,
   ): { member: MemberEntry; line: number; result: T }[] {
     const own = (variables?: ReadonlyMap<string, Value[]>): { member: MemberEntry; line: number; result: T }[] => [{ member, line, result: compute(variables) }];
     const params = member.facts.params;
-    if (!params.length || depth >= MAX_CHOOSER_DEPTH) return own();
+    if (depth >= MAX_CHOOSER_DEPTH) return own();
     const key = `${member.qn}#choose`;
     if (this.active.has(key)) return own();
+    if (!params.length) return this.chosenByObject(member, line, compute, valuesOf, decides, depth, key, own);
     const markerOf = (i: number): string => `${member.qn}#${i}`;
     const markers = new Map(params.map((p, i) => [p.name, [{ pieces: [{ hole: { origin: `parameter ${p.name}`, name: p.name, kind: 'parameter' as const, marker: markerOf(i) } }], from: [] }]]));
     const probe = valuesOf(compute(markers));
     const used = params.map((_, i) => probe.some((v) => v.pieces.some((piece) => piece.hole?.marker === markerOf(i))));
-    if (!used.some(Boolean)) return own();
+    if (!used.some(Boolean)) return this.chosenByObject(member, line, compute, valuesOf, decides, depth, key, own);
     const sites = this.choosingSitesOf(member);
     // A parameter that only fills a path variable stays one (`{name}`), whatever its call sites pass.
     const variables = new Map(params.filter((_, i) => used[i]).map((p) => [p.name, unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) })]));
@@ -175,21 +218,70 @@ export class Evaluator {
         const arg = used[i] ? argumentFor(member, call, i) : undefined;
         return arg !== undefined && this.values(arg, { owner: caller.owner, member: caller, line: call.line }).some((v) => v.pieces.length > 0 && v.pieces.every((x) => x.s !== undefined) && render(v).includes('/'));
       }));
-      if (!decisive) return own(variables);
+      if (!decisive) {
+        this.active.delete(key);
+        return this.chosenByObject(member, line, compute, valuesOf, decides, depth, key, own, variables);
+      }
       // A helper nothing in the estate calls chooses nothing (an overload left unused); a framework calls an entry point.
       if (!sites.length) return this.isEntryPoint(member) ? own() : [];
+      // A compute that takes the objects `this` stands for gets them at each call site too (their receivers).
+      const takesSelf = compute.length >= 2;
+      return sites.flatMap(({ caller, call }) => {
+        const atCaller = (outer: ReadonlyMap<string, Value[]> | undefined, outerSelf?: readonly Instance[]): T => {
+          const at: Site = { owner: caller.owner, member: caller, line: call.line, ...(outer ? { bindings: outer } : {}) };
+          const bound = new Map<string, Value[]>();
+          params.forEach((p, i) => {
+            const arg = argumentFor(member, call, i);
+            if (used[i]) bound.set(p.name, arg ? this.values(arg, at) : unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) }));
+          });
+          return takesSelf ? compute(bound, this.receiverObjects(member, call, at, outerSelf)) : compute(bound);
+        };
+        return this.choosers(
+          caller,
+          call.line,
+          takesSelf ? atCaller : (outer: ReadonlyMap<string, Value[]> | undefined) => atCaller(outer),
+          valuesOf,
+          decides,
+          depth + 1,
+        );
+      });
+    } finally {
+      this.active.delete(key);
+    }
+  }
+
+  /**
+   * Where a value an object's fields give is chosen: at each call site, by the object it calls the method on (see
+   * {@link choosers}); else at the method itself.
+   */
+  private chosenByObject<T>(
+    member: MemberEntry,
+    line: number,
+    compute: (bindings: ReadonlyMap<string, Value[]> | undefined, self?: readonly Instance[]) => T,
+    valuesOf: (result: T) => readonly Value[],
+    decides: (values: readonly Value[], marker: string) => boolean,
+    depth: number,
+    key: string,
+    own: (variables?: ReadonlyMap<string, Value[]>) => { member: MemberEntry; line: number; result: T }[],
+    variables?: ReadonlyMap<string, Value[]>,
+  ): { member: MemberEntry; line: number; result: T }[] {
+    if (compute.length < 2 || member.facts.kind !== 'method' || member.facts.modifiers.includes('static') || member.owner.facts.kind !== 'class') return own(variables);
+    const sites = this.choosingSitesOf(member);
+    if (!sites.length || sites.length > MAX_CHOOSER_SITES || sites.some(({ call }) => !call.receiver || call.receiver.k === 'this' || call.receiver.k === 'super')) return own(variables);
+    this.active.add(key);
+    try {
+      const objects = sites.map(({ caller, call }) => this.receiverObjects(member, call, { owner: caller.owner, member: caller, line: call.line }));
+      if (objects.some((o) => !o)) return own(variables);
+      const keyOf = (values: readonly Value[]): string => values.map(render).sort().join('\u0000');
+      const whole = keyOf(valuesOf(compute(variables)));
+      if (objects.every((o) => keyOf(valuesOf(compute(variables, o))) === whole)) return own(variables);
       return sites.flatMap(({ caller, call }) =>
         this.choosers(
           caller,
           call.line,
-          (outer) => {
+          (outer, outerSelf) => {
             const at: Site = { owner: caller.owner, member: caller, line: call.line, ...(outer ? { bindings: outer } : {}) };
-            const bound = new Map<string, Value[]>();
-            params.forEach((p, i) => {
-              const arg = argumentFor(member, call, i);
-              if (used[i]) bound.set(p.name, arg ? this.values(arg, at) : unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) }));
-            });
-            return compute(bound);
+            return compute(variables, this.receiverObjects(member, call, at, outerSelf));
           },
           valuesOf,
           decides,
@@ -199,6 +291,19 @@ export class Evaluator {
     } finally {
       this.active.delete(key);
     }
+  }
+
+  /**
+   * The objects of project classes a call of an object's method is made on (`helper.send(…)` with `helper` a bean made
+   * by `new SendHelper(…)`), each as its constructor arguments; undefined unless every value of the receiver is one of
+   * the method's class (or a subclass). `self`: the objects the caller's `this` stands for.
+   */
+  private receiverObjects(member: MemberEntry, call: CallFacts, at: Site, self?: readonly Instance[]): Instance[] | undefined {
+    const receiver = call.receiver;
+    if (!receiver || receiver.k === 'this' || receiver.k === 'super') return undefined;
+    const values = union(...(self?.length ? self.map((instance) => this.values(receiver, { ...at, instance })) : [this.values(receiver, at)]));
+    if (!values.length || !values.every((v) => v.instance && this.model.ancestors(v.instance.type).project.includes(member.owner))) return undefined;
+    return values.map((v) => v.instance!);
   }
 
   /** The call sites that choose a helper's arguments: calls of it, and calls of the methods it overrides or implements. */
@@ -216,10 +321,21 @@ export class Evaluator {
   /** A method a framework calls: a handler, listener, scheduled task or bean, or one that overrides a library type's. */
   private isEntryPoint(member: MemberEntry): boolean {
     if (member.facts.annotations.some((a) => ENTRY_POINT_ANNOTATIONS.has(a.name))) return true;
+    // Passed as a method reference (`.map(this::loadByUrl)`): called by code the estate does not show, with values it does not state.
+    if (this.methodReferenced().has(member.facts.name)) return true;
     const overrides = member.facts.annotations.some((a) => a.name === 'Override') || member.facts.modifiers.includes('override');
     if (!overrides) return false;
     const { project, external } = this.model.ancestors(member.owner);
     return external.length > 0 && !project.some((t) => t !== member.owner && this.model.methodsNamed(t, member.facts.name).length > 0);
+  }
+
+  /** The method names the estate passes as method references (`this::loadByUrl`, `Type::name`), by name. */
+  private methodReferenced(): Set<string> {
+    if (!this.referencedMethods) {
+      this.referencedMethods = new Set();
+      for (const t of this.model.types) for (const m of t.members) for (const c of m.facts.calls) for (const a of c.args) for (const ref of a.matchAll(/::\s*([A-Za-z_$][\w$]*)/g)) this.referencedMethods.add(ref[1]!);
+    }
+    return this.referencedMethods;
   }
 
   /** The values of an expression at a site. */
@@ -246,6 +362,10 @@ export class Evaluator {
         return this.callValues(expr, site, depth);
       case 'new':
         return this.creation(expr, site, depth);
+      case 'this':
+        // In a Kotlin extension function, `this` is the receiver it extends (its first parameter).
+        if (!expr.qualifier && site.member?.facts.extensionReceiver) return this.nameValues(RECEIVER.name, site, depth);
+        return unknown('this', { kind: 'expression', at: 'this' });
       case 'class_literal': {
         // `Order.class` where a string is wanted (an Eventuate aggregate type): the class's qualified name.
         const target = this.model.resolveType(expr.type, site.owner);
@@ -353,6 +473,35 @@ export class Evaluator {
     return 'ANY';
   }
 
+  /**
+   * The value of a function argument (`uri(b -> b.path("/x").build())`, Kotlin's `uri { it.path("/x").build() }`):
+   * its body's, its parameters empty (the builder the call gives starts from the client's base URL). A lambda's
+   * parameter states no type, so a chain on it goes through the rows of the type the call's library row says the
+   * function is given.
+   */
+  private lambdaValues(lambda: LambdaExpr, call: CallExpr | Extract<Expr, { k: 'new' }>, site: Site, depth: number): Value[] {
+    if (!lambda.body) return unknown('a function whose value is not one expression', { kind: 'expression' });
+    const bindings = new Map(site.bindings ?? []);
+    for (const p of lambda.params) bindings.set(p, literal(''));
+    const inner: Site = { ...site, line: lambda.line, bindings };
+    const given = call.k === 'call' ? this.libraryCall(call, site)?.lambda : undefined;
+    const chain = given && lambda.params.length === 1 ? chainOn(lambda.body, lambda.params[0]!) : undefined;
+    if (!given || !chain) return this.values(lambda.body, inner, depth + 1);
+    let type: string = given;
+    let value: Value[] = literal('');
+    for (const step of chain) {
+      // Kotlin's scope functions `apply` and `also` give back their receiver: the chain goes on from the same value.
+      if ((step.name === 'apply' || step.name === 'also') && step.args?.length === 1 && step.args[0]!.k === 'lambda') continue;
+      const row = this.library.method(type, step.name);
+      if (!row?.value) return unknown(`${step.name} on ${type.slice(type.lastIndexOf('.') + 1)}, which the library table does not follow`, { kind: 'expression', at: step.name });
+      bindings.set(CHAIN.name, value);
+      value = this.apply(row.value, { ...step, of: CHAIN }, inner, depth + 1);
+      if (!row.returns) break;
+      type = row.returns;
+    }
+    return value;
+  }
+
   /** Applies a value operation of the library table to a call. */
   apply(op: ValueOp, expr: CallExpr | Extract<Expr, { k: 'new' }>, site: Site, depth: number): Value[] {
     const args = expr.args ?? [];
@@ -362,6 +511,7 @@ export class Evaluator {
       if (o === 'empty') return literal('');
       if (o.startsWith("'")) return literal(o.slice(1, -1));
       if (o.startsWith('super')) return this.superArgument(expr, Number(o.slice(5)), site, depth);
+      if (o.startsWith('typearg')) return this.typeArgument(expr, Number(o.slice(7)), site);
       const named = /^arg(\d):(\w+)$/.exec(o);
       if (named) {
         // A Kotlin named argument, else the argument at its position (positional ones come first).
@@ -369,11 +519,13 @@ export class Evaluator {
         const at = names.indexOf(named[2]!);
         const index = at >= 0 ? at : Number(named[1]);
         const arg = at >= 0 || (names[index] ?? null) === null ? args[index] : undefined;
+        if (arg?.k === 'lambda') return this.lambdaValues(arg, expr, site, depth);
         return arg ? this.values(arg, site, depth + 1) : unknown(`argument ${named[2]} of ${expr.k === 'call' ? expr.name : 'new'}`, { kind: 'expression' });
       }
       const n = Number(o.replace(/^args?/, ''));
       if (o.startsWith('args')) return args.slice(n).reduce<Value[]>((acc, a) => joinPath(acc, this.values(a, site, depth + 1)), literal(''));
       const a = args[n];
+      if (a?.k === 'lambda') return this.lambdaValues(a, expr, site, depth);
       return a ? this.values(a, site, depth + 1) : unknown(`argument ${n + 1} of ${expr.k === 'call' ? expr.name : 'new'}`, { kind: 'expression' });
     };
     const [a = 'empty', b = 'empty'] = op.operands;
@@ -405,6 +557,61 @@ export class Evaluator {
         const n = Number(b.replace(/^args/, ''));
         return format(operand(a), args.slice(n).map((x) => this.values(x, site, depth + 1)));
       }
+      case 'method': {
+        // `method(target, name, 'default')`: a listener reference `pkg.Type#name` (a MessageListenerAdapter's delegate method).
+        const [target = 'empty', name = 'empty', fallback = 'empty'] = op.operands;
+        const member = site.member ?? this.contextMember(site.owner);
+        const at = /^arg(\d)$/.exec(name);
+        const nameArg = at ? args[Number(at[1])] : undefined;
+        const typed = nameArg && member ? this.resolver.typeOf(nameArg, member, site.line) : undefined;
+        const stringTyped = typed !== undefined && !('unknown' in typed) && /^(?:java\.lang\.|kotlin\.)?String$/.test(typed.target.external ?? '');
+        const names = at ? (stringTyped ? operand(name) : operand(fallback)) : operand(name);
+        let classes: Value[];
+        const targetArg = /^arg(\d)$/.exec(target);
+        if (targetArg) {
+          const arg = args[Number(targetArg[1])];
+          const t = arg && member ? this.resolver.typeOf(arg, member, site.line) : undefined;
+          const entry = t && !('unknown' in t) && !t.isType ? t.target.entry : undefined;
+          classes = entry ? literal(entry.qn) : unknown(`the class of ${arg ? exprText(arg) : 'the listener object'}`, { kind: 'expression' });
+        } else {
+          // A listener reference keeps its class (`setDefaultListenerMethod(m)` on an adapter).
+          classes = operand(target).map((v) => {
+            const ref = v.pieces.length && v.pieces.every((p) => p.s !== undefined) ? /^([\w.$]+)#[\w$]+$/.exec(render(v)) : null;
+            return ref ? literal(ref[1]!)[0]! : { pieces: [{ hole: { origin: 'the listener object', kind: 'expression' as const } }], from: v.from };
+          });
+        }
+        return union(...classes.map((c) => concat([c], concat(literal('#'), names))));
+      }
+      case 'config': {
+        // `config('prefix.{}.name', argN)`: the configuration value at the key the operand completes (a queue
+        // registry that names queues by an id). An operand the estate does not state keeps its holes.
+        const template = a.slice(1, -1);
+        const config = this.configFor(site.owner);
+        return union(
+          ...operand(b).map((v) => {
+            if (v.instance || v.bound !== undefined || v.pieces.some((p) => p.hole)) return [v];
+            const key = template.replace('{}', render(v));
+            return config?.lookup(key) ?? unknown(`configuration key ${key}, set by no file in the estate`, { kind: 'configuration', at: key });
+          }),
+        );
+      }
+      case 'placeholders': {
+        // A text whose `{}` are the operands, in order, then its `${…}` placeholders resolved against the service's
+        // configuration; an operand the estate does not state keeps its holes, the text around it resolved.
+        const parts = a.slice(1, -1).split('{}');
+        const config = this.configFor(site.owner);
+        const resolve = (text: string): Value[] => (!text ? literal('') : (config?.placeholders(text) ?? literal(text)));
+        let combos: Value[][] = [[]];
+        for (const o of op.operands.slice(1, parts.length)) combos = combos.flatMap((c) => operand(o).map((v) => [...c, v])).slice(0, MAX_COMBINATIONS);
+        return union(
+          ...combos.map((values) => {
+            const objects = values.find((v) => v.instance || v.bound !== undefined);
+            if (objects) return [objects];
+            if (values.every((v) => v.pieces.every((p) => p.s !== undefined))) return resolve(parts.map((part, i) => `${part}${values[i] ? render(values[i]!) : ''}`).join(''));
+            return parts.reduce<Value[]>((acc, part, i) => concat(concat(acc, resolve(part)), values[i] ? [values[i]!] : literal('')), literal(''));
+          }),
+        );
+      }
       default:
         return unknown(`library operation ${op.op}`, { kind: 'expression' });
     }
@@ -426,6 +633,34 @@ export class Evaluator {
     return unknown(`the argument ${index + 1} its class passes to super(…)`, { kind: 'call' });
   }
 
+  /**
+   * The class (its qualified name) that the receiver's project type gives as type argument `index` of the library type
+   * the call lands on, through its project supertypes (`interface OrderEvents extends
+   * DomainEventPublisherForAggregate<Order, Long, OrderEvent>`: Order). Library supertypes in the table keep their type
+   * parameters in place. A type variable there, or a receiver typed by the library type itself, states no class.
+   */
+  private typeArgument(expr: CallExpr | Extract<Expr, { k: 'new' }>, index: number, site: Site): Value[] {
+    const missing = (): Value[] => unknown(`type argument ${index + 1} of the library type ${expr.k === 'call' ? expr.name : 'new'} is called on, which the receiver's type does not state`, { kind: 'expression' });
+    const member = site.member ?? this.contextMember(site.owner);
+    if (expr.k !== 'call' || !member) return missing();
+    const resolved = this.resolver.resolveCallExpr(member, expr, site.line);
+    const first = 'unresolved' in resolved ? undefined : resolved.targets[0];
+    const row = first && 'external' in first ? this.library.method(first.external.owner, first.external.name) : undefined;
+    if (!row) return missing();
+    const typed = expr.of ? this.resolver.typeOf(expr.of, member, site.line) : undefined;
+    const start = expr.of ? (typed && !('unknown' in typed) ? typed.target.entry : undefined) : site.owner;
+    for (const t of start ? this.model.ancestors(start).project : []) {
+      for (const s of t.facts.supertypes) {
+        const target = this.model.resolveTypeName(s.type.name, t);
+        if (target?.external === undefined || this.library.method(target.external, expr.name) !== row) continue;
+        const arg = s.type.args?.[index];
+        const found = arg ? this.model.resolveTypeName(arg.name, t) : undefined;
+        return found?.entry ? literal(found.entry.qn) : found?.external !== undefined ? literal(found.external) : missing();
+      }
+    }
+    return missing();
+  }
+
   // ---- names, fields, parameters ----
 
   private nameValues(name: string, site: Site, depth: number): Value[] {
@@ -437,7 +672,7 @@ export class Evaluator {
       const keyOf = (line: number): string => `local:${member.qn}:${name}@${line}`;
       const locals = this.localDefinitions(member.facts, name, site.line)?.filter((l) => !this.active.has(keyOf(l.line)));
       if (locals?.length) {
-        return union(
+        const defined = union(
           ...locals.map((local) => {
             if (!local.value) return unknown(`local ${name}`, { name, kind: 'local', at: name });
             this.active.add(keyOf(local.line));
@@ -448,6 +683,10 @@ export class Evaluator {
             }
           }),
         );
+        // `JmsTemplate t = new JmsTemplate(cf); t.setDefaultDestinationName(q);`: what the calls after it set.
+        const since = Math.max(...locals.map((l) => l.line));
+        const steps = this.configuringSteps(member, (e) => e.k === 'name' && e.name === name, (l) => l >= since && l <= site.line);
+        return steps.length ? this.configure(defined, steps, site, depth) : defined;
       }
       const index = member.facts.params.findIndex((p) => p.name === name);
       if (index >= 0) return this.paramValues(member, index, depth);
@@ -461,7 +700,47 @@ export class Evaluator {
     const staticOwner = site.owner.file.imports.staticSingle[name];
     const imported = staticOwner ? this.model.typeByQn(staticOwner, site.owner.place) : undefined;
     if (imported && this.model.findField(imported, name)) return this.fieldValues(imported, name, depth);
+    // In a Kotlin extension function, a bare name may be a property of the receiver it extends.
+    if (site.member?.facts.extensionReceiver && name !== RECEIVER.name) return this.fieldAccess({ k: 'field', of: RECEIVER, name }, site, depth + 1);
     return unknown(`${name}`, { name, kind: 'expression', at: name });
+  }
+
+  /**
+   * The calls in `member` that set the value of an object (rows with `configures`), on the receiver `target` tells,
+   * at lines `within` allows, in line order: `t.setDefaultDestinationName(q)`, and a Kotlin property assignment
+   * `t.defaultDestinationName = q` as its setter's call. Each as a call on {@link CONFIGURED}, the object before it.
+   */
+  private configuringSteps(member: MemberEntry, target: (e: Expr) => boolean, within: (line: number) => boolean): { op: ValueOp; expr: CallExpr; line: number }[] {
+    const names = this.library.configuringNames();
+    if (!names.size) return [];
+    const steps: { op: ValueOp; expr: CallExpr; line: number }[] = [];
+    for (const c of member.facts.calls) {
+      if (c.kind !== 'call' || !names.has(c.name) || !c.receiver || !target(c.receiver) || !within(c.line)) continue;
+      const resolved = this.resolver.resolve(member, c);
+      const first = resolved && !('unresolved' in resolved) ? resolved.targets[0] : undefined;
+      const row = first && 'external' in first ? this.library.method(first.external.owner, first.external.name) : undefined;
+      if (row?.configures) steps.push({ op: row.configures, expr: { k: 'call', name: c.name, argCount: c.argCount, of: CONFIGURED, ...(c.values ? { args: c.values } : {}) }, line: c.line });
+    }
+    for (const a of member.facts.assigns ?? []) {
+      if (a.target.k !== 'field' || !target(a.target.of) || !within(a.line) || !a.target.name) continue;
+      const setter = `set${a.target.name[0]!.toUpperCase()}${a.target.name.slice(1)}`;
+      if (!names.has(setter)) continue;
+      const typed = this.resolver.typeOf(a.target.of, member, a.line);
+      const row = !('unknown' in typed) && typed.target.external !== undefined ? this.library.method(typed.target.external, setter) : undefined;
+      if (row?.configures) steps.push({ op: row.configures, expr: { k: 'call', name: setter, argCount: 1, of: CONFIGURED, args: [a.value] }, line: a.line });
+    }
+    return steps.sort((x, y) => x.line - y.line);
+  }
+
+  /** An object's value after configuring calls (see {@link configuringSteps}), each applied to the value before it. */
+  private configure(values: Value[], steps: readonly { op: ValueOp; expr: CallExpr; line: number }[], site: Site, depth: number): Value[] {
+    let current = values;
+    for (const step of steps) {
+      const bindings = new Map(site.bindings ?? []);
+      bindings.set(CONFIGURED.name, current);
+      current = this.apply(step.op, step.expr, { ...site, line: step.line, bindings }, depth + 1);
+    }
+    return current;
   }
 
   /** The definition of a local that reaches `line`: the last assignment or declaration before it. */
@@ -527,7 +806,7 @@ export class Evaluator {
       let result: Value[];
       if (!sites.length) {
         const bean = member.facts.kind === 'constructor' || member.facts.annotations.some((a) => a.name === 'Bean' || INJECTION.has(a.name));
-        result = (bean && this.injectedBean(member, index, depth)) || unknown(bean ? `parameter ${param.name}, injected` : `parameter ${param.name} (no call site in the estate)`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name), injected: bean });
+        result = (bean && this.injectedBean(member, index, depth)) || unknown(bean ? `parameter ${param.name}, injected` : this.methodReferenced().has(member.facts.name) ? `parameter ${param.name} (the method is passed as a method reference, ::${member.facts.name}, whose caller gives it)` : `parameter ${param.name} (no call site in the estate)`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name), injected: bean });
       } else if (sites.length > MAX_CALL_SITES) result = unknown(`parameter ${param.name} (more than ${MAX_CALL_SITES} call sites)`, { name: param.name, kind: 'limit', at: parameterAt(member, param.name) });
       else {
         result = union(
@@ -604,6 +883,8 @@ export class Evaluator {
   }
 
   private fieldAccess(expr: Extract<Expr, { k: 'field' }>, site: Site, depth: number): Value[] {
+    // In a Kotlin extension function, `this` is the receiver it extends (its first parameter).
+    if (expr.of.k === 'this' && !expr.of.qualifier && site.member?.facts.extensionReceiver) return this.fieldAccess({ ...expr, of: RECEIVER }, site, depth);
     if (expr.of.k === 'this') return this.fieldValues(site.owner, expr.name, depth, site.instance);
     // `Target.ORDERS.url` (Kotlin): the property of an enum constant, from its constructor arguments.
     const instance = this.enumInstance(expr.of, site);
@@ -673,6 +954,28 @@ export class Evaluator {
     }
   }
 
+  /**
+   * The configuration lists whose elements Spring binds to objects of a project class: a `List`, `Set`,
+   * `Collection` or array field of that class in a `@ConfigurationProperties` class (`service-config.services`).
+   */
+  private listElementPrefixes(type: TypeEntry): readonly string[] {
+    if (!this.elementLists) {
+      this.elementLists = new Map();
+      for (const t of this.model.types) {
+        const prefix = annotationValue(t.facts.annotations, 'ConfigurationProperties', 'prefix', 'value');
+        if (!prefix) continue;
+        for (const f of t.facts.fields) {
+          if (!f.type || f.modifiers.includes('static')) continue;
+          const simple = f.type.name.slice(f.type.name.lastIndexOf('.') + 1);
+          const element = f.type.array ? { ...f.type, array: f.type.array - 1 } : LIST_TYPES.has(simple) && f.type.args?.length === 1 ? f.type.args[0]! : undefined;
+          const target = element && !element.array ? this.model.resolveType(element, t).entry : undefined;
+          if (target) this.elementLists.set(target.qn, [...(this.elementLists.get(target.qn) ?? []), `${prefix}.${f.name}`]);
+        }
+      }
+    }
+    return this.elementLists.get(type.qn) ?? [];
+  }
+
   /** The prefix a type is bound from: `@ConfigurationProperties` on a project class, or a library table row. */
   private configurationPrefixOf(typeName: string, from: TypeEntry): string | undefined {
     const target = this.model.resolveTypeName(typeName, from);
@@ -738,6 +1041,12 @@ export class Evaluator {
           else into.push(this.values(a.value, site, depth + 1));
         }
       }
+      // No code of the estate sets it: an object the binder makes as an element of a configured list has the
+      // value each element's configuration gives (`service-config.services[0].transformation-url`, …).
+      if (!assigned.length && !field.init && !instance && !field.modifiers.includes('static')) {
+        const configured = this.listElementPrefixes(owner).flatMap((list) => config.elements(list).map((element) => config.value(`${element}.${field.name}`) ?? []));
+        if (configured.some((v) => v.length)) return union(...configured);
+      }
       definitions.push(...assigned);
       if (!definitions.length) definitions.push(...unused);
       if (!definitions.length) {
@@ -754,19 +1063,34 @@ export class Evaluator {
       // An injected bean told apart by its name (`@Autowired MessageChannel output`): that name, or its @Qualifier.
       return literal(annotationValue(field.annotations, 'Qualifier') || field.name);
     }
-    if (!definitions.length) {
-      const injection = field.annotations.some((a) => INJECTION.has(a.name));
-      return unknown(injection ? `field ${field.name}, injected` : `field ${field.name}, never assigned`, { kind: 'field', at: `${owner.facts.name}.${field.name}`, injected: injection });
+    const injection = field.annotations.some((a) => INJECTION.has(a.name));
+    const defined = definitions.length ? union(...definitions) : unknown(injection ? `field ${field.name}, injected` : `field ${field.name}, never assigned`, { kind: 'field', at: `${owner.facts.name}.${field.name}`, injected: injection });
+    return this.configuredField(owner, field, defined, depth, instance);
+  }
+
+  /**
+   * A field's value after the calls its class makes to configure the object it holds (`@PostConstruct` setting a
+   * template's default destination): each configuring call's value (their order across methods is not known).
+   */
+  private configuredField(owner: TypeEntry, field: FieldFacts, values: Value[], depth: number, instance: Site['instance']): Value[] {
+    if (field.modifiers.includes('static') || !this.library.configuringNames().size) return values;
+    const results: Value[][] = [];
+    for (const m of owner.members) {
+      const shadowed = m.facts.params.some((p) => p.name === field.name) || m.facts.locals.some((l) => l.name === field.name);
+      const target = (e: Expr): boolean => (e.k === 'field' && e.of.k === 'this' && !e.of.qualifier && e.name === field.name) || (!shadowed && e.k === 'name' && e.name === field.name);
+      for (const step of this.configuringSteps(m, target, () => true)) results.push(this.configure(values, [step], { owner, member: m, line: step.line, ...(instance ? { instance } : {}) }, depth));
     }
-    return union(...definitions);
+    return results.length ? union(...results) : values;
   }
 
   private bindArgs(member: MemberEntry, args: readonly Expr[], site: Site, depth: number, names?: readonly (string | null)[]): Map<string, Value[]> {
     const out = new Map<string, Value[]>();
     const call: CallFacts = { kind: 'call', name: member.facts.name, argCount: args.length, args: [], line: site.line, values: [...args], ...(names ? { argNames: [...names] } : {}) };
+    // Spring calls a @Bean method (the bean is injected where it is wanted) with the beans its parameters name.
+    const bean = member.facts.annotations.some((a) => a.name === 'Bean');
     member.facts.params.forEach((p, i) => {
       const a = argumentFor(member, call, i);
-      out.set(p.name, a ? this.values(a, site, depth + 1) : unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) }));
+      out.set(p.name, a ? this.values(a, site, depth + 1) : bean ? this.paramValues(member, i, depth + 1) : unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) }));
     });
     return out;
   }
@@ -822,6 +1146,11 @@ export class Evaluator {
 
   private projectCall(target: MemberEntry, expr: CallExpr, site: Site, depth: number, on?: Instance): Value[] {
     const facts = target.facts;
+    // A @Bean method with @ConfigurationProperties: Spring binds the object it returns from configuration under the prefix.
+    if (facts.annotations.some((a) => a.name === 'Bean')) {
+      const prefix = annotationValue(facts.annotations, 'ConfigurationProperties', 'prefix', 'value');
+      if (prefix) return boundObject(prefix);
+    }
     // On an object of a project class (`new ServiceUri(…).toUri()`, a field holding one): that object's method.
     if (!on && expr.of && target.owner.facts.kind === 'class' && OBJECT_RECEIVERS.has(expr.of.k)) {
       const receiver = this.values(expr.of, site, depth + 1);
@@ -837,8 +1166,9 @@ export class Evaluator {
       const instance = this.enumInstance(expr.of, site);
       if (instance && this.model.findField(target.owner, property) && !facts.returns) return this.fieldValues(target.owner, property, depth + 1, instance);
       // An object a caller passes in (a request body, a message): what it holds is the caller's, not its class's
-      // defaults — the property as read here.
-      if (receiver.length && receiver.every(fromCaller)) return unknown(exprText(expr), { name: property, kind: 'parameter', at: exprText(expr) });
+      // defaults — the property as read here. Unless the binder makes every object of the class from a configured
+      // list: then whichever the caller passes holds what one of the list's elements gives.
+      if (receiver.length && receiver.every(fromCaller) && !this.listElementPrefixes(target.owner).length) return unknown(exprText(expr), { name: property, kind: 'parameter', at: exprText(expr) });
     }
     if (facts.synthetic === 'property_getter' || facts.synthetic === 'record_accessor' || facts.synthetic === 'lombok_getter') {
       return property ? readThrough(this.fieldValues(target.owner, property, depth + 1), target.owner, expr) : unknown(`${facts.name}()`, { kind: 'call', at: exprText(expr) });

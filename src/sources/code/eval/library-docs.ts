@@ -16,6 +16,8 @@ export function renderLibraryTable(library: Library): string {
   for (const row of library.rows()) (byType.get(row.owner) ?? byType.set(row.owner, new Set()).get(row.owner)!).add(`${row.name}${mark(row)}`);
   const lines = ['| Type | Methods (`*` sends a request, `†` sends a message, `‡` declares a binding, queue, listener, gateway route or client base URL) |', '|---|---|'];
   for (const type of [...byType.keys()].sort()) lines.push(`| \`${type}\` | ${[...byType.get(type)!].sort().map((m) => `\`${m}\``).join(', ')} |`);
+  lines.push('', 'Handler annotations (a method so annotated listens on the destination the argument names, for the class its parameter takes):', '', '| Annotation | Destination argument | Protocol | Message class |', '|---|---|---|---|');
+  for (const h of [...library.handlerAnnotationRows()].sort((a, b) => (a.annotation < b.annotation ? -1 : a.annotation > b.annotation ? 1 : 0))) lines.push(`| \`${h.annotation}\` | \`${h.destination}\` | ${h.protocol} | \`${h.message_type ?? 'param0'}\` |`);
   lines.push('', 'Library classes bound from configuration:', '', '| Type | Prefix |', '|---|---|');
   for (const { type, prefix } of library.configurationRows()) lines.push(`| \`${type}\` | \`${prefix}\` |`);
   return lines.join('\n');

@@ -9,7 +9,7 @@ export interface LibraryMethod {
   owner: string;
   name: string;
   static?: boolean;
-  /** Qualified return type; `$0` is the receiver's first type argument, `$arg0` the first argument's type, `$class0` the class a class-literal first argument names. */
+  /** Qualified return type; `$0` is the receiver's first type argument, `$arg0` the first argument's type, `$classN` the class a class-literal argument N names. */
   returns?: string;
   /** How the result's value follows (see `ValueOp`). */
   value?: ValueOp;
@@ -21,8 +21,24 @@ export interface LibraryMethod {
   message?: MessageSink;
   /** What this call contributes to a declaration built as a chain (`BindingBuilder.bind(q).to(x).with(k)`): role → value. */
   roles?: Record<string, ValueOp>;
-  /** The chain ends here and declares a Rabbit `binding` or `queue`, a `listener` (with its messaging system), or a gateway route (`RouteLocatorBuilder`). */
-  declares?: { what: 'binding' | 'queue' | 'listener' | 'gateway_route' | 'client_base'; protocol?: string; framework?: string; key?: 'queue' | 'any' };
+  /**
+   * The chain ends here and declares a Rabbit `binding` or `queue`, a `listener` (with its messaging system), or a
+   * gateway route (`RouteLocatorBuilder`). A listener's `handler` role is a method reference, a lambda (the method it
+   * calls), a listener reference a value operation made (`method(…)`), or an object of a project class whose method
+   * `calls` the framework calls (`onMessage`); `at: 'handler'` places the listener at its handler, not at the call.
+   */
+  declares?: { what: 'binding' | 'queue' | 'listener' | 'gateway_route' | 'client_base'; protocol?: string; framework?: string; key?: 'queue' | 'any'; calls?: string; at?: 'handler' };
+  /**
+   * This call sets the value its receiver object holds from then on (`jmsTemplate.setDefaultDestinationName(q)`: a
+   * template's value is its default destination); a Kotlin property assignment (`t.defaultDestinationName = q`) is its
+   * setter's call. `receiver` is the object's value before the call.
+   */
+  configures?: ValueOp;
+  /**
+   * The type of the object a function argument of this call is given (`uri(b -> b.path("/x").build())`: a
+   * UriBuilder): the value of such an argument is its body's, a chain of this type's rows from an empty value.
+   */
+  lambda?: string;
 }
 
 /**
@@ -35,17 +51,46 @@ export interface MessageSink {
   framework: string;
   destination: ValueOp;
   minArgs?: number;
+  /** With fewer than `minArgs` arguments, the message goes here instead (`convertAndSend(payload)`: the template's default destination, `receiver`). */
+  defaultDestination?: ValueOp;
+  /**
+   * Where the class of the message sent is (dispatch by class, Eventuate Tram): `argN` (an object or a class literal),
+   * or `chain` (the `message_type` role of the nearest call up the receiver chain: `send(command).to(channel)`).
+   */
+  messageType?: string;
   routed?: { minArgs: number; exchange: ValueOp; key: ValueOp };
 }
 
 /**
  * A value operation: `receiver`, `empty`, `'text'` (that text), `argN`, `argN:name` (the Kotlin named argument `name`,
  * else argument N), `argsN` (arguments from N on), `superN` (argument N of the
- * `super(…)` call in the constructor of the receiver's project class), or `op(operand, …)` with op one of `concat`,
- * `path`, `segments`, `resolve`, `scheme`, `host`, `port`, `service`, `format`, `simple_name`; `a|b` takes the first
- * operand the call has.
+ * `super(…)` call in the constructor of the receiver's project class), `typeargN` (the class, by qualified name, that
+ * the receiver's project type gives as type argument N of the library type the call lands on:
+ * `interface OrderEvents extends DomainEventPublisherForAggregate<Order, …>`), or `op(operand, …)` with op one of `concat`,
+ * `path`, `segments`, `resolve`, `scheme`, `host`, `port`, `service`, `format`, `simple_name`, `config` (`config('a.{}.b',
+ * argN)`: the configuration value at the key the operand completes), `placeholders` (`placeholders('${ENV:folio}.{}.{}',
+ * arg1, arg0)`: the text with each `{}` the next operand, then its `${…}` placeholders resolved as Spring would
+ * against the service's configuration and environment: `System.getenv(name)` is `placeholders('${{}}', arg0)`), `method` (`method(target, name, 'default')`: a
+ * listener reference `pkg.Type#name` to the method `name` of the target's project class, the target an argument of
+ * that class or a listener reference whose class it keeps; `name` counts when the call has it and it is a String,
+ * else the default); `a|b` takes the first operand the call has.
  */
 export type ValueOp = { op: string; operands: string[] };
+
+/**
+ * An annotation that makes a method a message listener whose destination is an annotation argument
+ * (`@EventuateDomainEventHandler(subscriberId = …, channel = …)`), dispatched by the class of the message: the
+ * handler's parameter (`param0`), or a type argument of it (`param0.typearg0`: `DomainEventEnvelope<E>` gives E).
+ */
+export interface HandlerAnnotation {
+  /** Qualified name of the annotation. */
+  annotation: string;
+  protocol: string;
+  framework: string;
+  /** The annotation argument that names the destination. */
+  destination: string;
+  message_type?: string;
+}
 
 export interface ConfigurationPropertiesRow {
   type: string;
@@ -57,13 +102,16 @@ interface MessageRow {
   framework: string;
   destination: string;
   min_args?: number;
+  default_destination?: string;
+  message_type?: string;
   routed?: { min_args: number; exchange: string; key: string };
 }
 
 interface LibraryFile {
   supertypes: Record<string, string[]>;
-  methods: (Omit<LibraryMethod, 'value' | 'http' | 'httpMethod' | 'message' | 'roles'> & {
+  methods: (Omit<LibraryMethod, 'value' | 'http' | 'httpMethod' | 'message' | 'roles' | 'configures'> & {
     value?: string;
+    configures?: string;
     http_method?: string;
     http?: { method: string; url: string };
     message?: MessageRow;
@@ -73,11 +121,12 @@ interface LibraryFile {
   configuration_properties: (ConfigurationPropertiesRow & { note?: string })[];
   /** Types whose injected instances are told apart by bean name (a Stream channel is the binding of its name). */
   named_beans?: { type: string; note?: string }[];
+  handler_annotations?: (HandlerAnnotation & { note?: string })[];
 }
 
-const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name']);
+const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name', 'config', 'placeholders', 'method']);
 /** `argN:name`: the Kotlin named argument `name`, else argument N (a library function called with named arguments). */
-const OPERAND = /^(receiver|empty|args?\d|arg\d:[A-Za-z_]\w*|super\d|'[^'|(),]*')$/;
+const OPERAND = /^(receiver|empty|args?\d|arg\d:[A-Za-z_]\w*|super\d|typearg\d|'[^'|(),]*')$/;
 
 export function parseValueOp(text: string): ValueOp {
   if (text.includes('|')) {
@@ -95,12 +144,19 @@ export function parseValueOp(text: string): ValueOp {
   return { op: call[1]!, operands };
 }
 
+function messageTypeSpec(text: string): string {
+  if (!/^(arg\d|chain)$/.test(text)) throw new Error(`library.json: bad message_type ${JSON.stringify(text)}`);
+  return text;
+}
+
 function messageSink(row: MessageRow): MessageSink {
   return {
     protocol: row.protocol,
     framework: row.framework,
     destination: parseValueOp(row.destination),
     ...(row.min_args !== undefined ? { minArgs: row.min_args } : {}),
+    ...(row.default_destination !== undefined ? { defaultDestination: parseValueOp(row.default_destination) } : {}),
+    ...(row.message_type !== undefined ? { messageType: messageTypeSpec(row.message_type) } : {}),
     ...(row.routed ? { routed: { minArgs: row.routed.min_args, exchange: parseValueOp(row.routed.exchange), key: parseValueOp(row.routed.key) } } : {}),
   };
 }
@@ -110,10 +166,18 @@ export class Library {
   private readonly supers: Map<string, string[]>;
   private readonly configTypes: Map<string, string>;
   private readonly namedBeans: Set<string>;
+  private readonly handlers: Map<string, HandlerAnnotation[]>;
 
   constructor(file: LibraryFile) {
     this.supers = new Map(Object.entries(file.supertypes));
     this.namedBeans = new Set((file.named_beans ?? []).map((b) => b.type));
+    this.handlers = new Map();
+    for (const row of file.handler_annotations ?? []) {
+      if (!/^param\d(\.typearg\d)?$/.test(row.message_type ?? 'param0')) throw new Error(`library.json: bad message_type ${JSON.stringify(row.message_type)} of ${row.annotation}`);
+      const { note: _note, ...annotation } = row;
+      const simple = row.annotation.slice(row.annotation.lastIndexOf('.') + 1);
+      this.handlers.set(simple, [...(this.handlers.get(simple) ?? []), annotation]);
+    }
     for (const row of file.methods) {
       const method: LibraryMethod = { owner: row.owner, name: row.name };
       if (row.static) method.static = true;
@@ -124,6 +188,8 @@ export class Library {
       if (row.message) method.message = messageSink(row.message);
       if (row.roles) method.roles = Object.fromEntries(Object.entries(row.roles).map(([k, v]) => [k, parseValueOp(v)]));
       if (row.declares) method.declares = row.declares;
+      if (row.configures) method.configures = parseValueOp(row.configures);
+      if (row.lambda) method.lambda = row.lambda;
       const key = `${row.owner}#${row.name}`;
       this.methods.set(key, [...(this.methods.get(key) ?? []), method]);
     }
@@ -169,6 +235,24 @@ export class Library {
   }
 
   private sending: Set<string> | undefined;
+
+  /** Names of the methods whose calls set the value of their receiver object (a cheap test before resolving a call). */
+  configuringNames(): ReadonlySet<string> {
+    this.configuring ??= new Set(this.rows().filter((r) => r.configures).map((r) => r.name));
+    return this.configuring;
+  }
+
+  private configuring: Set<string> | undefined;
+
+  /** The handler annotations of a simple name (an annotation on a method that makes it a message listener). */
+  handlerAnnotations(simpleName: string): readonly HandlerAnnotation[] {
+    return this.handlers.get(simpleName) ?? [];
+  }
+
+  /** Every handler annotation, for documentation. */
+  handlerAnnotationRows(): HandlerAnnotation[] {
+    return [...this.handlers.values()].flat();
+  }
 
   /** Library classes bound from configuration, for documentation. */
   configurationRows(): { type: string; prefix: string }[] {

@@ -35,6 +35,11 @@ export interface Value {
   bound?: string;
   /** An object of a project class made with these constructor arguments (`new ServiceUri(host, "/x")`), not a string. */
   instance?: Instance;
+  /**
+   * An empty value that is empty only because this configuration key is set by no file and its `${…:}` default is
+   * empty (`${AM_CLIENT_URL:${am.url:}}`): where a base URL is wanted, the key it stops at.
+   */
+  unset?: string;
 }
 
 /** An object of a project class: its type and the constructor arguments it was made with, where they are written. */
@@ -100,7 +105,11 @@ export function product(a: Value[], b: Value[], combine: (x: Value, y: Value) =>
 }
 
 export function concat(a: Value[], b: Value[]): Value[] {
-  return product(a, b, (x, y) => ({ pieces: mergePieces(x.pieces, y.pieces), ...joinFrom(x, y) }));
+  return product(a, b, (x, y) => {
+    const pieces = mergePieces(x.pieces, y.pieces);
+    const unset = pieces.length ? undefined : (x.unset ?? y.unset);
+    return { pieces, ...joinFrom(x, y), ...(unset !== undefined ? { unset } : {}) };
+  });
 }
 
 /** `base` and `path` with exactly one `/` between them (UriBuilder#path, a base URL and a relative path). */

@@ -18,12 +18,17 @@ export interface HttpClientCall {
   profile?: string;
 }
 
+/** Where a URL with `${…}` placeholders goes, each value the service's configuration gives it: its text and host. */
+export type UrlOf = (template: string) => { text: string; host: string; path: string; resolved: boolean; profile?: string }[];
+
 /**
  * The calls of a Feign client interface (`@FeignClient`): its target from `name`/`value`/`serviceId`, or the
  * host of `url`; its paths from `path`, the path of `url`, a type-level `@RequestMapping` and each method's
- * Spring mapping (inherited from super-interfaces too). Placeholders resolve against the service's configuration.
+ * Spring mapping (inherited from super-interfaces too). Placeholders resolve against the service's configuration;
+ * a `url` with placeholders, through `urlOf` when given, as any URL the configuration gives is (deployment holes and
+ * host templates included): one host it names is the target.
  */
-export function feignClientsOf(model: CodeModel, entry: TypeEntry, constants: Constants): HttpClientCall[] {
+export function feignClientsOf(model: CodeModel, entry: TypeEntry, constants: Constants, urlOf?: UrlOf): HttpClientCall[] {
   const feign = entry.facts.annotations.find((a) => a.name === 'FeignClient');
   if (!feign || entry.facts.kind !== 'interface') return [];
   const arg = (...names: string[]): Part | undefined => {
@@ -34,10 +39,15 @@ export function feignClientsOf(model: CodeModel, entry: TypeEntry, constants: Co
     return undefined;
   };
   const name = arg('name', 'value', 'serviceId');
-  const url = arg('url');
-  const base = url?.literal ? parseUrl(url.text) : undefined;
+  let url = arg('url');
+  // Every value the configuration gives the url naming one host (and base path): that host and path.
+  const configured = url?.template !== undefined && urlOf ? urlOf(url.template) : [];
+  const hosts = [...new Map(configured.map((c) => [`${c.host}\u0000${c.path}`, c])).values()];
+  const one = hosts.length === 1 && hosts[0]!.host ? hosts[0]! : undefined;
+  if (url && one) url = { text: one.text, literal: one.resolved, written: url.written, derived: true, ...(one.profile ? { profile: one.profile } : {}) };
+  const base = one ? { host: one.host, path: one.path } : url?.literal ? parseUrl(url.text) : undefined;
   const target = base?.host ?? name?.text ?? '';
-  const targetResolved = base ? true : (name?.literal ?? false);
+  const targetResolved = base ? (one ? one.resolved : true) : (name?.literal ?? false);
   const { project } = model.ancestors(entry);
   const typeLevel = project.map((t) => mappingOf(t.facts.annotations, 'type', (v) => constants.part(v, t))).find((m) => m && m.framework === 'spring_mvc');
   const prefixes: Part[] = [arg('path') ?? EMPTY, base ? { text: base.path, literal: true, written: url!.written, derived: url!.derived } : EMPTY, ...(typeLevel?.paths.length ? [typeLevel.paths[0]!] : [])];

@@ -5,6 +5,7 @@ import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import { compilePattern } from '../../../search/patterns.js';
 import type { CallFacts } from '../parse/ir.js';
 import { hostIndex, type ServiceInfo } from '../config/layout.js';
+import { resolvePlaceholders } from '../config/spring-config.js';
 import type { MemberEntry } from '../model/model.js';
 import { joinPath } from './routes.js';
 
@@ -175,6 +176,25 @@ export function filtersOf(filters: readonly { name: string; args: string[] }[]):
   return { strip, prefix, ...(rewrite ? { rewrite } : {}), ...(opaque ? { opaque } : {}) };
 }
 
+/**
+ * The hosts a route's target can be: its host as written, or, when its URI has `${…}` placeholders
+ * (`http://${app.auth-server}`), the host each layer of the gateway's configuration gives it — the default
+ * profile's and every other profile's and deployment environment's (`localhost` by default, `auth-server` in profile
+ * docker): a gateway runs with one of them, and each is a place it sends requests.
+ */
+function targetHostsOf(route: GatewayRoute, service: ServiceInfo | undefined): string[] {
+  if (!route.targetUri.includes('${') || !service) return route.target ? [route.target] : [];
+  const base = new Map(Object.entries(service.config));
+  const layers = [base, ...Object.keys(service.profiles).sort().map((p) => new Map([...base, ...Object.entries(service.profiles[p]!)]))];
+  const hosts: string[] = [];
+  for (const layer of layers) {
+    const uri = resolvePlaceholders(route.targetUri, layer);
+    const host = uri === undefined ? '' : hostOf(uri);
+    if (host && !host.includes('$') && !hosts.includes(host)) hosts.push(host);
+  }
+  return hosts;
+}
+
 function hostOf(uri: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\/([^/:?#]+)/i.exec(uri.trim())?.[1] ?? '';
 }
@@ -197,6 +217,23 @@ export function httpRoutesByService(nodes: readonly NodeRecord[]): Map<string, N
 }
 
 /**
+ * Whether a gateway or proxy that forwards `request` reaches a route of its target. Actuator routes on
+ * management.server.port are not behind the main port at all; the others only when the gateway names a path inside
+ * the actuator in its literal part (`/actuator/**`, `/api/vet/actuator/**`): a catch-all (`/api/vet/**`) reaches
+ * them only incidentally, and listing health endpoints behind every route would hide the routes it was written for.
+ */
+export function forwardReaches(route: NodeRecord, request: string, gatewayPath: string): boolean {
+  if (route.props.framework !== 'actuator') return true;
+  if (route.props.management_port !== undefined) return false;
+  const context = String(route.props.context_path ?? '');
+  const base = String(route.props.path).slice(context.length).split('/').filter(Boolean)[0];
+  const head = gatewayPath.split(/[*{?]/)[0]!;
+  const literal = (head === gatewayPath ? head.split('/') : head.split('/').slice(0, -1)).filter(Boolean);
+  const covered = request.split('/').filter(Boolean).slice(0, literal.length);
+  return base !== undefined && covered.includes(base);
+}
+
+/**
  * Gateway route nodes for every service's configuration, and FORWARDS edges from each to the routes of its target
  * service a request through it can reach: the target route's path with the stripped segments put back (or the
  * added prefix taken off) must match the gateway path.
@@ -207,9 +244,11 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
   const serviceNames = new Map(services.map((s) => [s.name.toLowerCase(), s.name]));
   for (const [host, service] of hostIndex(services)) if (!serviceNames.has(host)) serviceNames.set(host, service);
   const routesOf = httpRoutesByService(nodes);
+  const infoOf = new Map(services.map((s) => [s.name, s]));
   const all = [...services.flatMap((service) => [...gatewayRoutesOf(service), ...discoveryRoutesOf(service, services)].map((route) => ({ service: service.name, route }))), ...declared];
   for (const { service, route: g } of all) {
-    const target = serviceNames.get(g.target.toLowerCase());
+    const info = infoOf.get(service);
+    const targets = [...new Set(targetHostsOf(g, info).map((h) => serviceNames.get(h.toLowerCase())).filter((t): t is string => t !== undefined))].sort();
     const id = nodeId(ontology, source, 'route', `gateway|${service}|${g.framework}|${g.id}|${g.path}`);
     const rewrite = [g.hosts?.length ? `Host=${g.hosts.join(',')}` : '', g.strip ? `StripPrefix=${g.strip}` : '', g.prefix ? `PrefixPath=${g.prefix}` : '', g.rewrite ? `RewritePath=${g.rewrite.from} -> ${g.rewrite.to}` : '', g.opaque ?? ''].filter(Boolean).join(', ');
     out.push({
@@ -229,16 +268,16 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
         path_regex: globRegex(g.path),
         framework: g.framework,
         gateway_target: `${g.targetUri}${rewrite ? ` (${rewrite})` : ''}`,
-        ...(target ? { target_services: [target] } : {}),
+        ...(targets.length ? { target_services: targets } : {}),
         declared: true,
-        resolved: !!target && !g.opaque,
+        resolved: targets.length > 0 && !g.opaque,
       },
     });
-    if (!target || g.opaque) continue;
+    if (!targets.length || g.opaque) continue;
     const accepts = compilePattern(globRegex(g.path));
     if (!('accepts' in accepts)) continue;
     const kept = g.path.split('/').filter(Boolean).slice(0, g.strip);
-    for (const r of routesOf.get(target) ?? []) {
+    for (const r of targets.flatMap((t) => routesOf.get(t) ?? [])) {
       let path = String(r.props.path_pattern);
       if (g.rewrite) {
         if (!path.startsWith(g.rewrite.to)) continue;
@@ -247,7 +286,7 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
       if (g.prefix && !path.startsWith(g.prefix)) continue;
       const forwarded = g.prefix ? path.slice(g.prefix.length) || '/' : path;
       const request = joinPath(`/${kept.join('/')}`, forwarded);
-      if (accepts.accepts(request.replace(/\{\}/g, 'x'))) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route', request_path: request } });
+      if (accepts.accepts(request.replace(/\{\}/g, 'x')) && forwardReaches(r, request, g.path)) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route', request_path: request } });
     }
   }
   return { nodes: out, edges };

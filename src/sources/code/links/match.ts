@@ -275,13 +275,18 @@ export function matchProducers(ontology: Ontology, source: string, nodes: NodeRe
     // exchange, a queue named as the routing key is the usual binding, not a certain one.
     const bound = exchange !== undefined ? byExchange.get(exchange) : undefined;
     const queues = bound ? new Set(bound.filter((b) => routingKeyMatches(b.key, destination)).map((b) => b.queue)) : undefined;
-    const found = axon ? [] : listeners.filter((l) => l.props.protocol === p.props.protocol && (queues ? queues.has(String(l.props.destination)) : l.props.destination === destination || topicPatterns.get(l)?.accepts(destination) === true));
+    // Dispatch by class (Eventuate Tram): a send whose classes the estate states reaches only the handlers of one of them.
+    const classes = Array.isArray(p.props.message_types) && p.props.message_types.length ? new Set(p.props.message_types.map(String)) : undefined;
+    const carries = (l: NodeRecord): boolean => classes === undefined || typeof l.props.message_type !== 'string' || classes.has(l.props.message_type);
+    const found = axon ? [] : listeners.filter((l) => l.props.protocol === p.props.protocol && (queues ? queues.has(String(l.props.destination)) : l.props.destination === destination || topicPatterns.get(l)?.accepts(destination) === true) && carries(l));
     const matches = found.map((l) => (l.service === p.service ? 'intra_service' : 'cross_service'));
     p.props.match = matches.includes('cross_service') ? 'cross_service' : matches.length ? 'intra_service' : 'unmatched';
     const confidence = p.props.pinned ? 0.95 : queues ? 0.9 : exchange !== undefined ? 0.6 : p.props.resolved ? 0.9 : 0.6;
     const strategy = p.props.pinned ? 'pinned_destination' : queues ? 'exchange_binding' : exchange !== undefined ? 'routing_key' : 'destination';
     found.forEach((l, i) => {
-      edges.push({ type: 'ASYNC_CALLS', from: p.id, to: l.id, attrs: { match: matches[i]!, confidence, strategy } });
+      // A handler of one class reached by a send whose class the estate does not state: the channel alone, less sure.
+      const byClass = typeof l.props.message_type === 'string' && !p.props.pinned ? (classes ? { strategy: 'destination_message_type' } : { confidence: Math.min(confidence, 0.6) }) : {};
+      edges.push({ type: 'ASYNC_CALLS', from: p.id, to: l.id, attrs: { match: matches[i]!, confidence, strategy, ...byClass } });
       topology.add(p.service ?? '', l.service ?? '', String(p.props.protocol), true, confidence);
     });
     if (found.length) continue;

@@ -2,13 +2,13 @@ import type { AnnotationFacts, ConstPart } from '../parse/ir.js';
 import type { MemberEntry, TypeEntry } from '../model/model.js';
 import type { Constants, Part } from './routes.js';
 
-export type MessagingProtocol = 'kafka' | 'rabbit' | 'jms';
+export type MessagingProtocol = 'kafka' | 'rabbit' | 'jms' | 'sqs';
 
 /** A destination a listener method consumes. */
 export interface Listener {
   handler: MemberEntry;
   protocol: MessagingProtocol;
-  framework: 'spring_kafka' | 'spring_rabbit' | 'spring_jms' | 'spring_cloud_stream';
+  framework: 'spring_kafka' | 'spring_rabbit' | 'spring_jms' | 'spring_cloud_aws' | 'spring_cloud_stream';
   /** A topic, queue or destination name, or (Kafka `topicPattern`) a regular expression. */
   destination: Part;
   pattern: boolean;
@@ -17,10 +17,26 @@ export interface Listener {
   bindingKeys?: string[];
 }
 
-const LISTENERS: Record<string, { protocol: MessagingProtocol; framework: Listener['framework']; names: string[]; pattern?: string }> = {
+interface ListenerAnnotation {
+  protocol: MessagingProtocol;
+  framework: Listener['framework'];
+  /** The arguments that name destinations. */
+  names: string[];
+  /** The argument that holds a destination pattern. */
+  pattern?: string;
+  /**
+   * Container factories (the `factory` argument) that read the names as ids of a queue registry: the configuration
+   * key that names each id's queue (`{}` is the id).
+   */
+  idFactories?: Readonly<Record<string, string>>;
+}
+
+const LISTENERS: Record<string, ListenerAnnotation> = {
   KafkaListener: { protocol: 'kafka', framework: 'spring_kafka', names: ['topics', 'value'], pattern: 'topicPattern' },
   RabbitListener: { protocol: 'rabbit', framework: 'spring_rabbit', names: ['queues', 'value'] },
   JmsListener: { protocol: 'jms', framework: 'spring_jms', names: ['destination'] },
+  // Spring Cloud AWS: a queue name, URL or ARN; hmpps-sqs's factory proxy takes its queue ids (hmpps.sqs.queues.<id>).
+  SqsListener: { protocol: 'sqs', framework: 'spring_cloud_aws', names: ['value', 'queueNames'], idFactories: { hmppsQueueContainerFactoryProxy: 'hmpps.sqs.queues.{}.queueName' } },
 };
 
 /**
@@ -59,7 +75,14 @@ function destinationsOf(a: AnnotationFacts, handler: MemberEntry, entry: TypeEnt
   const kind = LISTENERS[a.name]!;
   const base = { handler, protocol: kind.protocol, framework: kind.framework };
   const names = kind.names.flatMap((n) => a.args[n] ?? []);
-  const out: Listener[] = names.map((v) => ({ ...base, destination: constants.part(v, entry), pattern: false }));
+  const factory = a.args.factory?.[0];
+  const registryKey = factory && kind.idFactories?.[constants.part(factory, entry).text];
+  const out: Listener[] = names.map((v) => {
+    const named = constants.part(v, entry);
+    // A queue id: the queue is the one the registry's configuration names for it.
+    if (registryKey && named.literal) return { ...base, destination: constants.partOf([{ s: `\${${registryKey.replace('{}', named.text)}}` }], v.text, entry), pattern: false };
+    return { ...base, destination: named, pattern: false };
+  });
   if (a.name === 'RabbitListener') {
     // `queuesToDeclare = @Queue("q")`; `bindings = @QueueBinding(value = @Queue("q"), exchange = @Exchange("x"), key = "k")`.
     for (const q of a.args.queuesToDeclare ?? []) {

@@ -9,6 +9,7 @@
  * through the callbacks, the work is bounded, and a problem is a warning naming file:line, never an exception.
  */
 import YAML from 'yaml';
+import { flowTooDeep, MAX_FLOW_DEPTH } from '../config/yaml.js';
 import { own } from '../model/own.js';
 import type { CodeModel, TypeEntry } from '../model/model.js';
 import { type Constants, type HttpRoute, joinPath as joinRoutePath, mappingOf, type Part } from './routes.js';
@@ -1135,14 +1136,19 @@ class SpecReader {
 function loadYaml(file: string, text: string, warnings: string[]): Loaded | undefined {
   const counter = new YAML.LineCounter();
   let doc: YAML.Document.Parsed;
+  const deep = flowTooDeep(text);
+  if (deep !== undefined) {
+    warnings.push(`${file}:${deep}: the spec nests more than ${MAX_FLOW_DEPTH} levels deep; not read`);
+    return undefined;
+  }
   try {
-    doc = YAML.parseDocument(text, { schema: 'failsafe', logLevel: 'silent', lineCounter: counter, uniqueKeys: false });
+    doc = YAML.parseDocument(text, { schema: 'failsafe', logLevel: 'silent', lineCounter: counter, uniqueKeys: false, prettyErrors: false });
   } catch (err) {
     warnings.push(`${file}:1: cannot parse the spec (${errorText(err)}); not read`);
     return undefined;
   }
   const e = doc.errors[0];
-  if (e) warnings.push(`${file}:${e.linePos?.[0]?.line ?? 1}: malformed spec (${errorText(e)}); read as far as it goes`);
+  if (e) warnings.push(`${file}:${counter.linePos(e.pos[0]).line}: malformed spec (${errorText(e)}); read as far as it goes`);
   return { doc, counter };
 }
 

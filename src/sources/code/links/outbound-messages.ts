@@ -5,9 +5,10 @@ import type { CallResolver } from '../model/calls.js';
 import type { ConfigView } from '../eval/config.js';
 import type { Evaluator, Site } from '../eval/evaluator.js';
 import type { LibraryMethod, MessageSink, ValueOp } from '../eval/library.js';
-import { type Hole, holeProps, render, type Value } from '../eval/value.js';
+import { type Hole, holeProps, type Instance, render, union, type Value } from '../eval/value.js';
 import type { CallFacts, Expr } from '../parse/ir.js';
-import type { MemberEntry } from '../model/model.js';
+import type { CodeModel, MemberEntry } from '../model/model.js';
+import { declaredClassOf, sentClassesOf } from './eventuate.js';
 import { streamBinding } from './messaging.js';
 
 /** At most this many producers are made for one send whose destination can take several values. */
@@ -38,6 +39,7 @@ export interface MessagingContext {
   source: string;
   evaluator: Evaluator;
   resolver: CallResolver;
+  model: CodeModel;
   configOf: (service: string) => ConfigView;
   /** The Spring Cloud Stream binder a service's build brings. */
   binderOf: (service: string) => 'kafka' | 'rabbit' | undefined;
@@ -66,26 +68,32 @@ function known(values: readonly Value[]): boolean {
  * chosen (at each call site of a helper whose parameter it is).
  */
 export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: CallFacts, sink: MessageSink): void {
-  if (sink.minArgs !== undefined && call.argCount < sink.minArgs) return;
+  // With fewer arguments a send goes to the template's default destination, when the table says so; else it is not one.
+  const fewer = sink.minArgs !== undefined && call.argCount < sink.minArgs;
+  if (fewer && !sink.defaultDestination) return;
   const expr = callExpr(call);
   if (expr.k !== 'call') return;
   const service = caller.owner.place.service;
   const ev = ctx.evaluator;
   ev.inService(service, () => {
-    const compute = (bindings: ReadonlyMap<string, Value[]> | undefined): { values: Value[]; exchange?: Value[]; protocol: string; op: ValueOp } => {
-      const site: Site = { owner: caller.owner, member: caller, line: call.line, ...(bindings ? { bindings } : {}) };
-      let destinationOp = sink.destination;
+    // The classes the send carries (dispatch by class): read where the send is, whichever call site chooses its destination.
+    const classes = sink.messageType ? sentClassesOf(sink.messageType, call, caller, ev, ctx.model, ctx.resolver) : undefined;
+    // `self`: the objects the sending method is called on, when its call sites say (a helper bean made with its sender).
+    const compute = (bindings: ReadonlyMap<string, Value[]> | undefined, self?: readonly Instance[]): { values: Value[]; exchange?: Value[]; protocol: string; op: ValueOp } => {
+      const sites: Site[] = (self?.length ? self : [undefined]).map((instance) => ({ owner: caller.owner, member: caller, line: call.line, ...(bindings ? { bindings } : {}), ...(instance ? { instance } : {}) }));
+      const apply = (op: ValueOp): Value[] => (sites.length === 1 ? ev.apply(op, expr, sites[0]!, 0) : union(...sites.map((site) => ev.apply(op, expr, site, 0))));
+      let destinationOp = fewer && sink.defaultDestination ? sink.defaultDestination : sink.destination;
       let exchange: Value[] | undefined;
       if (sink.routed && call.argCount >= sink.routed.minArgs) {
-        const key = ev.apply(sink.routed.key, expr, site, 0);
+        const key = apply(sink.routed.key);
         const typed = call.values?.[1] ? ctx.resolver.typeOf(call.values[1], caller, call.line) : undefined;
         const stringTyped = typed !== undefined && !('unknown' in typed) && /^(?:java\.lang\.|kotlin\.)?String$/.test(typed.target.external ?? '');
         if (stringTyped || known(key)) {
-          exchange = ev.apply(sink.routed.exchange, expr, site, 0);
+          exchange = apply(sink.routed.exchange);
           destinationOp = sink.routed.key;
         }
       }
-      const values = ev.apply(destinationOp, expr, site, 0);
+      const values = apply(destinationOp);
       return { values, ...(exchange ? { exchange } : {}), protocol: sink.protocol, op: destinationOp };
     };
     // A parameter anywhere in a destination decides it: the destination is its whole meaning.
@@ -134,6 +142,7 @@ export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: 
           ...holeProps(d.hole),
           ...(d.from.length ? { value_from: d.from } : {}),
           ...(d.profile ? { profile: d.profile } : {}),
+          ...(classes?.length ? { message_types: classes } : {}),
         });
       }
     }
@@ -179,8 +188,10 @@ export function declarationOf(ctx: MessagingContext, caller: MemberEntry, call: 
     const roles = new Map<string, { values: Value[] }>();
     for (let e: Expr | undefined = expr, first = true; e && (e.k === 'call' || e.k === 'new'); e = e.k === 'call' ? e.of : undefined, first = false) {
       const r = first ? row : e.k === 'call' ? ev.libraryCall(e, site) : undefined;
-      for (const [role, op] of Object.entries(r?.roles ?? {})) if (!roles.has(role) && role !== 'handler') roles.set(role, { values: ev.apply(op, e, site, 0) });
+      for (const [role, op] of Object.entries(r?.roles ?? {})) if (!roles.has(role) && role !== 'handler' && role !== 'message_type') roles.set(role, { values: roleValues(ev, op, e, site) });
     }
+    // A listener container configured by calls on one object (`container.setQueueNames(q); container.setMessageListener(l)`).
+    if (declares.what === 'listener') siblingRoles(ctx, caller, call, expr, roles);
     const text = (role: string): string | undefined => {
       const v = roles.get(role)?.values;
       return v && known(v) ? render(v[0]!) : undefined;
@@ -209,19 +220,104 @@ export function declarationOf(ctx: MessagingContext, caller: MemberEntry, call: 
       const channel = roles.get('channel');
       if (!channel) return;
       const handlerOperand = row.roles?.handler?.operands[0];
+      if (declares.at === 'handler') {
+        // Placed at the method the framework calls (a method reference's, a lambda's callee, an adapter's delegate method).
+        const handlers = listenerHandlers(ctx, caller, call, expr, row, site) ?? [caller];
+        const messageType = declaredClassOf(row.roles?.message_type?.operands[0], call, caller, ctx.model, ctx.resolver);
+        for (const handler of handlers) {
+          const seen = new Set<string>();
+          for (const v of channel.values.slice(0, MAX_DESTINATIONS_PER_SITE)) {
+            const d = destinationOf(v);
+            if (seen.has(d.text)) continue;
+            seen.add(d.text);
+            const line = handler === caller ? call.line : (handler.facts.nameLine ?? handler.facts.line);
+            addListener(ctx, handler === caller ? caller : handler, handler, line, declares.protocol ?? 'kafka', declares.framework ?? 'eventuate_tram', d, messageType);
+          }
+        }
+        return;
+      }
       const handler = (handlerOperand?.startsWith('arg') ? ctx.resolver.methodRef(caller, call.args[Number(handlerOperand.slice(3))] ?? '') : undefined) ?? caller;
+      // The one class it handles (dispatch by class): `onEvent(OrderCreated.class, …)`.
+      const messageType = declaredClassOf(row.roles?.message_type?.operands[0], call, caller, ctx.model, ctx.resolver);
       const seen = new Set<string>();
       for (const v of channel.values.slice(0, MAX_DESTINATIONS_PER_SITE)) {
         const d = destinationOf(v);
         if (seen.has(d.text)) continue;
         seen.add(d.text);
-        addListener(ctx, caller, handler, call.line, declares.protocol ?? 'kafka', declares.framework ?? 'eventuate_tram', d);
+        addListener(ctx, caller, handler, call.line, declares.protocol ?? 'kafka', declares.framework ?? 'eventuate_tram', d, messageType);
       }
     }
   });
 }
 
-function addListener(ctx: MessagingContext, declaring: MemberEntry, handler: MemberEntry, line: number, protocol: string, framework: string, d: ReturnType<typeof destinationOf>): void {
+/** A role's values; `argsN` (varargs: `setQueueNames(a, b)`): each argument from N on, one value each. */
+function roleValues(ev: Evaluator, op: ValueOp, e: CallExpr | NewExpr, site: Site): Value[] {
+  const each = op.op === 'id' ? /^args(\d)$/.exec(op.operands[0] ?? '') : null;
+  if (!each) return ev.apply(op, e, site, 0);
+  return union(...(e.args ?? []).slice(Number(each[1])).map((a) => ev.values(a, site)));
+}
+
+/**
+ * Roles given by other calls on the object a listener is registered on (a container configured by setters:
+ * `container.setQueueNames(q)` beside `container.setMessageListener(l)`), in the declaring method: the last call that
+ * gives a role, where the chain itself gives none.
+ */
+function siblingRoles(ctx: MessagingContext, caller: MemberEntry, call: CallFacts, expr: CallExpr | NewExpr, roles: Map<string, { values: Value[] }>): void {
+  let base: Expr | undefined = expr.k === 'call' ? expr.of : undefined;
+  while (base?.k === 'call') base = base.of;
+  if (!base || !(base.k === 'name' || (base.k === 'field' && base.of.k === 'this'))) return;
+  const key = exprKey(base);
+  const ev = ctx.evaluator;
+  for (const c of [...caller.facts.calls].sort((a, b) => b.line - a.line)) {
+    if (c === call || c.kind !== 'call' || !c.receiver || exprKey(c.receiver) !== key) continue;
+    const e = callExpr(c);
+    if (e.k !== 'call') continue;
+    const site: Site = { owner: caller.owner, member: caller, line: c.line };
+    const r = ev.libraryCall(e, site);
+    for (const [role, op] of Object.entries(r?.roles ?? {})) if (!roles.has(role) && role !== 'handler' && role !== 'message_type') roles.set(role, { values: roleValues(ev, op, e, site) });
+  }
+}
+
+/**
+ * The methods a listener registration calls: a method reference (`handler::process`); the one project method a lambda
+ * calls (`ctx -> handler.process(ctx)`); a listener reference its value is (`new MessageListenerAdapter(delegate)`:
+ * the delegate's `handleMessage`); or the method the row `calls` on an object of a project class (a MessageListener's
+ * `onMessage`). Undefined when none of these names one.
+ */
+function listenerHandlers(ctx: MessagingContext, caller: MemberEntry, call: CallFacts, expr: CallExpr | NewExpr, row: LibraryMethod, site: Site): MemberEntry[] | undefined {
+  const op = row.roles?.handler;
+  const index = op?.op === 'id' ? /^arg(\d)$/.exec(op.operands[0] ?? '') : null;
+  if (!op || !index) return undefined;
+  const written = call.args[Number(index[1])] ?? '';
+  const byRef = ctx.resolver.methodRef(caller, written);
+  if (byRef) return [byRef];
+  if (/^\s*(?:\([^()]*\)|[\w$]+)\s*->/.test(written) || /^\s*\{/.test(written)) {
+    // A lambda: the project methods called inside it (its lines, as far as its text is kept).
+    const last = call.line + (written.match(/\n/g)?.length ?? 0);
+    const called = new Set<MemberEntry>();
+    for (const c of caller.facts.calls) {
+      if (!c.inLambda || c.line < call.line || c.line > last) continue;
+      const r = ctx.resolver.resolve(caller, c);
+      if (r && !('unresolved' in r)) for (const t of r.targets) if ('member' in t && !t.member.facts.synthetic) called.add(t.member);
+    }
+    return called.size === 1 ? [...called] : undefined;
+  }
+  const out: MemberEntry[] = [];
+  for (const v of roleValues(ctx.evaluator, op, expr, site)) {
+    const ref = v.pieces.length && v.pieces.every((p) => p.s !== undefined) ? /^([\w.$]+)#([\w$]+)$/.exec(render(v)) : null;
+    const type = ref ? ctx.model.typeByQn(ref[1]!, caller.owner.place) : undefined;
+    const method = type ? ctx.model.findMethods(type, ref![2]!, -1).members[0] : undefined;
+    if (method && !out.includes(method)) out.push(method);
+  }
+  if (out.length) return out;
+  const arg = call.values?.[Number(index[1])];
+  const typed = arg && row.declares?.calls ? ctx.resolver.typeOf(arg, caller, call.line) : undefined;
+  const entry = typed && !('unknown' in typed) && !typed.isType ? typed.target.entry : undefined;
+  const method = entry && entry.facts.kind === 'class' ? ctx.model.findMethods(entry, row.declares!.calls!, -1).members.find((m) => !m.facts.modifiers.includes('abstract')) : undefined;
+  return method ? [method] : undefined;
+}
+
+function addListener(ctx: MessagingContext, declaring: MemberEntry, handler: MemberEntry, line: number, protocol: string, framework: string, d: ReturnType<typeof destinationOf>, messageType?: string): void {
   const owner = declaring.owner;
   let id = nodeId(ctx.ontology, ctx.source, 'route', `${owner.file.path}|${handler.qn}|${protocol} ${d.text}`);
   for (let n = 2; ctx.used.has(id); n++) id = nodeId(ctx.ontology, ctx.source, 'route', `${owner.file.path}|${handler.qn}|${protocol} ${d.text}~${n}`);
@@ -245,6 +341,7 @@ function addListener(ctx: MessagingContext, declaring: MemberEntry, handler: Mem
       declared: true,
       resolved: d.resolved,
       ...(d.profile ? { profile: d.profile } : {}),
+      ...(messageType ? { message_type: messageType } : {}),
     },
   });
   ctx.edges.push({ type: 'EXPOSES', from: ctx.memberId(handler), to: id });

@@ -62,7 +62,7 @@ const URL_HEAD = /^([a-z][a-z0-9+.-]*:)?\/\/([^/:?#]*)(?::([^/?#]*))?/i;
  * unless the host, holes and all, is a host template a service is known by (`bulk-scan-processor-${env}.internal`,
  * from the ingress hosts of its chart): `knownHost` says which hosts some service or deployment answers to.
  */
-export function urlTarget(value: Value, knownHost: (host: string) => boolean = () => false): UrlTarget {
+export function urlTarget(value: Value, knownHost: (host: string) => boolean = () => false, outsideHost: (template: string) => boolean = () => false): UrlTarget {
   const text = render(value);
   const base = { from: value.from, ...(value.profile ? { profile: value.profile } : {}) };
   const firstHole = value.pieces.find((p) => p.hole)?.hole;
@@ -74,7 +74,9 @@ export function urlTarget(value: Value, knownHost: (host: string) => boolean = (
       const len = p.s !== undefined ? p.s.length : `{${holeName(p.hole)}}`.length;
       if (p.hole && at < hostEnd) {
         const template = hostTemplateOf(value.pieces);
-        if (template && knownHost(template)) return { targetService: template, path: pathOf(text.slice(hostEnd)), resolved: true, ...base };
+        // A known host template names its service; one whose platform-filled parts leave a name the estate does not
+        // run names a host outside it (matched as external, never by its path alone).
+        if (template && (knownHost(template) || outsideHost(template))) return { targetService: template, path: pathOf(text.slice(hostEnd)), resolved: true, ...base };
         return { targetService: '', path: pathOf(text.slice(hostEnd)), resolved: false, reason: `the host is ${p.hole.origin}`, hole: p.hole, ...base };
       }
       at += len;
@@ -116,7 +118,9 @@ function urlValues(evaluator: Evaluator, op: ValueOp, expr: Extract<Expr, { k: '
  * A client interface's declared call placed on a base URL code gives it elsewhere: the call's path joined to each
  * base (a host names the target service); the node is copied, never changed in place (emissions are reused).
  */
-export function withClientBase(node: NodeRecord, bases: readonly Value[], knownHost?: (host: string) => boolean): NodeRecord {
+export function withClientBase(node: NodeRecord, given: readonly Value[], knownHost?: (host: string) => boolean, outsideHost?: (template: string) => boolean): NodeRecord {
+  // A base left empty by configuration no file sets is not known: it stops at that key.
+  const bases = given.map((b) => (b.pieces.length || b.unset === undefined ? b : { ...b, pieces: [{ hole: { origin: `configuration key ${b.unset}, set by no file in the estate (its default is empty)`, kind: 'configuration' as const, at: b.unset } }] }));
   const known = bases.filter((b) => !b.pieces.some((p) => p.hole));
   const base = known[0];
   if (!base || known.some((b) => render(b) !== render(base))) {
@@ -124,7 +128,7 @@ export function withClientBase(node: NodeRecord, bases: readonly Value[], knownH
     const reason = !base ? hole?.origin : 'the interface is built on several base URLs';
     return reason ? { ...node, props: { ...node.props, unresolved_reason: `the base URL is ${reason}`, ...holeProps(hole) } } : node;
   }
-  const t = urlTarget(joinPath([base], literal(String(node.props.path)))[0]!, knownHost);
+  const t = urlTarget(joinPath([base], literal(String(node.props.path)))[0]!, knownHost, outsideHost);
   const method = String(node.props.http_method);
   const props = { ...node.props, path: t.path, path_pattern: pathPattern(t.path), target_url: render(base), ...(t.targetService ? { target_service: t.targetService } : {}), ...(t.port !== undefined ? { target_port: t.port } : {}), ...(base.from.length ? { value_from: base.from } : {}), resolved: t.resolved };
   return { ...node, name: `${method} ${t.path}`, qualified_name: `${node.service} -> ${t.targetService || '?'} ${method} ${t.path}`, props };
@@ -161,6 +165,7 @@ const FRAMEWORKS: [RegExp, string][] = [
   [/WebClient/, 'web_client'],
   [/RestClient/, 'rest_client'],
   [/Rest(?:Template|Operations)/, 'rest_template'],
+  [/^java\.net\.http\./, 'java_http_client'],
 ];
 
 /**
@@ -179,6 +184,8 @@ export function outboundGraph(input: {
   memberId: (member: MemberEntry) => string;
   /** Whether a service or deployment of the estate answers to a host (a host template with holes included). */
   knownHost?: (host: string) => boolean;
+  /** Whether a host template names a host outside the estate ({@link isOutsideHostTemplate}). */
+  outsideHost?: (template: string) => boolean;
 }): {
   nodes: NodeRecord[];
   edges: EdgeRecord[];
@@ -206,12 +213,13 @@ export function outboundGraph(input: {
   };
   const evaluator = new Evaluator(input.model, input.resolver, configOf);
   const knownHost = input.knownHost ?? (() => false);
+  const outsideHost = input.outsideHost ?? (() => false);
   const members = new Map<string, MemberEntry>();
   const sinkFiles = new Set(input.sinks.map((s) => s.file));
   for (const t of input.model.types) if (sinkFiles.has(t.file.path)) for (const m of t.members) members.set(`${t.file.path}\0${m.qn}`, m);
   const used = new Set<string>();
   const binderOf = (service: string): 'kafka' | 'rabbit' | undefined => input.services.find((x) => x.name === service)?.streamBinder;
-  const messaging: MessagingContext = { ontology: input.ontology, source: input.source, evaluator, resolver: input.resolver, configOf, binderOf, memberId: input.memberId, used, nodes, edges, bindings, files };
+  const messaging: MessagingContext = { ontology: input.ontology, source: input.source, evaluator, resolver: input.resolver, model: input.model, configOf, binderOf, memberId: input.memberId, used, nodes, edges, bindings, files };
   const receivers = new Map<MemberEntry, Set<string>>();
   const gatewayCalls = new Map<MemberEntry, CallFacts[]>();
   const clientBases = new Map<string, Value[]>();
@@ -236,7 +244,7 @@ export function outboundGraph(input: {
       const roles = library.roles ?? {};
       evaluator.inService(caller.owner.place.service, () => {
         const iface = roles.interface ? evaluator.apply(roles.interface, expr, site, 0) : [];
-        const bases = roles.base ? evaluator.apply(roles.base, expr, site, 0).filter((b) => b.pieces.length > 0 && b.bound === undefined) : [];
+        const bases = roles.base ? evaluator.apply(roles.base, expr, site, 0).filter((b) => (b.pieces.length > 0 || b.unset !== undefined) && b.bound === undefined) : [];
         for (const i of iface) {
           if (i.pieces.some((p) => p.hole)) continue;
           const list = clientBases.get(render(i)) ?? clientBases.set(render(i), []).get(render(i))!;
@@ -273,7 +281,7 @@ export function outboundGraph(input: {
       const written = chooser === caller && line === call.line && urlArg ? call.args[Number(urlArg.slice(3))] : undefined;
       const targets = new Map<string, UrlTarget>();
       for (const { value, base } of result.slice(0, MAX_URLS_PER_SITE)) {
-        const t = urlTarget(value, knownHost);
+        const t = urlTarget(value, knownHost, outsideHost);
         // A URL the source does not state from its start has no path to match: it is kept as written.
         if (t.reason?.startsWith('the URL starts with') && written !== undefined) t.path = written;
         if (base) t.targetUrl = base;

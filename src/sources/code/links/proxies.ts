@@ -5,7 +5,7 @@ import { pathPattern } from '../../../graph/ontology/code.js';
 import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import { requestPathFor, selectLocation, type NginxServer } from '../config/deployment.js';
 import { httpdAccepts } from '../config/httpd.js';
-import { globRegex, httpRoutesByService } from './gateways.js';
+import { forwardReaches, globRegex, httpRoutesByService } from './gateways.js';
 import { type DeploymentOnly, hostIndex, type LayoutProxy, type ProxyKind, type ServiceInfo } from '../config/layout.js';
 
 /**
@@ -118,7 +118,7 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
       for (const r of routesOf.get(target) ?? []) {
         const targetPath = String(r.props.path_pattern).replace(/\{\}/g, VARIABLE);
         const request = rule.kind === 'httpd' ? requestPathFor(rule, targetPath, httpdAccepts) : requestPathFor(rule, targetPath);
-        if (request === undefined) continue;
+        if (request === undefined || !forwardReaches(r, request, path)) continue;
         if (server && selectLocation(server.locations, request)?.line !== rule.location.line) continue;
         if (rule.kind === 'httpd' && siblings.find((s) => httpdAccepts(s.location, request)) !== rule) continue;
         edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.85, strategy: 'proxy_location', request_path: request.split(VARIABLE).join('{}') } });

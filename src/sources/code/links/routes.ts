@@ -93,6 +93,8 @@ export interface Part {
   derived: boolean;
   /** The Spring profile(s) whose configuration gave a placeholder its value, when the default profile does not. */
   profile?: string;
+  /** The value with its `${…}` placeholders still in it (constants evaluated), when it has any. */
+  template?: string;
 }
 
 /** The first profile any of these parts took a value from. */
@@ -248,7 +250,8 @@ export class Constants {
     const placeholders = value?.includes('${') ?? false;
     const resolved = value === undefined ? undefined : this.resolve(value);
     const derived = !(parts?.length === 1 && parts[0]!.s !== undefined) || placeholders;
-    return resolved === undefined ? { text: value ?? written, literal: false, written, derived: true } : { text: resolved.text, literal: true, written, derived, ...(resolved.profile ? { profile: resolved.profile } : {}) };
+    const template = placeholders ? { template: value! } : {};
+    return resolved === undefined ? { text: value ?? written, literal: false, written, derived: true, ...template } : { text: resolved.text, literal: true, written, derived, ...(resolved.profile ? { profile: resolved.profile } : {}), ...template };
   }
 
   /** Whether the service's configuration (any profile) has a key under this prefix. */

@@ -1,7 +1,7 @@
 import { LIBRARY } from '../eval/library.js';
 import { own } from './own.js';
 import type { CallFacts, Expr, TypeRef, VariableFacts } from '../parse/ir.js';
-import { type CodeModel, isPrimitive, type MemberEntry, simpleTypeName, type TypeEntry, type TypeTarget } from './model.js';
+import { arityAccepts, type CodeModel, isPrimitive, type MemberEntry, simpleTypeName, type TypeEntry, type TypeTarget } from './model.js';
 
 export type CallStrategy =
   | 'local'
@@ -124,7 +124,12 @@ export class CallResolver {
   private qualifiedCall(caller: MemberEntry, call: CallFacts, receiver: Expr, depth = 0): ResolvedCall {
     const typed = this.typeOf(receiver, caller, call.line, depth);
     if ('unknown' in typed) return { call, unresolved: typed.unknown, receiver: exprText(receiver) };
-    if (typed.target.external !== undefined) return this.external(call, typed.target.external, call.name, typed.strategy);
+    if (typed.target.external !== undefined) {
+      // A Kotlin extension the estate declares on the library type, when it takes these arguments (a library member
+      // would win, but its name and arity fitting the estate's own extension is what the estate wrote it for).
+      const extension = typed.isType ? undefined : this.extensionFor(caller, call, new Set([typed.target.external.split('.').pop()!]));
+      return extension ?? this.external(call, typed.target.external, call.name, typed.strategy);
+    }
     const entry = typed.target.entry;
     const found = this.model.findMethods(entry, call.name, call.argCount);
     if (found.members.length) return this.pick(caller, call, found.members, typed.strategy);
@@ -133,7 +138,7 @@ export class CallResolver {
       const onCompanion = companion ? this.model.findMethods(companion, call.name, call.argCount).members : [];
       if (onCompanion.length) return this.pick(caller, call, onCompanion, typed.strategy);
     }
-    const extension = this.extensionFor(caller, call, entry);
+    const extension = this.extensionFor(caller, call, new Set(this.model.ancestors(entry).project.map((t) => t.facts.name)));
     if (extension) return extension;
     return this.onExternalSupertypes(call, entry, typed.strategy, true) ?? { call, unresolved: 'unknown_member', receiver: exprText(receiver) };
   }
@@ -148,8 +153,15 @@ export class CallResolver {
       const found = this.model.findMethods(entry, call.name, call.argCount).members;
       if (found.length) return this.pick(caller, call, found, 'static_import');
     }
+    // In a Kotlin extension function, a bare call is first a call on the receiver it extends (`this`).
+    const extended = caller.facts.extensionReceiver;
+    if (extended) {
+      const onReceiver = this.onExtendedReceiver(caller, call, extended);
+      if (onReceiver) return onReceiver;
+    }
     for (let t: TypeEntry | undefined = owner; t; t = t.outer) {
-      const found = this.model.findMethods(t, call.name, call.argCount).members;
+      // An extension function needs a receiver of its type: a bare call reaches one only from an extension of the same type.
+      const found = this.model.findMethods(t, call.name, call.argCount).members.filter((m) => !m.facts.extensionReceiver || (extended !== undefined && sameSimpleType(m.facts.extensionReceiver, extended) && arityAccepts(m.facts, call.argCount + 1)));
       if (found.length) return this.pick(caller, call, found, 'this_super');
     }
     for (const w of file.imports.staticWildcard) {
@@ -187,13 +199,25 @@ export class CallResolver {
     return undefined;
   }
 
-  private extensionFor(caller: MemberEntry, call: CallFacts, receiver: TypeEntry): ResolvedCall | undefined {
-    const names = new Set(this.model.ancestors(receiver).project.map((t) => t.facts.name));
+  /** Kotlin extension functions visible here on a receiver of these simple type names that take the call's arguments. */
+  private extensionFor(caller: MemberEntry, call: CallFacts, names: ReadonlySet<string>): ResolvedCall | undefined {
     const candidates = this.model.extensions(call.name).filter((m) => {
       const visible = m.owner.file.package === caller.owner.file.package || Object.values(caller.owner.file.imports.single).includes(`${m.owner.file.package}.${call.name}`) || caller.owner.file.imports.wildcard.includes(m.owner.file.package);
-      return visible && names.has(simpleTypeName(m.facts.extensionReceiver!).split('.').pop()!) && m.facts.params.length - 1 === call.argCount;
+      // Its parameters start with the receiver.
+      return visible && names.has(simpleTypeName(m.facts.extensionReceiver!).split('.').pop()!) && arityAccepts(m.facts, call.argCount + 1);
     });
     return candidates.length ? this.pick(caller, call, candidates, 'extension') : undefined;
+  }
+
+  /** A bare call in an extension function, on the type it extends: a project type's methods, or a library row of a library type's. */
+  private onExtendedReceiver(caller: MemberEntry, call: CallFacts, extended: TypeRef): ResolvedCall | undefined {
+    const target = this.typeVariableSafe(extended, caller.owner);
+    if (!target) return undefined;
+    if (target.entry) {
+      const found = this.model.findMethods(target.entry, call.name, call.argCount);
+      return found.exact ? this.pick(caller, call, found.members, 'this_super') : undefined;
+    }
+    return LIBRARY.method(target.external, call.name) ? this.external(call, target.external, call.name, 'this_super') : undefined;
   }
 
   /** A method the project type does not declare may come from a library supertype: land on the first one. */
@@ -271,6 +295,12 @@ export class CallResolver {
     const owner = caller.owner;
     switch (expr.k) {
       case 'this': {
+        // In a Kotlin extension function, `this` is the receiver it extends.
+        const extended = expr.qualifier ? undefined : caller.facts.extensionReceiver;
+        if (extended) {
+          const target = this.typeVariableSafe(extended, owner);
+          return target ? { target, strategy: 'this_super' } : { unknown: 'unknown_receiver' };
+        }
         if (!expr.qualifier) return { target: { entry: owner }, strategy: 'this_super' };
         for (let t: TypeEntry | undefined = owner; t; t = t.outer) if (t.facts.name === expr.qualifier) return { target: { entry: t }, strategy: 'this_super' };
         return { unknown: 'unknown_receiver' };
@@ -294,6 +324,11 @@ export class CallResolver {
         }
         const of = this.typeOf(expr.of, caller, line, depth + 1);
         if ('unknown' in of) return of;
+        if (of.target.external !== undefined && !of.isType) {
+          // Kotlin reads a library getter as a property (`queue.sqsClient` is `getSqsClient()`).
+          const getter = `get${expr.name[0]!.toUpperCase()}${expr.name.slice(1)}`;
+          if (LIBRARY.method(of.target.external, getter)?.returns) return this.libraryReturn(of.target.external, getter, { k: 'call', name: getter, argCount: 0, of: expr.of }, caller, line, depth);
+        }
         if (of.target.external !== undefined) {
           // `Outer.Inner` of an external type, or a static field of a library type: both unknown statically.
           return /^[A-Z]/.test(expr.name) && of.isType ? { target: { external: `${of.target.external}.${expr.name}` }, strategy: of.strategy, isType: true } : { unknown: 'unknown_return_type' };
@@ -312,7 +347,9 @@ export class CallResolver {
         const resolved = expr.of ? this.qualifiedCall(caller, syntheticCall(expr, line), expr.of, depth + 1) : this.bareCall(caller, syntheticCall(expr, line));
         if ('unresolved' in resolved) return { unknown: resolved.unresolved === 'unknown_member' ? 'unknown_return_type' : resolved.unresolved };
         const first = resolved.targets[0]!;
-        if (!('member' in first)) return this.libraryReturn(first.external.owner, first.external.name, expr, caller, line, depth);
+        // Kotlin's `Foo(…)`: a constructor call makes a Foo.
+        if (!('member' in first)) return first.external.name === '<init>' ? { target: { external: first.external.owner }, strategy: 'constructor' } : this.libraryReturn(first.external.owner, first.external.name, expr, caller, line, depth);
+        if (first.member.facts.kind === 'constructor') return { target: { entry: first.member.owner }, strategy: 'constructor' };
         const ret = first.member.facts.returnType;
         if (!ret || isPrimitive(ret.name) || ret.name === 'Unit') return { unknown: 'unknown_return_type' };
         const target = this.typeVariableSafe(ret, first.member.owner);
@@ -342,6 +379,7 @@ export class CallResolver {
       case 'guarded':
         return this.typeOf(expr.value, caller, line, depth + 1);
       case 'test':
+      case 'lambda':
       case 'other':
         return { unknown: 'unknown_receiver' };
     }
@@ -351,9 +389,10 @@ export class CallResolver {
   private libraryReturn(owner: string, name: string, expr: Extract<Expr, { k: 'call' }>, caller: MemberEntry, line: number, depth: number): Typed {
     const returns = LIBRARY.method(owner, name)?.returns;
     if (!returns) return { unknown: 'unknown_return_type' };
-    if (returns === '$class0') {
-      // `createClient(OrdersApi.class)`: an instance of the class the literal names.
-      const arg = expr.args?.[0];
+    const classArg = /^\$class(\d)$/.exec(returns);
+    if (classArg) {
+      // `createClient(OrdersApi.class)`: an instance of the class the literal (argument N) names.
+      const arg = expr.args?.[Number(classArg[1])];
       const target = arg?.k === 'class_literal' ? this.typeVariableSafe(arg.type, caller.owner) : undefined;
       return target ? { target, strategy: 'chained' } : { unknown: 'unknown_return_type' };
     }
@@ -363,7 +402,8 @@ export class CallResolver {
       if (!typed || 'unknown' in typed) return { unknown: 'unknown_return_type' };
       if (returns === '$arg0') return { target: typed.target, strategy: 'chained' };
       const arg = typed.typeArgs?.[0];
-      return arg ? { target: { external: arg }, strategy: 'chained' } : { unknown: 'unknown_return_type' };
+      const entry = arg ? this.model.typeByQn(arg, caller.owner.place) : undefined;
+      return arg ? { target: entry ? { entry } : { external: arg }, strategy: 'chained' } : { unknown: 'unknown_return_type' };
     }
     const generic = /^([^<]+)<(.+)>$/.exec(returns);
     return generic ? { target: { external: generic[1]! }, strategy: 'chained', typeArgs: generic[2]!.split(',').map((a) => a.trim()) } : { target: { external: returns }, strategy: 'chained' };
@@ -391,6 +431,11 @@ export class CallResolver {
       const field = this.model.findField(t, name);
       if (field) return this.typeOfField(field, caller, line, depth, 'field');
     }
+    // In a Kotlin extension function, a bare name may be a property of the receiver it extends.
+    if (caller.facts.extensionReceiver && /^[a-z]/.test(name)) {
+      const viaThis = this.typeOf({ k: 'field', of: { k: 'this' }, name }, caller, line, depth + 1);
+      if (!('unknown' in viaThis)) return viaThis;
+    }
     const asType = this.model.resolveTypeName(name, caller.owner);
     if (asType) {
       const file = caller.owner.file;
@@ -410,11 +455,17 @@ export class CallResolver {
   private typeOfDeclared(type: TypeRef | undefined, init: Expr | undefined, declaredIn: TypeEntry, caller: MemberEntry, line: number, depth: number, strategy: CallStrategy): Typed {
     if (type) {
       const target = this.typeVariableSafe(type, declaredIn);
-      return target ? { target, strategy } : { unknown: 'unknown_receiver' };
+      if (!target) return { unknown: 'unknown_receiver' };
+      // `List<ServiceInstance> instances`: what `instances.get(0)` is (a library row's `$0`).
+      const typeArgs = (type.args ?? []).map((a) => {
+        const t = this.typeVariableSafe(a, declaredIn);
+        return t?.entry ? t.entry.qn : t?.external;
+      });
+      return typeArgs.length && typeArgs.every((a) => a !== undefined) ? { target, strategy, typeArgs: typeArgs as string[] } : { target, strategy };
     }
     if (init) {
       const inferred = this.typeOf(init, caller, line, depth + 1);
-      return 'unknown' in inferred ? inferred : { target: inferred.target, strategy };
+      return 'unknown' in inferred ? inferred : { target: inferred.target, strategy, ...(inferred.typeArgs ? { typeArgs: inferred.typeArgs } : {}) };
     }
     return { unknown: 'unknown_receiver' };
   }
@@ -490,6 +541,8 @@ export function exprText(expr: Expr): string {
       return expr.op === '!' ? `!${exprText(expr.args[0]!)}` : expr.args.map(exprText).join(` ${expr.op} `);
     case 'guarded':
       return exprText(expr.value);
+    case 'lambda':
+      return `{ ${expr.params.join(', ')} -> ${expr.body ? exprText(expr.body) : '…'} }`;
     case 'other':
       return expr.text.length > 60 ? `${expr.text.slice(0, 57)}…` : expr.text;
   }
@@ -497,4 +550,8 @@ export function exprText(expr: Expr): string {
 
 export function confidenceOf(strategy: CallStrategy): number {
   return CONFIDENCE[strategy];
+}
+
+function sameSimpleType(a: TypeRef, b: TypeRef): boolean {
+  return simpleTypeName(a).split('.').pop() === simpleTypeName(b).split('.').pop();
 }

@@ -421,7 +421,7 @@ function lombokMembers(facts: TypeFacts): MemberFacts[] {
 }
 
 /** Whether a call with `argCount` arguments can land on `m`: varargs take any number, Kotlin defaults may be left out. */
-function arityAccepts(m: MemberFacts, argCount: number): boolean {
+export function arityAccepts(m: MemberFacts, argCount: number): boolean {
   const n = m.params.length;
   const varargs = n > 0 && m.params[n - 1]!.varargs;
   const required = m.params.filter((p, i) => !p.default && !(varargs && i === n - 1)).length;

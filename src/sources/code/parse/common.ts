@@ -121,7 +121,7 @@ export function emptyFacts(path: string, language: Language, text: string): File
  * of n calls linear in memory instead of quadratic (the worker's structured clone keeps the sharing). Node ids are
  * unique within one tree; the memo lives for one `withExprMemo` run.
  */
-let exprMemo: Map<number, Expr> | undefined;
+let exprMemo: Map<number, { expr: Expr; depth: number }> | undefined;
 
 export function withExprMemo<T>(run: () => T): T {
   const outer = exprMemo;
@@ -133,13 +133,19 @@ export function withExprMemo<T>(run: () => T): T {
   }
 }
 
-/** `uncached(node, depth, limit)`, shared: an expression is read to the receiver limit whatever asked for it first. */
+/**
+ * `uncached(node, depth, limit)`, shared: an expression is read to the receiver limit whatever asked for it first.
+ * Arguments are kept only above VALUE_DEPTH, so what was read deeper (inside a lambda inside a call) has fewer: it
+ * is read again for a shallower use, and kept for every use at least as deep. Past VALUE_DEPTH all reads are alike,
+ * so a chain is read again at most VALUE_DEPTH levels down and stays linear.
+ */
 export function sharedExpr(node: Node, depth: number, limit: number, uncached: (node: Node, depth: number, limit: number) => Expr): Expr {
   if (!exprMemo) return uncached(node, depth, limit);
+  const level = Math.min(depth, VALUE_DEPTH);
   const memo = exprMemo.get(node.id);
-  if (memo) return memo;
+  if (memo && memo.depth <= level) return memo.expr;
   const expr = uncached(node, depth, MAX_EXPR_DEPTH);
-  exprMemo.set(node.id, expr);
+  exprMemo.set(node.id, { expr, depth: level });
   return expr;
 }
 

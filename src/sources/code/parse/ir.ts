@@ -68,6 +68,8 @@ export type Expr =
   | { k: 'test'; op: '==' | '!=' | '&&' | '||' | '!'; args: Expr[] }
   /** A value returned only when `when` holds (a `return` inside `if (when)`, or its `else` with `when` negated). */
   | { k: 'guarded'; when: Expr; value: Expr }
+  /** A lambda (`it -> …`, Kotlin `{ … }`): its parameter names (Kotlin's implicit `it`) and what it ends with, at `line`. */
+  | { k: 'lambda'; params: string[]; body?: Expr; line: number }
   | { k: 'other'; text: string };
 
 /** `x = value` in a body (`this.x = …`, a local reassigned): what the value evaluator reads for fields and locals. */

@@ -838,6 +838,8 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
   }
   const sub = (n: Node): Expr => toExpr(n, depth + 1, limit);
   switch (node.type) {
+    case 'lambda_expression':
+      return lambdaExpr(node, sub);
     case 'this':
       return { k: 'this' };
     case 'super':
@@ -980,4 +982,16 @@ function textBlockValue(text: string): string | undefined {
   const indents = lines.filter((l, i) => l.trim() !== '' || i === lines.length - 1).map((l) => /^[ \t]*/.exec(l)![0].length);
   const cut = indents.length ? Math.min(...indents) : 0;
   return lines.map((l) => l.slice(cut).replace(/[ \t]+$/, '')).join('\n');
+}
+
+/** A lambda as a value: its parameter names and the expression it returns (its body, or a block's last `return`). */
+function lambdaExpr(node: Node, sub: (n: Node) => Expr): Expr {
+  const declared = node.childForFieldName('parameters');
+  const params = !declared ? [] : declared.type === 'identifier' ? [declared.text] : declared.namedChildren.map((c) => (c?.type === 'identifier' ? c.text : (c?.childForFieldName('name')?.text ?? ''))).filter((n) => n !== '');
+  const body = node.childForFieldName('body');
+  if (!body) return otherExpr(node);
+  if (body.type !== 'block') return { k: 'lambda', params, body: sub(body), line: lineOf(body) };
+  const returned = body.namedChildren.filter((c): c is Node => c?.type === 'return_statement').pop();
+  const value = returned?.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
+  return { k: 'lambda', params, ...(value ? { body: sub(value) } : {}), line: lineOf(returned ?? body) };
 }

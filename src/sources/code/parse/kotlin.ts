@@ -1001,7 +1001,7 @@ class KotlinExtractor {
       kind,
       mods,
       type: typeNode ? typeRef(typeNode) : undefined,
-      init,
+      init: init ?? lazyValue(delegate),
       receiver: receiver ? typeRef(receiver) : undefined,
       getter,
       setter,
@@ -1278,10 +1278,11 @@ class KotlinExtractor {
     const args = [...argumentTexts(valueArgs), ...lambdas.map((l) => cut(l.text))];
     const target = calleeOf(callee);
     const call: CallFacts = { kind: 'call', name: target.name, argCount: args.length, args, line: lineOf(node) };
-    const values = valueExprs(valueArgs);
-    if (values) call.values = values;
+    // Trailing lambdas are the last arguments.
+    const values = [...(valueExprs(valueArgs) ?? []), ...lambdas.map((l) => toExpr(l, 0, VALUE_DEPTH))];
+    if (values.length) call.values = values;
     const names = valueArgs ? argumentNames(valueArgs) : undefined;
-    if (names) call.argNames = names;
+    if (names) call.argNames = [...names, ...lambdas.map(() => null)];
     if (target.receiver) call.receiver = toExpr(target.receiver);
     this.addCall(scope, call);
     // A dotted receiver is a navigation_expression, visited when walked.
@@ -1755,11 +1756,11 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
       const target = calleeOf(callee);
       const e: Expr = { k: 'call', name: target.name, argCount };
       if (target.receiver) e.of = sub(target.receiver);
-      if (valueArgs && depth < VALUE_DEPTH) {
-        const args = valueArgNodes(valueArgs).map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
+      if ((valueArgs || lambdas.length) && depth < VALUE_DEPTH) {
+        const args = [...(valueArgs ? valueArgNodes(valueArgs) : []), ...lambdas].map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
         if (args.length) e.args = args;
-        const names = argumentNames(valueArgs);
-        if (names) e.names = names;
+        const names = valueArgs ? argumentNames(valueArgs) : undefined;
+        if (names) e.names = [...names, ...lambdas.map(() => null)];
       }
       return e;
     }
@@ -1772,10 +1773,14 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
       return { k: 'literal', type: /[fF]$/.test(node.text) ? 'float' : 'double' };
     case 'character_literal':
       return { k: 'literal', type: 'char' };
+    case 'annotated_lambda':
+    case 'lambda_literal':
+      return lambdaExpr(node, sub);
     case 'as_expression': {
       const type = node.namedChildren.find((c, i) => i > 0 && TYPE_NODES.has(ty(c)));
       const ref = typeRef(type, depth + 1);
-      return { k: 'cast', type: node.children.some((c) => ty(c) === 'as?') ? { ...ref, nullable: true } : ref };
+      const of = node.namedChildren[0];
+      return { k: 'cast', type: node.children.some((c) => ty(c) === 'as?') ? { ...ref, nullable: true } : ref, ...(of && of !== type ? { of: sub(of) } : {}) };
     }
     case 'parenthesized_expression':
     case 'annotated_expression': {
@@ -1903,4 +1908,31 @@ function templateExpr(node: Node, sub: (n: Node) => Expr): Expr {
 
 function other(node: Node): Expr {
   return { k: 'other', text: cut(node.text) };
+}
+
+/** `by lazy { … }`: the expression the lambda ends with is the property's value (computed once, on first read). */
+function lazyValue(delegate: Node | undefined): Node | undefined {
+  const call = delegate?.namedChildren.find((c) => ty(c) === 'call_expression');
+  if (!call || ident(call.namedChildren[0]) !== 'lazy') return undefined;
+  const lambda = call.namedChildren.find((c) => ty(c) === 'annotated_lambda')?.namedChildren.find((c) => ty(c) === 'lambda_literal');
+  const statements = lambda?.namedChildren.filter((c) => !COMMENTS.has(ty(c)) && ty(c) !== 'lambda_parameters');
+  return statements?.[statements.length - 1];
+}
+
+/** A lambda as a value: its parameters (`it` when it names none) and the expression its body ends with. */
+function lambdaExpr(node: Node, sub: (n: Node) => Expr): Expr {
+  const literal = ty(node) === 'annotated_lambda' ? node.namedChildren.find((c) => ty(c) === 'lambda_literal') : node;
+  if (!literal) return other(node);
+  const declared = literal.namedChildren.find((c) => ty(c) === 'lambda_parameters');
+  const params = declared ? declared.namedChildren.filter((c) => ty(c) === 'variable_declaration').map((v) => ident(v.namedChildren.find((c) => ty(c) === 'identifier'))) : ['it'];
+  let statements = literal.namedChildren.filter((c) => !COMMENTS.has(ty(c)) && ty(c) !== 'lambda_parameters');
+  if (statements.length === 1 && ty(statements[0]!) === 'statements') statements = statements[0]!.namedChildren.filter((c) => !COMMENTS.has(ty(c)));
+  let last = statements[statements.length - 1];
+  // `{ url = it.path("/x").build(); url }`: a variable the lambda ends with has the value it was just given there.
+  if (last && ty(last) === 'identifier') {
+    const assigned = statements.slice(0, -1).reverse().find((st) => ty(st) === 'assignment' && st.children[0]?.text === last!.text && ty(st.children[1]!) === '=');
+    if (assigned?.children[2]) last = assigned.children[2];
+  }
+  const value = last !== undefined && !/declaration|assignment/.test(ty(last)) ? last : undefined;
+  return { k: 'lambda', params, ...(value ? { body: sub(value) } : {}), line: last ? lineOf(last) : lineOf(literal) };
 }
