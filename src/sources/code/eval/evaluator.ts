@@ -92,6 +92,8 @@ const CONFIGURED = { k: 'name', name: '$configured$' } as const;
 
 /** The receiver parameter of a Kotlin extension function, as the parser names it. */
 const RECEIVER = { k: 'name', name: '$receiver' } as const;
+/** An abstract method with more overrides than this in the estate is not evaluated through them. */
+const MAX_OVERRIDES = 8;
 /** At most this many combinations of operand values one text operation makes. */
 const MAX_COMBINATIONS = 32;
 /** Collections Spring binds a configuration list to. */
@@ -1181,7 +1183,13 @@ export class Evaluator {
     // A Spring Cloud Stream channel declared on an interface (`@Output MessageChannel ordersOut()`): its binding.
     const channel = facts.annotations.find((a) => CHANNEL_ANNOTATIONS.has(a.name));
     if (channel && !facts.returns?.length) return literal(annotationValue([channel], channel.name) || facts.name);
-    if (!facts.returns?.length) return unknown(`${target.owner.facts.name}.${facts.name}(…)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
+    if (!facts.returns?.length) {
+      // An abstract method (a base class's, an interface's) on an object whose class the call does not say: any
+      // override the estate's subtypes declare may run, so the value is all of theirs.
+      const overrides = this.overridesOf(target);
+      if (overrides.length && overrides.length <= MAX_OVERRIDES) return union(...overrides.map((o) => this.projectCall(o, expr, site, depth + 1, on)));
+      return unknown(`${target.owner.facts.name}.${facts.name}(…)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
+    }
     const key = `${target.qn}()`;
     if (this.active.has(key)) return unknown(`${facts.name}(…) (recursive)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
     this.active.add(key);
@@ -1192,6 +1200,15 @@ export class Evaluator {
     } finally {
       this.active.delete(key);
     }
+  }
+
+  /** The methods of the estate's subtypes that override an abstract method with a body: same name and arity, declared there. */
+  private overridesOf(target: MemberEntry): MemberEntry[] {
+    const facts = target.facts;
+    if (facts.kind !== 'method' || !(facts.modifiers.includes('abstract') || target.owner.facts.kind === 'interface')) return [];
+    return this.model
+      .descendants(target.owner)
+      .flatMap((t) => t.members.filter((m) => m.owner === t && m.facts.kind === 'method' && m.facts.name === facts.name && m.facts.params.length === facts.params.length && !!m.facts.returns?.length));
   }
 
   /** `Topic.ORDERS` as a receiver: the enum constant and its constructor arguments. */
