@@ -121,7 +121,7 @@ export function emptyFacts(path: string, language: Language, text: string): File
  * of n calls linear in memory instead of quadratic (the worker's structured clone keeps the sharing). Node ids are
  * unique within one tree; the memo lives for one `withExprMemo` run.
  */
-let exprMemo: Map<number, { expr: Expr; depth: number }> | undefined;
+let exprMemo: Map<number, Expr> | undefined;
 
 export function withExprMemo<T>(run: () => T): T {
   const outer = exprMemo;
@@ -133,20 +133,33 @@ export function withExprMemo<T>(run: () => T): T {
   }
 }
 
-/**
- * `uncached(node, depth, limit)`, shared: an expression is read to the receiver limit whatever asked for it first.
- * Arguments are kept only above VALUE_DEPTH, so what was read deeper (inside a lambda inside a call) has fewer: it
- * is read again for a shallower use, and kept for every use at least as deep. Past VALUE_DEPTH all reads are alike,
- * so a chain is read again at most VALUE_DEPTH levels down and stays linear.
- */
+/** `uncached(node, depth, limit)`, shared: an expression is read to the receiver limit whatever asked for it first. */
 export function sharedExpr(node: Node, depth: number, limit: number, uncached: (node: Node, depth: number, limit: number) => Expr): Expr {
   if (!exprMemo) return uncached(node, depth, limit);
-  const level = Math.min(depth, VALUE_DEPTH);
   const memo = exprMemo.get(node.id);
-  if (memo && memo.depth <= level) return memo.expr;
+  if (memo) return memo;
   const expr = uncached(node, depth, MAX_EXPR_DEPTH);
-  exprMemo.set(node.id, { expr, depth: level });
+  exprMemo.set(node.id, expr);
   return expr;
+}
+
+/** Lambdas nested deeper than this inside one another are kept as text. */
+const MAX_LAMBDA_NESTING = 8;
+let lambdaNesting = 0;
+
+/**
+ * A lambda's body read as an expression of its own, from depth 0: its value is what the function returns, wherever
+ * the lambda sits (`runCatching { execute { send(build(…)) } }` keeps every argument), at most MAX_LAMBDA_NESTING
+ * lambdas deep; deeper, undefined.
+ */
+export function lambdaBody(node: Node, read: (node: Node) => Expr): Expr | undefined {
+  if (lambdaNesting >= MAX_LAMBDA_NESTING) return undefined;
+  lambdaNesting++;
+  try {
+    return read(node);
+  } finally {
+    lambdaNesting--;
+  }
 }
 
 /** Records the line of a member's name when annotations or modifiers above it put it below the member's start. */

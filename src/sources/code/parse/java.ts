@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, AssignFacts, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from './ir.js';
-import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, lambdaBody, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
 import { BodyUseRecorder, useHolder } from './uses.js';
 
 /** Node types inside a body that never hold a call, a local or a type: the walker does not descend into them. */
@@ -839,7 +839,7 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
   const sub = (n: Node): Expr => toExpr(n, depth + 1, limit);
   switch (node.type) {
     case 'lambda_expression':
-      return lambdaExpr(node, sub);
+      return lambdaExpr(node, (n) => lambdaBody(n, toExpr));
     case 'this':
       return { k: 'this' };
     case 'super':
@@ -984,14 +984,15 @@ function textBlockValue(text: string): string | undefined {
   return lines.map((l) => l.slice(cut).replace(/[ \t]+$/, '')).join('\n');
 }
 
-/** A lambda as a value: its parameter names and the expression it returns (its body, or a block's last `return`). */
-function lambdaExpr(node: Node, sub: (n: Node) => Expr): Expr {
+/** A lambda as a value: its parameter names and the expression it returns (its body, or a block's last `return`); nested too deep, its text. */
+function lambdaExpr(node: Node, read: (n: Node) => Expr | undefined): Expr {
   const declared = node.childForFieldName('parameters');
   const params = !declared ? [] : declared.type === 'identifier' ? [declared.text] : declared.namedChildren.map((c) => (c?.type === 'identifier' ? c.text : (c?.childForFieldName('name')?.text ?? ''))).filter((n) => n !== '');
   const body = node.childForFieldName('body');
   if (!body) return otherExpr(node);
-  if (body.type !== 'block') return { k: 'lambda', params, body: sub(body), line: lineOf(body) };
-  const returned = body.namedChildren.filter((c): c is Node => c?.type === 'return_statement').pop();
-  const value = returned?.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
-  return { k: 'lambda', params, ...(value ? { body: sub(value) } : {}), line: lineOf(returned ?? body) };
+  const returned = body.type === 'block' ? body.namedChildren.filter((c): c is Node => c?.type === 'return_statement').pop() : undefined;
+  const value = body.type !== 'block' ? body : returned?.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
+  const expr = value ? read(value) : undefined;
+  if (value && !expr) return otherExpr(node);
+  return { k: 'lambda', params, ...(expr ? { body: expr } : {}), line: lineOf(value ?? returned ?? body) };
 }

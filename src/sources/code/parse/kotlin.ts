@@ -1,7 +1,7 @@
 import { rewriteMultiDollarStrings } from './kotlin-strings.js';
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from './ir.js';
-import { countParseErrors, emptyFacts, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, lambdaBody, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
 import { BodyUseRecorder, useHolder } from './uses.js';
 
 /**
@@ -1775,7 +1775,7 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
       return { k: 'literal', type: 'char' };
     case 'annotated_lambda':
     case 'lambda_literal':
-      return lambdaExpr(node, sub);
+      return lambdaExpr(node, (n) => lambdaBody(n, toExpr));
     case 'as_expression': {
       const type = node.namedChildren.find((c, i) => i > 0 && TYPE_NODES.has(ty(c)));
       const ref = typeRef(type, depth + 1);
@@ -1919,8 +1919,8 @@ function lazyValue(delegate: Node | undefined): Node | undefined {
   return statements?.[statements.length - 1];
 }
 
-/** A lambda as a value: its parameters (`it` when it names none) and the expression its body ends with. */
-function lambdaExpr(node: Node, sub: (n: Node) => Expr): Expr {
+/** A lambda as a value: its parameters (`it` when it names none) and the expression its body ends with; nested too deep, its text. */
+function lambdaExpr(node: Node, read: (n: Node) => Expr | undefined): Expr {
   const literal = ty(node) === 'annotated_lambda' ? node.namedChildren.find((c) => ty(c) === 'lambda_literal') : node;
   if (!literal) return other(node);
   const declared = literal.namedChildren.find((c) => ty(c) === 'lambda_parameters');
@@ -1934,5 +1934,7 @@ function lambdaExpr(node: Node, sub: (n: Node) => Expr): Expr {
     if (assigned?.children[2]) last = assigned.children[2];
   }
   const value = last !== undefined && !/declaration|assignment/.test(ty(last)) ? last : undefined;
-  return { k: 'lambda', params, ...(value ? { body: sub(value) } : {}), line: last ? lineOf(last) : lineOf(literal) };
+  const expr = value ? read(value) : undefined;
+  if (value && !expr) return other(node);
+  return { k: 'lambda', params, ...(expr ? { body: expr } : {}), line: last ? lineOf(last) : lineOf(literal) };
 }
