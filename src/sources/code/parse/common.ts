@@ -143,6 +143,16 @@ export function sharedExpr(node: Node, depth: number, limit: number, uncached: (
   return expr;
 }
 
+/**
+ * Whether a call's arguments (and a string template's parts) at this depth are read. With the memo, every node is
+ * read once whatever asked for it first, so a call chain's deep arguments cost nothing more and are kept: else a
+ * call read first as part of a longer chain (`client.get().uri(UriComponentsBuilder.fromUriString("$base/x")…)`)
+ * would lose them for its own use. Without the memo, VALUE_DEPTH bounds the size.
+ */
+export function keepsValues(depth: number): boolean {
+  return exprMemo !== undefined || depth < VALUE_DEPTH;
+}
+
 /** Lambdas nested deeper than this inside one another are kept as text. */
 const MAX_LAMBDA_NESTING = 8;
 let lambdaNesting = 0;

@@ -1,6 +1,6 @@
 import type { Node, Parser } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, AssignFacts, CallFacts, ConstPart, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from './ir.js';
-import { countParseErrors, emptyFacts, lambdaBody, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, keepsValues, lambdaBody, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
 import { BodyUseRecorder, useHolder } from './uses.js';
 
 /** Node types inside a body that never hold a call, a local or a type: the walker does not descend into them. */
@@ -863,13 +863,13 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
       const args = argumentNodes(node.childForFieldName('arguments'));
       const call: Expr = { k: 'call', name: node.childForFieldName('name')?.text ?? '', argCount: args.length };
       if (object) call.of = sub(object);
-      if (args.length && depth < VALUE_DEPTH) call.args = args.map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
+      if (args.length && keepsValues(depth)) call.args = args.map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
       return call;
     }
     case 'object_creation_expression': {
       const args = argumentNodes(node.childForFieldName('arguments'));
       const created: Expr = { k: 'new', type: typeRef(node.childForFieldName('type')) };
-      if (args.length && depth < VALUE_DEPTH) created.args = args.map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
+      if (args.length && keepsValues(depth)) created.args = args.map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
       return created;
     }
     case 'parenthesized_expression': {

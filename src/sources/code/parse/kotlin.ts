@@ -1,7 +1,7 @@
 import { rewriteMultiDollarStrings } from './kotlin-strings.js';
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import type { AnnotationFacts, AnnotationValue, CallFacts, Expr, FieldFacts, FileFacts, ImportFacts, MemberFacts, ParamFacts, SupertypeFacts, TypeFacts, TypeRef, VariableFacts } from './ir.js';
-import { countParseErrors, emptyFacts, lambdaBody, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
+import { countParseErrors, emptyFacts, keepsValues, lambdaBody, lineOf, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH, sharedExpr, STRING_VALUE_LIMIT, stripGenerics, tooDeep, VALUE_DEPTH, withExprMemo, withNameLine, withNestingLimits } from './common.js';
 import { BodyUseRecorder, useHolder } from './uses.js';
 
 /**
@@ -1756,7 +1756,7 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
       const target = calleeOf(callee);
       const e: Expr = { k: 'call', name: target.name, argCount };
       if (target.receiver) e.of = sub(target.receiver);
-      if ((valueArgs || lambdas.length) && depth < VALUE_DEPTH) {
+      if ((valueArgs || lambdas.length) && keepsValues(depth)) {
         const args = [...(valueArgs ? valueArgNodes(valueArgs) : []), ...lambdas].map((a) => toExpr(a, depth + 1, Math.min(limit, VALUE_DEPTH)));
         if (args.length) e.args = args;
         const names = valueArgs ? argumentNames(valueArgs) : undefined;
@@ -1766,7 +1766,7 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
     }
     case 'string_literal':
     case 'multiline_string_literal':
-      return depth < VALUE_DEPTH ? templateExpr(node, (n) => toExpr(n, depth + 1, Math.min(limit, VALUE_DEPTH))) : { k: 'literal', type: 'String' };
+      return keepsValues(depth) ? templateExpr(node, (n) => toExpr(n, depth + 1, Math.min(limit, VALUE_DEPTH))) : { k: 'literal', type: 'String' };
     case 'number_literal':
       return { k: 'literal', type: /[lL]$/.test(node.text) ? 'long' : 'int', value: node.text.replace(/[lL]$/, '') };
     case 'float_literal':
@@ -1821,7 +1821,7 @@ function toExprUncached(node: Node, depth: number, limit: number): Expr {
       // `xs[0]`, `map["k"]`: the operator `get` of the JVM view.
       const [of, ...indexes] = node.namedChildren.filter((c) => !COMMENTS.has(ty(c)));
       if (!of || indexes.length !== 1) return other(node);
-      return { k: 'call', name: 'get', argCount: 1, of: sub(of), ...(depth < VALUE_DEPTH ? { args: [toExpr(indexes[0]!, depth + 1, Math.min(limit, VALUE_DEPTH))] } : {}) };
+      return { k: 'call', name: 'get', argCount: 1, of: sub(of), ...(keepsValues(depth) ? { args: [toExpr(indexes[0]!, depth + 1, Math.min(limit, VALUE_DEPTH))] } : {}) };
     }
     case 'if_expression': {
       // `if (c) a else b` as a value: one of its branches, when each is a single expression.
