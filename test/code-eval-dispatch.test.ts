@@ -44,6 +44,9 @@ public class OrdersClient {
   public String orders() {
     return rest.getForObject(System.getenv("ORDERS_URL") + "/orders", String.class);
   }
+  public String named() {
+    return rest.getForObject(System.getenv(System.getProperty("which")) + "/orders", String.class);
+  }
 }
 `,
   'docker-compose.yml': 'services:\n  orders:\n    build: orders\n  events:\n    build: events\n    environment:\n      ORDERS_URL: http://orders:8080\n',
@@ -63,4 +66,9 @@ test('an abstract method of the sending class: each override the estate declares
 test('System.getenv reads the variable the deployment sets', () => {
   const clients = nodes.filter((n) => n.kind === 'client' && String(n.props.caller).includes('OrdersClient#orders('));
   assert.deepEqual(clients.map((n) => `${n.qualified_name} (${n.props.match})`), ['events -> orders GET /orders (cross_service)']);
+});
+
+test('System.getenv of a name the estate does not state is as unknown as the name', () => {
+  const clients = nodes.filter((n) => n.kind === 'client' && String(n.props.caller).includes('OrdersClient#named('));
+  assert.deepEqual(clients.map((n) => [n.props.resolved, n.props.unresolved_at, n.props.path]), [[false, 'System.getProperty(…)', 'System.getenv(System.getProperty("which")) + "/orders"']]);
 });

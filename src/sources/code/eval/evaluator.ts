@@ -610,6 +610,8 @@ export class Evaluator {
             const objects = values.find((v) => v.instance || v.bound !== undefined);
             if (objects) return [objects];
             if (values.every((v) => v.pieces.every((p) => p.s !== undefined))) return resolve(parts.map((part, i) => `${part}${values[i] ? render(values[i]!) : ''}`).join(''));
+            // An unknown operand that names the key (`System.getenv(name)`): the value is as unknown as the name.
+            if (parts.some((part) => part.lastIndexOf('${') > part.lastIndexOf('}'))) return [values.find((v) => v.pieces.some((p) => p.hole))!];
             return parts.reduce<Value[]>((acc, part, i) => concat(concat(acc, resolve(part)), values[i] ? [values[i]!] : literal('')), literal(''));
           }),
         );
