@@ -1,7 +1,8 @@
 /**
- * Two evaluator rules, on a small estate written here and indexed on this thread: an abstract method called where
- * the object's class is not known takes the values of every override the estate declares (one send per value), and
- * `System.getenv(name)` reads the variable the service's deployment sets (compose `environment`).
+ * Evaluator rules, on a small estate written here and indexed on this thread: an abstract method called where the
+ * object's class is not known takes the values of every override the estate declares (one send per value);
+ * `System.getenv(name)` reads the variable the service's deployment sets (compose `environment`); string idioms on
+ * URLs (`replaceAll("/$", "")`, `String.join`) edit what is known of the value.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -44,6 +45,16 @@ public class OrdersClient {
   public String orders() {
     return rest.getForObject(System.getenv("ORDERS_URL") + "/orders", String.class);
   }
+  private static final String BASE = "http://orders:8080/";
+  public String trimmed() {
+    return rest.getForObject(BASE.replaceAll("/$", "") + "/orders", String.class);
+  }
+  public String joined() {
+    return rest.getForObject(String.join("/", "http://orders:8080", "orders"), String.class);
+  }
+  public String partly() {
+    return rest.getForObject((System.getProperty("base") + "/").replaceAll("/+$", "") + "/orders", String.class);
+  }
   public String named() {
     return rest.getForObject(System.getenv(System.getProperty("which")) + "/orders", String.class);
   }
@@ -71,4 +82,12 @@ test('System.getenv reads the variable the deployment sets', () => {
 test('System.getenv of a name the estate does not state is as unknown as the name', () => {
   const clients = nodes.filter((n) => n.kind === 'client' && String(n.props.caller).includes('OrdersClient#named('));
   assert.deepEqual(clients.map((n) => [n.props.resolved, n.props.unresolved_at, n.props.path]), [[false, 'System.getProperty(…)', 'System.getenv(System.getProperty("which")) + "/orders"']]);
+});
+
+test('string idioms on URLs edit what is known: a trailing slash removed, parts joined; a hole keeps the known path', () => {
+  const of = (method: string) => nodes.filter((n) => n.kind === 'client' && String(n.props.caller).includes(`OrdersClient#${method}(`)).map((n) => `${n.qualified_name} (${n.props.match})`);
+  assert.deepEqual(of('trimmed'), ['events -> orders GET /orders (cross_service)']);
+  assert.deepEqual(of('joined'), ['events -> orders GET /orders (cross_service)']);
+  const partly = nodes.filter((n) => n.kind === 'client' && String(n.props.caller).includes('OrdersClient#partly('));
+  assert.deepEqual(partly.map((n) => [n.props.resolved, n.props.unresolved_at]), [[false, 'System.getProperty(…)']]);
 });

@@ -3,7 +3,7 @@ import type { AnnotationFacts, CallFacts, Expr, FieldFacts, MemberFacts } from '
 import type { CodeModel, MemberEntry, TypeEntry } from '../model/model.js';
 import type { ConfigView } from './config.js';
 import { LIBRARY, type Library, type LibraryMethod, type ValueOp } from './library.js';
-import { boundObject, concat, format, type Instance, joinPath, literal, render, resolveUrl, union, unknown, type Value } from './value.js';
+import { boundObject, concat, editText, format, type Instance, joinPath, knownText, literal, render, resolveUrl, union, unknown, type Value } from './value.js';
 
 /** Where an expression is evaluated: its type, the member whose body holds it, the line, and bound parameters. */
 export interface Site {
@@ -596,6 +596,39 @@ export class Evaluator {
             return config?.lookup(key) ?? unknown(`configuration key ${key}, set by no file in the estate`, { kind: 'configuration', at: key });
           }),
         );
+      }
+      case 'join': {
+        // `String.join(sep, a, b, …)`: the arguments from N on, with the separator between them.
+        const sep = knownText(operand(a));
+        const from = Number(/^args(\d)$/.exec(b)?.[1] ?? NaN);
+        if (sep === undefined || Number.isNaN(from)) return unknown(`${expr.k === 'call' ? expr.name : 'join'}(…) with a separator the estate does not state`, { kind: 'expression' });
+        return args.slice(from).reduce<Value[] | undefined>((acc, arg) => (acc ? concat(concat(acc, literal(sep)), this.values(arg, site, depth + 1)) : this.values(arg, site, depth + 1)), undefined) ?? literal('');
+      }
+      case 'strip_suffix':
+      case 'strip_prefix': {
+        const affix = knownText(operand(b));
+        if (affix === undefined) return unknown(`${expr.k === 'call' ? expr.name : op.op}(…) of a text the estate does not state`, { kind: 'expression' });
+        const suffix = op.op === 'strip_suffix';
+        return editText(operand(a), (t) => (!affix ? t : suffix ? (t.endsWith(affix) ? t.slice(0, -affix.length) : t) : t.startsWith(affix) ? t.slice(affix.length) : t), suffix ? 'end' : 'start');
+      }
+      case 'replace':
+      case 'replace_first':
+      case 'replace_text': {
+        // Java's regex `replaceAll`/`replaceFirst` (the patterns URLs use read the same in JavaScript) and `replace`,
+        // which replaces text as written.
+        const [, , c = 'empty'] = op.operands;
+        const pattern = knownText(operand(b));
+        const replacement = knownText(operand(c));
+        let regex: RegExp | undefined;
+        try {
+          if (pattern !== undefined) regex = new RegExp(op.op === 'replace_text' ? pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : pattern, op.op === 'replace_first' ? '' : 'g');
+        } catch {
+          regex = undefined;
+        }
+        if (!regex || replacement === undefined) return unknown(`${expr.k === 'call' ? expr.name : op.op}(…) with a pattern the estate does not state`, { kind: 'expression' });
+        const text = op.op === 'replace_text' ? replacement.replace(/\$/g, '$$$$') : replacement;
+        const anchored = op.op !== 'replace_text' && pattern!.endsWith('$') && !pattern!.endsWith('\\$') ? 'end' : op.op !== 'replace_text' && pattern!.startsWith('^') ? 'start' : 'none';
+        return editText(operand(a), (t) => t.replace(regex!, text), anchored);
       }
       case 'placeholders': {
         // A text whose `{}` are the operands, in order, then its `${…}` placeholders resolved against the service's

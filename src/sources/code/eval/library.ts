@@ -70,7 +70,9 @@ export interface MessageSink {
  * `path`, `segments`, `resolve`, `scheme`, `host`, `port`, `service`, `format`, `simple_name`, `config` (`config('a.{}.b',
  * argN)`: the configuration value at the key the operand completes), `placeholders` (`placeholders('${ENV:folio}.{}.{}',
  * arg1, arg0)`: the text with each `{}` the next operand, then its `${…}` placeholders resolved as Spring would
- * against the service's configuration and environment: `System.getenv(name)` is `placeholders('${{}}', arg0)`), `method` (`method(target, name, 'default')`: a
+ * against the service's configuration and environment: `System.getenv(name)` is `placeholders('${{}}', arg0)`), `join` (`join(arg0, args1)`: the arguments from 1 on with argument 0 between them), `strip_suffix` and
+ * `strip_prefix` (`removeSuffix("/")`), `replace`, `replace_first` (a Java regex and its replacement) and
+ * `replace_text` (text as written), applied to what is known of the receiver, `method` (`method(target, name, 'default')`: a
  * listener reference `pkg.Type#name` to the method `name` of the target's project class, the target an argument of
  * that class or a listener reference whose class it keeps; `name` counts when the call has it and it is a String,
  * else the default); `a|b` takes the first operand the call has.
@@ -124,7 +126,7 @@ interface LibraryFile {
   handler_annotations?: (HandlerAnnotation & { note?: string })[];
 }
 
-const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name', 'config', 'placeholders', 'method']);
+const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name', 'config', 'placeholders', 'join', 'strip_suffix', 'strip_prefix', 'replace', 'replace_first', 'replace_text', 'method']);
 /** `argN:name`: the Kotlin named argument `name`, else argument N (a library function called with named arguments). */
 const OPERAND = /^(receiver|empty|args?\d|arg\d:[A-Za-z_]\w*|super\d|typearg\d|'[^'|(),]*')$/;
 

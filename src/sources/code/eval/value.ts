@@ -211,3 +211,24 @@ export function holeProps(hole: Hole | undefined): { unresolved_kind?: HoleKind;
   if (!hole) return {};
   return { ...(hole.kind ? { unresolved_kind: hole.kind } : {}), ...(hole.at ? { unresolved_at: hole.at } : {}) };
 }
+
+/** A text every value states wholly, or undefined (a separator, a suffix, a pattern must be known to be applied). */
+export function knownText(values: readonly Value[]): string | undefined {
+  const texts = [...new Set(values.filter((v) => v.pieces.every((p) => p.s !== undefined)).map(render))];
+  return texts.length === 1 && values.length === texts.length ? texts[0] : undefined;
+}
+
+/**
+ * A text edit applied to the literal pieces of a value (`replaceAll("/$", "")`, `removeSuffix("/")`): the whole text
+ * when the value is wholly known; else each literal piece on its own — the first one only for an edit anchored at the
+ * start, the last one only for one anchored at the end — so a hole elsewhere keeps what is known.
+ */
+export function editText(values: readonly Value[], edit: (text: string) => string, anchored: 'start' | 'end' | 'none'): Value[] {
+  return values.map((v) => {
+    if (v.instance || v.bound !== undefined) return v;
+    if (v.pieces.every((p) => p.s !== undefined)) return { ...v, pieces: mergePieces([], literal(edit(render(v)))[0]!.pieces) };
+    const last = v.pieces.length - 1;
+    const pieces = v.pieces.map((p, i) => (p.s === undefined || (anchored === 'start' && i !== 0) || (anchored === 'end' && i !== last) ? p : { s: edit(p.s) }));
+    return { ...v, pieces: pieces.filter((p) => p.s !== '') };
+  });
+}
