@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { NodeRecord } from '../src/graph/types.js';
-import { forwardReaches } from '../src/sources/code/links/gateways.js';
+import { forwardReaches, literalSegments } from '../src/sources/code/links/gateways.js';
 import { indexInto, jsonOf, killAll, runCli, tempDir } from './helpers/e2e.js';
 
 const GATEWAYS = fileURLToPath(new URL('./fixtures/gateways', import.meta.url));
@@ -114,11 +114,11 @@ describe('gateways and proxies', () => {
 test('a gateway reaches actuator routes only when its literal path names the actuator, never on the management port', () => {
   const route = (path: string, props: Record<string, unknown> = {}): NodeRecord => ({ id: path, kind: 'route', name: path, qualified_name: path, source: 's', props: { path, framework: 'actuator', ...props } });
   const health = route('/accounts/actuator/health', { context_path: '/accounts' });
-  assert.equal(forwardReaches(health, '/accounts/actuator/health', '/accounts/**'), false, 'a catch-all');
-  assert.equal(forwardReaches(health, '/accounts/actuator/health', '/accounts/actuator/**'), true);
-  assert.equal(forwardReaches(health, '/accounts/actuator/health', '/accounts/actuator/health'), true, 'a path without wildcard is literal to its end');
-  assert.equal(forwardReaches(route('/actuator/health'), '/api/vet/actuator/health', '/api/vet/actuator/*'), true);
-  assert.equal(forwardReaches(route('/actuator/health'), '/api/vet/actuator/health', '/api/vet/act*/**'), false, 'a segment cut by a wildcard is not literal');
-  assert.equal(forwardReaches(route('/actuator/health', { management_port: '9090' }), '/actuator/health', '/actuator/**'), false, 'on management.server.port');
-  assert.equal(forwardReaches({ ...health, props: { ...health.props, framework: 'spring_mvc' } }, '/accounts/actuator/health', '/accounts/**'), true, 'an application route');
+  assert.equal(forwardReaches(health, '/accounts/actuator/health', literalSegments('/accounts/**')), false, 'a catch-all');
+  assert.equal(forwardReaches(health, '/accounts/actuator/health', literalSegments('/accounts/actuator/**')), true);
+  assert.equal(forwardReaches(health, '/accounts/actuator/health', literalSegments('/accounts/actuator/health')), true, 'a path without wildcard is literal to its end');
+  assert.equal(forwardReaches(route('/actuator/health'), '/api/vet/actuator/health', literalSegments('/api/vet/actuator/*')), true);
+  assert.equal(forwardReaches(route('/actuator/health'), '/api/vet/actuator/health', literalSegments('/api/vet/act*/**')), false, 'a segment cut by a wildcard is not literal');
+  assert.equal(forwardReaches(route('/actuator/health', { management_port: '9090' }), '/actuator/health', literalSegments('/actuator/**')), false, 'on management.server.port');
+  assert.equal(forwardReaches({ ...health, props: { ...health.props, framework: 'spring_mvc' } }, '/accounts/actuator/health', literalSegments('/accounts/**')), true, 'an application route');
 });

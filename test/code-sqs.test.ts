@@ -72,6 +72,15 @@ hmpps.sqs:
       queueName: from_dps_queue
 `;
 
+/** The service, its helpers and its QueueService: what each send test adds its caller to. */
+const SENDING: Record<string, string> = {
+  ...BUILD,
+  [`${K}App.kt`]: APP,
+  [`${K}QueueHelpers.kt`]: HELPERS,
+  [`${K}QueueService.kt`]: QUEUE_SERVICE,
+  'src/main/resources/application.yml': CONFIG,
+};
+
 function producers(nodes: readonly NodeRecord[]): string[] {
   return nodes
     .filter((n) => n.kind === 'producer')
@@ -112,10 +121,7 @@ class Listeners {
 
   test('a send through helpers and extension functions belongs to the method that names the queue id', async () => {
     const built = await index({
-      ...BUILD,
-      [`${K}App.kt`]: APP,
-      [`${K}QueueHelpers.kt`]: HELPERS,
-      [`${K}QueueService.kt`]: QUEUE_SERVICE,
+      ...SENDING,
       [`${K}Court.kt`]: `package p
 import org.springframework.stereotype.Service
 @Service
@@ -125,17 +131,13 @@ class Court(private val queueService: QueueService) {
   }
 }
 `,
-      'src/main/resources/application.yml': CONFIG,
     });
     assert.deepEqual(producers(built.nodes), ['sync -> sqs from_dps_queue [aws_sdk] Court#resync(String):6']);
   });
 
   test('a base class sends to the queue id each subclass passes to its constructor: one send per subclass', async () => {
     const built = await index({
-      ...BUILD,
-      [`${K}App.kt`]: APP,
-      [`${K}QueueHelpers.kt`]: HELPERS,
-      [`${K}QueueService.kt`]: QUEUE_SERVICE,
+      ...SENDING,
       [`${K}RetryQueueService.kt`]: `package p
 import uk.gov.justice.hmpps.sqs.HmppsQueue
 import uk.gov.justice.hmpps.sqs.HmppsQueueService
@@ -164,7 +166,6 @@ import uk.gov.justice.hmpps.sqs.HmppsQueueService
 @Service
 class DpsRetryQueueService(hmppsQueueService: HmppsQueueService, queueService: QueueService) : RetryQueueService("fromdps", hmppsQueueService, queueService)
 `,
-      'src/main/resources/application.yml': CONFIG,
     });
     assert.deepEqual(producers(built.nodes), ['sync -> sqs from_dps_queue [aws_sdk] RetryQueueService#sendMessage(Any):13', 'sync -> sqs visits_queue [aws_sdk] RetryQueueService#sendMessage(Any):13']);
   });

@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { quotePattern } from '../../../search/patterns.js';
 import { type CdcConnector, type DeploymentUnit, type DnsName, type EnvEntry, type NginxServer, type ProxyRule, readDeployment } from './deployment.js';
 import type { Discovery } from '../discover.js';
 import { canonicalKey } from '../eval/config.js';
@@ -527,7 +528,7 @@ function applyConfigServers(scopes: Scope[], readText: (relPath: string) => stri
   for (const client of scopes) {
     if (servers.some((s) => s.scope === client) || !importsConfigServer(client)) continue;
     const uri = [client.config['spring.cloud.config.uri'], client.config['spring.config.import'], ...Object.values(client.profiles).flatMap((p) => [p['spring.cloud.config.uri'], p['spring.config.import']])].filter((x): x is string => !!x).join(' ');
-    const named = servers.filter((s) => [s.scope.name, lastSegment(s.scope.dir), ...s.scope.hosts].some((n) => new RegExp(`//${escapeRegExp(n)}[:/]`, 'i').test(`${uri}/`)));
+    const named = servers.filter((s) => [s.scope.name, lastSegment(s.scope.dir), ...s.scope.hosts].some((n) => new RegExp(`//${quotePattern(n)}[:/]`, 'i').test(`${uri}/`)));
     const server = named.length === 1 ? named[0]! : servers.length === 1 ? servers[0]! : undefined;
     if (!server) {
       warnings.push(`${client.name} imports configuration from a config server, and ${servers.length} config servers in the estate could serve it (${servers.map((s) => s.scope.name).join(', ')}); none is applied`);
@@ -695,9 +696,6 @@ function importsConfigServer(scope: Scope): boolean {
   return layers.some((c) => (c['spring.config.import'] ?? '').includes('configserver:') || c['spring.cloud.config.uri'] !== undefined || Object.keys(c).some((k) => /^spring\.config\.import\[\d+\]$/.test(k) && c[k]!.includes('configserver:')));
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** What a Nacos document's content is parsed as, by its format: the name only picks the parser. */
 const NACOS_PARSE_AS: Record<NacosDocument['format'], string> = { yaml: 'nacos.yml', properties: 'nacos.properties' };
@@ -1109,7 +1107,7 @@ function templatePattern(template: string): RegExp | undefined {
   let source = '';
   let last = 0;
   for (const m of t.matchAll(/\$\{([^}]*)\}/g)) {
-    source += escapeRegExp(t.slice(last, m.index));
+    source += quotePattern(t.slice(last, m.index));
     const seen = groups.get(m[1]!);
     if (seen !== undefined) source += `\\${seen}`;
     else {
@@ -1118,7 +1116,7 @@ function templatePattern(template: string): RegExp | undefined {
     }
     last = m.index + m[0].length;
   }
-  return new RegExp(`^${source}${escapeRegExp(t.slice(last))}$`);
+  return new RegExp(`^${source}${quotePattern(t.slice(last))}$`);
 }
 
 /** `account.obaas-dev`, `account.obaas-dev.svc`, `account.obaas-dev.svc.cluster.local` → `account`. */

@@ -4,6 +4,7 @@
  * service, in its precedence. Pure functions: text in, facts out; a row that cannot be read is a warning naming
  * `file:line`, never a crash.
  */
+import { quotePattern } from '../../../search/patterns.js';
 import { canonicalKey } from '../eval/config.js';
 import { resolvePlaceholders } from './spring-config.js';
 
@@ -641,7 +642,7 @@ class RelaxedMap extends Map<string, string> {
   list(key: string, field?: string): { index: number; value: string }[] {
     const canonical = canonicalKey(key);
     const indexed: { index: number; value: string }[] = [];
-    const pattern = new RegExp(`^${escapeRegExp(canonical)}\\[(\\d+)\\]${field ? `(?:\\.${escapeRegExp(canonicalKey(field))})?` : ''}$`);
+    const pattern = new RegExp(`^${quotePattern(canonical)}\\[(\\d+)\\]${field ? `(?:\\.${quotePattern(canonicalKey(field))})?` : ''}$`);
     for (const [k, value] of this.entries()) {
       const m = pattern.exec(k);
       if (m) indexed.push({ index: Number(m[1]), value });
@@ -793,6 +794,3 @@ function sameNamespace(tenant: string | undefined, namespace: string): boolean {
   return norm(tenant) === norm(namespace);
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

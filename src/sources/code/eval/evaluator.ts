@@ -1,6 +1,6 @@
 import { type CallResolver, exprText } from '../model/calls.js';
 import type { AnnotationFacts, CallFacts, Expr, FieldFacts, MemberFacts } from '../parse/ir.js';
-import type { CodeModel, MemberEntry, TypeEntry } from '../model/model.js';
+import { COLLECTION_TYPES, type CodeModel, type MemberEntry, type TypeEntry } from '../model/model.js';
 import type { ConfigView } from './config.js';
 import { LIBRARY, type Library, type LibraryMethod, type ValueOp } from './library.js';
 import { boundObject, concat, editText, format, type Instance, joinPath, knownText, literal, render, resolveUrl, union, unknown, type Value } from './value.js';
@@ -96,8 +96,6 @@ const RECEIVER = { k: 'name', name: '$receiver' } as const;
 const MAX_OVERRIDES = 8;
 /** At most this many combinations of operand values one text operation makes. */
 const MAX_COMBINATIONS = 32;
-/** Collections Spring binds a configuration list to. */
-const LIST_TYPES = new Set(['List', 'Set', 'Collection', 'Iterable', 'ArrayList', 'LinkedList', 'HashSet', 'LinkedHashSet', 'MutableList', 'MutableSet']);
 /** The value a chain on a function argument's parameter has reached (see `lambdaValues`). */
 const CHAIN = { k: 'name', name: '$chain' } as const;
 type LambdaExpr = Extract<Expr, { k: 'lambda' }>;
@@ -619,16 +617,16 @@ export class Evaluator {
         const [, , c = 'empty'] = op.operands;
         const pattern = knownText(operand(b));
         const replacement = knownText(operand(c));
-        let regex: RegExp | undefined;
+        if (pattern === undefined || replacement === undefined) return unknown(`${expr.k === 'call' ? expr.name : op.op}(…) with a pattern the estate does not state`, { kind: 'expression' });
+        if (op.op === 'replace_text') return editText(operand(a), (t) => t.split(pattern).join(replacement), 'none');
+        let regex: RegExp;
         try {
-          if (pattern !== undefined) regex = new RegExp(op.op === 'replace_text' ? pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : pattern, op.op === 'replace_first' ? '' : 'g');
+          regex = new RegExp(pattern, op.op === 'replace_first' ? '' : 'g');
         } catch {
-          regex = undefined;
+          return unknown(`${expr.k === 'call' ? expr.name : op.op}(…) with a pattern JavaScript does not read (${pattern})`, { kind: 'expression' });
         }
-        if (!regex || replacement === undefined) return unknown(`${expr.k === 'call' ? expr.name : op.op}(…) with a pattern the estate does not state`, { kind: 'expression' });
-        const text = op.op === 'replace_text' ? replacement.replace(/\$/g, '$$$$') : replacement;
-        const anchored = op.op !== 'replace_text' && pattern!.endsWith('$') && !pattern!.endsWith('\\$') ? 'end' : op.op !== 'replace_text' && pattern!.startsWith('^') ? 'start' : 'none';
-        return editText(operand(a), (t) => t.replace(regex!, text), anchored);
+        const anchored = pattern.endsWith('$') && !pattern.endsWith('\\$') ? 'end' : pattern.startsWith('^') ? 'start' : 'none';
+        return editText(operand(a), (t) => t.replace(regex, replacement), anchored);
       }
       case 'placeholders': {
         // A text whose `{}` are the operands, in order, then its `${…}` placeholders resolved against the service's
@@ -1004,7 +1002,7 @@ export class Evaluator {
         for (const f of t.facts.fields) {
           if (!f.type || f.modifiers.includes('static')) continue;
           const simple = f.type.name.slice(f.type.name.lastIndexOf('.') + 1);
-          const element = f.type.array ? { ...f.type, array: f.type.array - 1 } : LIST_TYPES.has(simple) && f.type.args?.length === 1 ? f.type.args[0]! : undefined;
+          const element = f.type.array ? { ...f.type, array: f.type.array - 1 } : COLLECTION_TYPES.has(simple) && f.type.args?.length === 1 ? f.type.args[0]! : undefined;
           const target = element && !element.array ? this.model.resolveType(element, t).entry : undefined;
           if (target) this.elementLists.set(target.qn, [...(this.elementLists.get(target.qn) ?? []), `${prefix}.${f.name}`]);
         }

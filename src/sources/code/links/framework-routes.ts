@@ -23,7 +23,7 @@ import type { BuildInput } from '../build/files.js';
 import type { ServiceInfo } from '../config/layout.js';
 import { resolvePlaceholders } from '../config/spring-config.js';
 import { canonicalKey, environmentForm } from '../eval/config.js';
-import type { CodeModel, MemberEntry, TypeEntry } from '../model/model.js';
+import { COLLECTION_TYPES, type CodeModel, type MemberEntry, type TypeEntry } from '../model/model.js';
 import { own } from '../model/own.js';
 import type { AnnotationFacts, AnnotationValue, TypeRef } from '../parse/ir.js';
 import { Constants, joinPath, mappingOf, type Part } from './routes.js';
@@ -167,7 +167,6 @@ const ASSOCIATION_METHODS: readonly { method: string; when: 'always' | 'item-put
   { method: 'POST', when: 'collection' },
 ];
 const ASSOCIATION_ANNOTATIONS = new Set(['OneToOne', 'OneToMany', 'ManyToOne', 'ManyToMany', 'DBRef', 'DocumentReference', 'Reference', 'Relationship']);
-const COLLECTION_TYPES = new Set(['List', 'Set', 'Collection', 'Iterable', 'SortedSet', 'MutableList', 'MutableSet', 'MutableCollection', 'ArrayList', 'HashSet', 'LinkedHashSet', 'TreeSet']);
 /** spring.data.rest.detection-strategy / RepositoryDetectionStrategies. */
 const DETECTION_STRATEGIES = ['default', 'all', 'annotated', 'visibility'] as const;
 type DetectionStrategy = (typeof DETECTION_STRATEGIES)[number];

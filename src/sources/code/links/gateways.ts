@@ -216,19 +216,24 @@ export function httpRoutesByService(nodes: readonly NodeRecord[]): Map<string, N
   return out;
 }
 
+/** The whole segments a gateway or proxy path states before its first wildcard (`/api/vet/**` → `api`, `vet`). */
+export function literalSegments(gatewayPath: string): string[] {
+  const head = gatewayPath.split(/[*{?]/)[0]!;
+  return (head === gatewayPath ? head.split('/') : head.split('/').slice(0, -1)).filter(Boolean);
+}
+
 /**
- * Whether a gateway or proxy that forwards `request` reaches a route of its target. Actuator routes on
- * management.server.port are not behind the main port at all; the others only when the gateway names a path inside
- * the actuator in its literal part (`/actuator/**`, `/api/vet/actuator/**`): a catch-all (`/api/vet/**`) reaches
- * them only incidentally, and listing health endpoints behind every route would hide the routes it was written for.
+ * Whether a gateway or proxy that forwards `request` reaches a route of its target, given the gateway path's
+ * `literalSegments`. Actuator routes on management.server.port are not behind the main port at all; the others only
+ * when the gateway names a path inside the actuator in its literal part (`/actuator/**`, `/api/vet/actuator/**`): a
+ * catch-all (`/api/vet/**`) reaches them only incidentally, and listing health endpoints behind every route would
+ * hide the routes it was written for.
  */
-export function forwardReaches(route: NodeRecord, request: string, gatewayPath: string): boolean {
+export function forwardReaches(route: NodeRecord, request: string, literal: readonly string[]): boolean {
   if (route.props.framework !== 'actuator') return true;
   if (route.props.management_port !== undefined) return false;
   const context = String(route.props.context_path ?? '');
   const base = String(route.props.path).slice(context.length).split('/').filter(Boolean)[0];
-  const head = gatewayPath.split(/[*{?]/)[0]!;
-  const literal = (head === gatewayPath ? head.split('/') : head.split('/').slice(0, -1)).filter(Boolean);
   const covered = request.split('/').filter(Boolean).slice(0, literal.length);
   return base !== undefined && covered.includes(base);
 }
@@ -277,6 +282,7 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
     const accepts = compilePattern(globRegex(g.path));
     if (!('accepts' in accepts)) continue;
     const kept = g.path.split('/').filter(Boolean).slice(0, g.strip);
+    const literal = literalSegments(g.path);
     for (const r of targets.flatMap((t) => routesOf.get(t) ?? [])) {
       let path = String(r.props.path_pattern);
       if (g.rewrite) {
@@ -286,7 +292,7 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
       if (g.prefix && !path.startsWith(g.prefix)) continue;
       const forwarded = g.prefix ? path.slice(g.prefix.length) || '/' : path;
       const request = joinPath(`/${kept.join('/')}`, forwarded);
-      if (accepts.accepts(request.replace(/\{\}/g, 'x')) && forwardReaches(r, request, g.path)) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route', request_path: request } });
+      if (accepts.accepts(request.replace(/\{\}/g, 'x')) && forwardReaches(r, request, literal)) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route', request_path: request } });
     }
   }
   return { nodes: out, edges };

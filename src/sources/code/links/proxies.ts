@@ -5,7 +5,7 @@ import { pathPattern } from '../../../graph/ontology/code.js';
 import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import { requestPathFor, selectLocation, type NginxServer } from '../config/deployment.js';
 import { httpdAccepts } from '../config/httpd.js';
-import { forwardReaches, globRegex, httpRoutesByService } from './gateways.js';
+import { forwardReaches, globRegex, httpRoutesByService, literalSegments } from './gateways.js';
 import { type DeploymentOnly, hostIndex, type LayoutProxy, type ProxyKind, type ServiceInfo } from '../config/layout.js';
 
 /**
@@ -87,6 +87,7 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
     const service = rule.service ?? rule.hosts[0] ?? rule.kind;
     if (!known.has(service) && !proxyServices.has(service)) proxyServices.set(service, deploymentService(ontology, source, service, rule.file, rule.hosts.length ? rule.hosts : [service]));
     const { path, regex } = routePath(rule);
+    const literal = literalSegments(path);
     const targets = [...new Set([...rule.targetServices, ...rule.targetHosts.filter((h) => !rule.targetServices.length).map(imageOf).filter((x): x is string => !!x)])].sort();
     const id = nodeId(ontology, source, 'route', `proxy|${rule.file}|${rule.line}|${rule.location.kind} ${rule.location.path}`);
     out.push({
@@ -118,7 +119,7 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
       for (const r of routesOf.get(target) ?? []) {
         const targetPath = String(r.props.path_pattern).replace(/\{\}/g, VARIABLE);
         const request = rule.kind === 'httpd' ? requestPathFor(rule, targetPath, httpdAccepts) : requestPathFor(rule, targetPath);
-        if (request === undefined || !forwardReaches(r, request, path)) continue;
+        if (request === undefined || !forwardReaches(r, request, literal)) continue;
         if (server && selectLocation(server.locations, request)?.line !== rule.location.line) continue;
         if (rule.kind === 'httpd' && siblings.find((s) => httpdAccepts(s.location, request)) !== rule) continue;
         edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.85, strategy: 'proxy_location', request_path: request.split(VARIABLE).join('{}') } });

@@ -43,6 +43,8 @@ export interface SuperLink {
 }
 
 const PRIMITIVES = new Set(['int', 'long', 'short', 'byte', 'char', 'boolean', 'float', 'double', 'void']);
+/** Library collections of elements (not maps), by simple name: what Spring binds a configured list to, Java and Kotlin. */
+export const COLLECTION_TYPES: ReadonlySet<string> = new Set(['List', 'Set', 'Collection', 'Iterable', 'SortedSet', 'MutableList', 'MutableSet', 'MutableCollection', 'ArrayList', 'LinkedList', 'HashSet', 'LinkedHashSet', 'TreeSet']);
 
 const JAVA_LANG = new Set(
   'String Object Integer Long Double Float Short Byte Character Boolean Number Math StrictMath System Thread Runnable Exception RuntimeException Error Throwable IllegalArgumentException IllegalStateException NullPointerException UnsupportedOperationException IndexOutOfBoundsException ClassCastException ArithmeticException NumberFormatException InterruptedException CloneNotSupportedException ReflectiveOperationException ClassNotFoundException SecurityException Iterable Comparable CharSequence StringBuilder StringBuffer Class Enum Record Override Deprecated FunctionalInterface SuppressWarnings SafeVarargs Void AutoCloseable Cloneable Process ProcessBuilder Runtime ThreadLocal InheritableThreadLocal'.split(
