@@ -455,10 +455,10 @@ describe('estate: calls', () => {
     [`${O}payment.PaymentRouter#payWithRetry(OrderDto,int)`, [`58: ${O}payment.PaymentRouter#route(String)`, `58: ${O}api.OrderDto#paymentMethod()`, `58: ${O}api.PaymentHandler#handle(OrderDto,int)`]],
     [`${O}payment.PaymentRouter.Decision#handler()`, [`71: ${O}payment.PaymentRouter#route(String)`]],
     [`${O}api.PaymentHandler#handle(OrderDto,int)`, [`11: ${O}api.PaymentResult#declined(String)`, `12: ${O}api.PaymentResult#approved()`, `13: ${O}api.PaymentHandler#handle(OrderDto)`]],
-    [`${O}api.CreateOrderRequest#subtotal()`, ['18: external: java.util.List#stream', '18: unresolved: map', `18: ${O}api.CreateOrderRequest.LineItem#amount()`, '18: unresolved: reduce', '18: external: java.math.BigDecimal#add']],
+    [`${O}api.CreateOrderRequest#subtotal()`, ['18: external: java.util.List#stream', '18: external: java.util.stream.Stream#map', `18: ${O}api.CreateOrderRequest.LineItem#amount()`, '18: external: java.util.stream.Stream#reduce', '18: external: java.math.BigDecimal#add']],
     [
       `${O}web.OrderController#listOpen()`,
-      ['33: external: org.springframework.beans.factory.ObjectProvider#getObject', `34: ${O}service.OrderService#findOpen()`, '34: external: java.util.List#stream', '34: unresolved: map', `34: ${O}mapper.OrderMapper#toDto(Order)`, '34: unresolved: toList'],
+      ['33: external: org.springframework.beans.factory.ObjectProvider#getObject', `34: ${O}service.OrderService#findOpen()`, '34: external: java.util.List#stream', '34: external: java.util.stream.Stream#map', `34: ${O}mapper.OrderMapper#toDto(Order)`, '34: external: java.util.stream.Stream#toList'],
     ],
     [`${O}legacy.BrokenOrderImporter#parseStatus(String)`, [`13: ${O}api.OrderStatus#fromCode(String)`, '13: external: java.lang.String#trim']],
   ];

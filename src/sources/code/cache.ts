@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { FileFacts } from './parse/ir.js';
 
 /** Bump when extraction changes what it produces for the same file, so cached facts are not reused. */
-export const EXTRACTOR_VERSION = 'code-facts-11';
+export const EXTRACTOR_VERSION = 'code-facts-12';
 
 export interface CachedFile {
   hash: string;

@@ -68,9 +68,17 @@ export class ConfigView {
     return found.length ? union(...found) : undefined;
   }
 
-  /** What a key holds: its value, an object bound under it when keys lie below it, or undefined. */
-  lookup(key: string): Value[] | undefined {
-    return this.value(key) ?? (this.hasUnder(key) ? boundObject(key) : undefined);
+  /**
+   * What a key holds: its value; a list's elements (`a.items[0]`, `a.items[1]`…), each what it holds, when the
+   * configuration gives the key as a list (a collection carries what its elements hold); an object bound under it
+   * when keys lie below it; or undefined.
+   */
+  lookup(key: string, depth = 0): Value[] | undefined {
+    const value = this.value(key);
+    if (value) return value;
+    const elements = depth < MAX_DEPTH ? this.elements(key) : [];
+    if (elements.length) return union(...elements.map((e) => this.lookup(e, depth + 1) ?? []));
+    return this.hasUnder(key) ? boundObject(key) : undefined;
   }
 
   /** The elements of a list the configuration gives under `prefix` (`a.items[0]`, `a.items[1]`…), in any layer, in order. */

@@ -111,6 +111,13 @@ function chainOn(expr: Expr, param: string): CallExpr[] | undefined {
   return e?.k === 'name' && e.name === param && out.length ? out : undefined;
 }
 
+/** A method reference (`Type::name`, `this::name`, `helper::name`), which the parsers keep as its text. */
+function methodReference(expr: Expr): { qualifier: string; name: string } | undefined {
+  if (expr.k !== 'other') return undefined;
+  const m = /^\s*([\w$.]+)\s*::\s*([\w$]+)\s*$/.exec(expr.text);
+  return m && m[2] !== 'new' ? { qualifier: m[1]!, name: m[2]! } : undefined;
+}
+
 /**
  * A property read off an object (`item.address`, `event.getCustomerUrl()`) whose value its class never states
  * (a field nothing assigns, a setter's parameter): the hole is where the code reads it, as written there — the
@@ -482,9 +489,11 @@ export class Evaluator {
   private lambdaValues(lambda: LambdaExpr, call: CallExpr | Extract<Expr, { k: 'new' }>, site: Site, depth: number): Value[] {
     if (!lambda.body) return unknown('a function whose value is not one expression', { kind: 'expression' });
     const bindings = new Map(site.bindings ?? []);
-    for (const p of lambda.params) bindings.set(p, literal(''));
+    const row = call.k === 'call' ? this.libraryCall(call, site) : undefined;
+    // What the call gives the function (`opt.map(url -> …)`: the Optional's value), else an empty builder's start.
+    lambda.params.forEach((p, i) => bindings.set(p, row?.lambdaArgs?.[i] ? this.apply(row.lambdaArgs[i]!, call, site, depth + 1) : literal('')));
     const inner: Site = { ...site, line: lambda.line, bindings };
-    const given = call.k === 'call' ? this.libraryCall(call, site)?.lambda : undefined;
+    const given = row?.lambda;
     const chain = given && lambda.params.length === 1 ? chainOn(lambda.body, lambda.params[0]!) : undefined;
     if (!given || !chain) return this.values(lambda.body, inner, depth + 1);
     let type: string = given;
@@ -500,6 +509,51 @@ export class Evaluator {
       type = row.returns;
     }
     return value;
+  }
+
+  /**
+   * The value of a method reference passed as a function argument (`opt.map(Mapping::getUrl)`, `this::load`,
+   * `helper::build`): the method called with what the call's library row gives the function (`lambda_args`), an
+   * instance method of a named type on the first of them. Without such a row, the reference says nothing of a value.
+   */
+  private referenceValues(ref: { qualifier: string; name: string }, call: CallExpr | Extract<Expr, { k: 'new' }>, site: Site, depth: number): Value[] {
+    const row = call.k === 'call' ? this.libraryCall(call, site) : undefined;
+    const what = `${ref.qualifier}::${ref.name}`;
+    if (!row?.lambdaArgs?.length) return unknown(`the method reference ${what}`, { kind: 'expression', at: what });
+    const bindings = new Map(site.bindings ?? []);
+    const given: Expr[] = row.lambdaArgs.map((op, i) => {
+      bindings.set(`$given${i}`, this.apply(op, call, site, depth + 1));
+      return { k: 'name', name: `$given${i}` };
+    });
+    const at: Site = { ...site, bindings };
+    const onObject = ref.qualifier === 'this' || ref.qualifier === 'super' || this.isVariable(ref.qualifier, site);
+    const type = onObject ? undefined : this.model.resolveTypeName(ref.qualifier, site.owner);
+    if (!type) {
+      // `this::load(x)`, `helper::build(x)`: a call on that object with the given values (`super::` as a call of its own).
+      const of: Expr | undefined = ref.qualifier === 'this' || ref.qualifier === 'super' ? undefined : { k: 'name', name: ref.qualifier };
+      return this.callValues({ k: 'call', name: ref.name, argCount: given.length, args: given, ...(of ? { of } : {}) }, at, depth + 1);
+    }
+    if (type.entry) {
+      // `Type::staticMethod(x)`, else `Type::instanceMethod` called on the first value (`x.instanceMethod()`).
+      const candidates = this.model.findMethods(type.entry, ref.name, -1).members;
+      const asStatic = candidates.find((m) => m.facts.modifiers.includes('static') && m.facts.params.length === given.length);
+      if (asStatic) return this.projectCall(asStatic, { k: 'call', name: ref.name, argCount: given.length, args: given }, at, depth + 1);
+      const onFirst = candidates.find((m) => !m.facts.modifiers.includes('static') && m.facts.params.length === given.length - 1);
+      if (onFirst) return this.projectCall(onFirst, { k: 'call', name: ref.name, argCount: given.length - 1, of: given[0]!, args: given.slice(1) }, at, depth + 1);
+      return unknown(`${what}, which ${type.entry.facts.name} declares for no ${given.length} value(s)`, { kind: 'expression', at: what });
+    }
+    const library = type.external !== undefined ? this.library.method(type.external, ref.name) : undefined;
+    if (!library?.value) return unknown(`${what}, which the library table does not follow`, { kind: 'expression', at: what });
+    return library.static
+      ? this.apply(library.value, { k: 'call', name: ref.name, argCount: given.length, args: given }, at, depth + 1)
+      : this.apply(library.value, { k: 'call', name: ref.name, argCount: given.length - 1, of: given[0]!, args: given.slice(1) }, at, depth + 1);
+  }
+
+  /** Whether a name is a variable where it is used (a binding, parameter, local or field), not a type. */
+  private isVariable(name: string, site: Site): boolean {
+    if (site.bindings?.has(name) || site.member?.facts.params.some((p) => p.name === name) || site.member?.facts.locals.some((l) => l.name === name)) return true;
+    for (let t: TypeEntry | undefined = site.owner; t; t = t.outer) if (this.model.findField(t, name)) return true;
+    return false;
   }
 
   /** Applies a value operation of the library table to a call. */
@@ -520,18 +574,22 @@ export class Evaluator {
         const index = at >= 0 ? at : Number(named[1]);
         const arg = at >= 0 || (names[index] ?? null) === null ? args[index] : undefined;
         if (arg?.k === 'lambda') return this.lambdaValues(arg, expr, site, depth);
+        if (arg && methodReference(arg)) return this.referenceValues(methodReference(arg)!, expr, site, depth);
         return arg ? this.values(arg, site, depth + 1) : unknown(`argument ${named[2]} of ${expr.k === 'call' ? expr.name : 'new'}`, { kind: 'expression' });
       }
       const n = Number(o.replace(/^args?/, ''));
       if (o.startsWith('args')) return args.slice(n).reduce<Value[]>((acc, a) => joinPath(acc, this.values(a, site, depth + 1)), literal(''));
       const a = args[n];
       if (a?.k === 'lambda') return this.lambdaValues(a, expr, site, depth);
+      if (a && methodReference(a)) return this.referenceValues(methodReference(a)!, expr, site, depth);
       return a ? this.values(a, site, depth + 1) : unknown(`argument ${n + 1} of ${expr.k === 'call' ? expr.name : 'new'}`, { kind: 'expression' });
     };
     const [a = 'empty', b = 'empty'] = op.operands;
     switch (op.op) {
       case 'id':
         return operand(a);
+      case 'any':
+        return union(...op.operands.map(operand));
       case 'either': {
         const present = op.operands.find((o) => !/^args?\d/.test(o) || Number(/\d/.exec(o)![0]) < args.length) ?? 'empty';
         return operand(present);
@@ -703,6 +761,8 @@ export class Evaluator {
     if (bound) return bound;
     const member = site.member;
     if (member) {
+      const given = this.lambdaParameter(member, name, site, depth);
+      if (given) return given;
       // `val uri = fromUri(uri)…`: inside its own initializer the name is what it shadows (a property, a parameter).
       const keyOf = (line: number): string => `local:${member.qn}:${name}@${line}`;
       const locals = this.localDefinitions(member.facts, name, site.line)?.filter((l) => !this.active.has(keyOf(l.line)));
@@ -738,6 +798,48 @@ export class Evaluator {
     // In a Kotlin extension function, a bare name may be a property of the receiver it extends.
     if (site.member?.facts.extensionReceiver && name !== RECEIVER.name) return this.fieldAccess({ k: 'field', of: RECEIVER, name }, site, depth + 1);
     return unknown(`${name}`, { name, kind: 'expression', at: name });
+  }
+
+  /**
+   * A name used inside a lambda that declares it as a parameter (`opt.ifPresent(url -> client.get(url))`,
+   * `Optionals.mapIfAllPresent(a, b, (x, url) -> …)`): what the call the lambda is passed to gives that parameter, as
+   * its library row says (`lambda_args`), evaluated where the call is; undefined when no lambda there declares it or no
+   * row says (the name is then read as any other).
+   */
+  private lambdaParameter(member: MemberEntry, name: string, site: Site, depth: number): Value[] | undefined {
+    let found: { call: CallFacts; lambda: LambdaExpr } | undefined;
+    for (const l of this.lambdasOf(member)) {
+      if (l.lambda.from > site.line || l.lambda.to < site.line || !l.lambda.params.includes(name)) continue;
+      // The innermost lambda that declares it.
+      if (!found || l.lambda.to - l.lambda.from < found.lambda.to - found.lambda.from) found = l;
+    }
+    if (!found || found.call.kind !== 'call') return undefined;
+    const { call, lambda } = found;
+    const expr: CallExpr = { k: 'call', name: call.name, argCount: call.argCount, ...(call.receiver ? { of: call.receiver } : {}), ...(call.values ? { args: call.values } : {}), ...(call.argNames ? { names: call.argNames } : {}) };
+    const at: Site = { ...site, line: call.line };
+    const op = this.libraryCall(expr, at)?.lambdaArgs?.[lambda.params.indexOf(name)];
+    if (!op) return undefined;
+    const key = `lambda:${member.qn}:${lambda.from}:${name}`;
+    if (this.active.has(key)) return unknown(`parameter ${name} of a function (defined through itself)`, { name, kind: 'expression', at: name });
+    this.active.add(key);
+    try {
+      return this.apply(op, expr, at, depth + 1);
+    } finally {
+      this.active.delete(key);
+    }
+  }
+
+  private readonly lambdaCache = new WeakMap<MemberEntry, { call: CallFacts; lambda: LambdaExpr }[]>();
+
+  /** The lambdas a member passes as arguments of its calls, with the call. */
+  private lambdasOf(member: MemberEntry): { call: CallFacts; lambda: LambdaExpr }[] {
+    let out = this.lambdaCache.get(member);
+    if (!out) {
+      out = [];
+      for (const call of member.facts.calls) for (const v of call.values ?? []) if (v.k === 'lambda' && v.params.length) out.push({ call, lambda: v });
+      this.lambdaCache.set(member, out);
+    }
+    return out;
   }
 
   /**
@@ -1145,16 +1247,17 @@ export class Evaluator {
       const first = resolved.targets[0];
       if (first && 'member' in first) return this.projectCall(first.member, expr, site, depth);
       if (first && 'external' in first) {
-        const receiver = expr.of ? this.values(expr.of, site, depth + 1) : [];
-        if (receiver.length && receiver.every((v) => v.bound !== undefined)) {
-          const property = propertyOfGetter(expr.name) ?? (expr.argCount === 0 ? expr.name : undefined);
-          if (property) return this.boundProperty(receiver, property, undefined, depth);
-        }
         const onType = (): boolean => {
           const typed = expr.of ? this.resolver.typeOf(expr.of, member, site.line) : undefined;
           return !typed || (!('unknown' in typed) && !!typed.isType);
         };
         const row = this.library.method(first.external.owner, first.external.name, onType);
+        const receiver = expr.of ? this.values(expr.of, site, depth + 1) : [];
+        if (receiver.length && receiver.every((v) => v.bound !== undefined)) {
+          // A getter reads the bound property; so does a Kotlin property read, unless the table follows the call (`stream()`).
+          const property = propertyOfGetter(expr.name) ?? (expr.argCount === 0 && !row?.value ? expr.name : undefined);
+          if (property) return this.boundProperty(receiver, property, undefined, depth);
+        }
         if (row?.value) return this.apply(row.value, expr, site, depth);
         return unknown(`${first.external.owner.split('.').pop()}.${expr.name}(…)`, { kind: 'call', at: `${first.external.owner.split('.').pop()}.${expr.name}(…)` });
       }
@@ -1163,6 +1266,14 @@ export class Evaluator {
     const instance = expr.of ? this.enumInstance(expr.of, site) : undefined;
     const onConstant = instance ? this.model.findMethods(instance.type, expr.name, expr.argCount).members[0] : undefined;
     if (onConstant) return this.projectCall(onConstant, expr, site, depth);
+    // A receiver no type is written for (a lambda's parameter) whose values are objects: they answer for themselves —
+    // a configured object its getter, an object of a project class its method.
+    if (expr.of?.k === 'name') {
+      const receiver = this.values(expr.of, site, depth + 1);
+      const property = propertyOfGetter(expr.name);
+      if (property && receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, property, undefined, depth);
+      if (receiver.length && receiver.every((v) => v.instance)) return union(...receiver.map((v) => this.onInstance(v.instance!, expr.name, expr.args ?? [], depth, site)));
+    }
     return unknown(`${expr.name}(…)`, { kind: 'call', at: `${expr.name}(…)` });
   }
 

@@ -39,6 +39,12 @@ export interface LibraryMethod {
    * UriBuilder): the value of such an argument is its body's, a chain of this type's rows from an empty value.
    */
   lambda?: string;
+  /**
+   * What the parameters of a function argument of this call are given, in order (`opt.map(url -> …)`: `receiver`, the
+   * Optional's value; `Optionals.mapIfAllPresent(a, b, (x, y) -> …)`: `arg0`, `arg1`): a lambda's parameters hold
+   * those values, and a method reference (`Mapping::getUrl`, `this::load`) is called with them.
+   */
+  lambdaArgs?: ValueOp[];
 }
 
 /**
@@ -75,7 +81,8 @@ export interface MessageSink {
  * `replace_text` (text as written), applied to what is known of the receiver, `method` (`method(target, name, 'default')`: a
  * listener reference `pkg.Type#name` to the method `name` of the target's project class, the target an argument of
  * that class or a listener reference whose class it keeps; `name` counts when the call has it and it is a String,
- * else the default); `a|b` takes the first operand the call has.
+ * else the default), `any` (`any(receiver, arg0)`: any of the operands' values, `Optional.orElse`); `a|b` takes the
+ * first operand the call has.
  */
 export type ValueOp = { op: string; operands: string[] };
 
@@ -111,8 +118,9 @@ interface MessageRow {
 
 interface LibraryFile {
   supertypes: Record<string, string[]>;
-  methods: (Omit<LibraryMethod, 'value' | 'http' | 'httpMethod' | 'message' | 'roles' | 'configures'> & {
+  methods: (Omit<LibraryMethod, 'value' | 'http' | 'httpMethod' | 'message' | 'roles' | 'configures' | 'lambdaArgs'> & {
     value?: string;
+    lambda_args?: string[];
     configures?: string;
     http_method?: string;
     http?: { method: string; url: string };
@@ -126,7 +134,7 @@ interface LibraryFile {
   handler_annotations?: (HandlerAnnotation & { note?: string })[];
 }
 
-const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name', 'config', 'placeholders', 'join', 'strip_suffix', 'strip_prefix', 'replace', 'replace_first', 'replace_text', 'method']);
+const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name', 'config', 'placeholders', 'join', 'strip_suffix', 'strip_prefix', 'replace', 'replace_first', 'replace_text', 'method', 'any']);
 /** `argN:name`: the Kotlin named argument `name`, else argument N (a library function called with named arguments). */
 const OPERAND = /^(receiver|empty|args?\d|arg\d:[A-Za-z_]\w*|super\d|typearg\d|'[^'|(),]*')$/;
 
@@ -192,6 +200,7 @@ export class Library {
       if (row.declares) method.declares = row.declares;
       if (row.configures) method.configures = parseValueOp(row.configures);
       if (row.lambda) method.lambda = row.lambda;
+      if (row.lambda_args) method.lambdaArgs = row.lambda_args.map(parseValueOp);
       const key = `${row.owner}#${row.name}`;
       this.methods.set(key, [...(this.methods.get(key) ?? []), method]);
     }

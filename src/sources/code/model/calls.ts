@@ -406,7 +406,16 @@ export class CallResolver {
       return arg ? { target: entry ? { entry } : { external: arg }, strategy: 'chained' } : { unknown: 'unknown_return_type' };
     }
     const generic = /^([^<]+)<(.+)>$/.exec(returns);
-    return generic ? { target: { external: generic[1]! }, strategy: 'chained', typeArgs: generic[2]!.split(',').map((a) => a.trim()) } : { target: { external: returns }, strategy: 'chained' };
+    if (!generic) return { target: { external: returns }, strategy: 'chained' };
+    // `Stream<$0>`: the receiver's element type carried on (`list.stream().findFirst()` is an Optional of the list's).
+    let typeArgs = generic[2]!.split(',').map((a) => a.trim());
+    if (typeArgs.includes('$0')) {
+      const typed = expr.of ? this.typeOf(expr.of, caller, line, depth + 1) : undefined;
+      const first = typed && !('unknown' in typed) ? typed.typeArgs?.[0] : undefined;
+      if (!first) return { target: { external: generic[1]! }, strategy: 'chained' };
+      typeArgs = typeArgs.map((a) => (a === '$0' ? first : a));
+    }
+    return { target: { external: generic[1]! }, strategy: 'chained', typeArgs };
   }
 
   private isVariable(name: string, caller: MemberEntry, line: number): boolean {

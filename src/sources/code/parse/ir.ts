@@ -68,8 +68,11 @@ export type Expr =
   | { k: 'test'; op: '==' | '!=' | '&&' | '||' | '!'; args: Expr[] }
   /** A value returned only when `when` holds (a `return` inside `if (when)`, or its `else` with `when` negated). */
   | { k: 'guarded'; when: Expr; value: Expr }
-  /** A lambda (`it -> …`, Kotlin `{ … }`): its parameter names (Kotlin's implicit `it`) and what it ends with, at `line`. */
-  | { k: 'lambda'; params: string[]; body?: Expr; line: number }
+  /**
+   * A lambda (`it -> …`, Kotlin `{ … }`): its parameter names (Kotlin's implicit `it`) and what it ends with, at `line`;
+   * `from`–`to` are the lines the lambda spans (a name used there may be one of its parameters).
+   */
+  | { k: 'lambda'; params: string[]; body?: Expr; line: number; from: number; to: number }
   | { k: 'other'; text: string };
 
 /** `x = value` in a body (`this.x = …`, a local reassigned): what the value evaluator reads for fields and locals. */

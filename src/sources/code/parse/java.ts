@@ -994,5 +994,5 @@ function lambdaExpr(node: Node, read: (n: Node) => Expr | undefined): Expr {
   const value = body.type !== 'block' ? body : returned?.namedChildren.find((c) => c && c.type !== 'line_comment' && c.type !== 'block_comment');
   const expr = value ? read(value) : undefined;
   if (value && !expr) return otherExpr(node);
-  return { k: 'lambda', params, ...(expr ? { body: expr } : {}), line: lineOf(value ?? returned ?? body) };
+  return { k: 'lambda', params, ...(expr ? { body: expr } : {}), line: lineOf(value ?? returned ?? body), from: lineOf(node), to: node.endPosition.row + 1 };
 }

@@ -1936,5 +1936,5 @@ function lambdaExpr(node: Node, read: (n: Node) => Expr | undefined): Expr {
   const value = last !== undefined && !/declaration|assignment/.test(ty(last)) ? last : undefined;
   const expr = value ? read(value) : undefined;
   if (value && !expr) return other(node);
-  return { k: 'lambda', params, ...(expr ? { body: expr } : {}), line: last ? lineOf(last) : lineOf(literal) };
+  return { k: 'lambda', params, ...(expr ? { body: expr } : {}), line: last ? lineOf(last) : lineOf(literal), from: lineOf(literal), to: literal.endPosition.row + 1 };
 }
