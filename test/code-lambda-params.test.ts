@@ -3,8 +3,8 @@
  * on this thread: the library table says what a call gives its function (`lambda_args`: an Optional's or a
  * collection's elements, both Optionals of `Optionals.mapIfAllPresent`), so a lambda parameter used in a call holds
  * those values, a method reference passed there is called with them, and a stream pipeline over a configured list
- * carries each element (`containers.mappings[0]`, …) to the getter that reads it. A lambda passed to a method no row
- * describes keeps its parameter a hole, named as written.
+ * carries each element (`containers.mappings[0]`, …) to the getter that reads it; Kotlin's scope functions give `it`
+ * their receiver. A lambda passed to a method no row describes keeps its parameter a hole, named as written.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -176,6 +176,20 @@ class Pinger(private val routing: Routing, private val events: Events, private v
   fun announceKt(payload: String) {
     events.topics.forEach { topic -> kafka.send(topic, payload) }
   }
+
+  private val ordersBase: String? = "http://orders:8080"
+
+  fun letKt(id: String) {
+    ordersBase?.let { rest.getForObject("$it/orders/$id", String::class.java) }
+  }
+
+  fun alsoKt() {
+    "http://billing:8080/validate".also { url -> rest.postForObject(url, "", String::class.java) }
+  }
+
+  fun itThroughApplyKt() {
+    "http://orders:8080/validate".let { StringBuilder().apply { rest.postForObject(it, "", String::class.java) } }
+  }
 }
 `,
 };
@@ -212,6 +226,12 @@ describe('what a call gives its function argument', () => {
       links('producer', 'announceKt').map((l) => l.replace(/ \(.*$/, '')),
       ['intake -> kafka intake.audited', 'intake -> kafka intake.created'],
     );
+  });
+
+  test("Kotlin's scope functions: let and also give `it` (or the named parameter) the receiver; `it` inside apply { … } is the outer lambda's", () => {
+    assert.deepEqual(links('client', 'letKt'), ['intake -> orders GET /orders/{id} (cross_service)']);
+    assert.deepEqual(links('client', 'alsoKt'), ['intake -> billing POST /validate (cross_service)']);
+    assert.deepEqual(links('client', 'itThroughApplyKt'), ['intake -> orders POST /validate (cross_service)']);
   });
 
   test("Optional.map with a method reference (this::orderUrl), then a lambda on what it gave", () => {

@@ -807,18 +807,26 @@ export class Evaluator {
    * row says (the name is then read as any other).
    */
   private lambdaParameter(member: MemberEntry, name: string, site: Site, depth: number): Value[] | undefined {
-    let found: { call: CallFacts; lambda: LambdaExpr } | undefined;
-    for (const l of this.lambdasOf(member)) {
-      if (l.lambda.from > site.line || l.lambda.to < site.line || !l.lambda.params.includes(name)) continue;
-      // The innermost lambda that declares it.
-      if (!found || l.lambda.to - l.lambda.from < found.lambda.to - found.lambda.from) found = l;
+    // The lambdas there that declare it, innermost first.
+    const enclosing = this.lambdasOf(member)
+      .filter((l) => l.lambda.from <= site.line && site.line <= l.lambda.to && l.lambda.params.includes(name))
+      .sort((a, b) => a.lambda.to - a.lambda.from - (b.lambda.to - b.lambda.from));
+    let found: { call: CallFacts; lambda: LambdaExpr; expr: CallExpr; op: ValueOp } | undefined;
+    for (const { call, lambda } of enclosing) {
+      if (call.kind !== 'call') return undefined;
+      const expr: CallExpr = { k: 'call', name: call.name, argCount: call.argCount, ...(call.receiver ? { of: call.receiver } : {}), ...(call.values ? { args: call.values } : {}), ...(call.argNames ? { names: call.argNames } : {}) };
+      const row = this.libraryCall(expr, { ...site, line: call.line });
+      const op = row?.lambdaArgs?.[lambda.params.indexOf(name)];
+      if (op) {
+        found = { call, lambda, expr, op };
+        break;
+      }
+      // Kotlin's implicit `it` in a function given a receiver, not a parameter (`apply { … }`): the `it` of a lambda around it.
+      if (!row || name !== 'it' || row.lambdaArgs) return undefined;
     }
-    if (!found || found.call.kind !== 'call') return undefined;
-    const { call, lambda } = found;
-    const expr: CallExpr = { k: 'call', name: call.name, argCount: call.argCount, ...(call.receiver ? { of: call.receiver } : {}), ...(call.values ? { args: call.values } : {}), ...(call.argNames ? { names: call.argNames } : {}) };
+    if (!found) return undefined;
+    const { call, lambda, expr, op } = found;
     const at: Site = { ...site, line: call.line };
-    const op = this.libraryCall(expr, at)?.lambdaArgs?.[lambda.params.indexOf(name)];
-    if (!op) return undefined;
     const key = `lambda:${member.qn}:${lambda.from}:${name}`;
     if (this.active.has(key)) return unknown(`parameter ${name} of a function (defined through itself)`, { name, kind: 'expression', at: name });
     this.active.add(key);

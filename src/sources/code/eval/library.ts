@@ -171,6 +171,9 @@ function messageSink(row: MessageRow): MessageSink {
   };
 }
 
+/** The root type every library and project type extends, as the table names it. */
+const ANY = 'kotlin.Any';
+
 export class Library {
   private readonly methods = new Map<string, LibraryMethod[]>();
   private readonly supers: Map<string, string[]>;
@@ -208,13 +211,14 @@ export class Library {
   }
 
   /**
-   * The row for `owner#name`, looked up on the type and then its library supertypes (breadth first); with several
-   * rows of that name, `onType` says whether the call is made on the type (a static row) or on an instance.
+   * The row for `owner#name`, looked up on the type and then its library supertypes (breadth first), and last on
+   * `kotlin.Any` (the root of every type: Kotlin's scope functions `let`, `also` … extend it); with several rows of
+   * that name, `onType` says whether the call is made on the type (a static row) or on an instance.
    */
   method(owner: string, name: string, onType?: () => boolean): LibraryMethod | undefined {
     const seen = new Set<string>();
     const queue = [owner];
-    for (let t = queue.shift(); t !== undefined; t = queue.shift()) {
+    for (let t = queue.shift(); t !== undefined; t = queue.shift() ?? (seen.has(ANY) ? undefined : ANY)) {
       if (seen.has(t)) continue;
       seen.add(t);
       const rows = this.methods.get(`${t}#${name}`);

@@ -225,6 +225,8 @@ export class CallResolver {
     const { external } = this.model.ancestors(entry);
     if (external.length) return { ...this.external(call, external[0]!, call.name, strategy), ...(onReceiver ? { receiverType: entry } : {}) };
     if (OBJECT_METHODS.has(call.name)) return this.external(call, entry.file.language === 'kotlin' ? 'kotlin.Any' : 'java.lang.Object', call.name, strategy);
+    // An extension of every type the library table knows (Kotlin's `let`, `also`, `takeIf` …), on a receiver, not bare.
+    if (onReceiver && LIBRARY.method('kotlin.Any', call.name)) return { ...this.external(call, 'kotlin.Any', call.name, strategy), receiverType: entry };
     return undefined;
   }
 
