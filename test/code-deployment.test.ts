@@ -660,8 +660,8 @@ describe('Helm values of well-known charts (test/fixtures/deployment/helm)', () 
       EMPTY: ' @billing/charts/billing/values.yaml:10',
     });
     assert.deepEqual(unit('billing/charts/billing/values.yaml#billing').env.map((e) => e.holes), [
-      { '.Values.global.environment': 'the Helm value .Values.global.environment (billing/charts/billing/values.yaml:6), given when the chart is installed' },
-      { '.Release.Name': 'the Helm value .Release.Name (billing/charts/billing/values.yaml:7), given when the chart is installed' },
+      { '.Values.global.environment': 'the Helm value .Values.global.environment of the chart in billing/charts/billing, given when the chart is installed' },
+      { '.Release.Name': 'the Helm value .Release.Name of the chart in billing/charts/billing, given when the chart is installed' },
       undefined,
       undefined,
       undefined,
@@ -720,8 +720,8 @@ describe('Helm values of well-known charts (test/fixtures/deployment/helm)', () 
     assert.deepEqual(billing.hostTemplates, ['billing-${.values.global.environment}.acme.internal']);
     assert.deepEqual(service(layout, 'invoices').hostTemplates, ['invoices-${.values.global.environment}.acme.internal']);
     assert.deepEqual(billing.configHoles, {
-      '.Values.global.environment': 'the Helm value .Values.global.environment (billing/charts/billing/values.yaml:6), given when the chart is installed',
-      '.Release.Name': 'the Helm value .Release.Name (billing/charts/billing/values.yaml:7), given when the chart is installed',
+      '.Values.global.environment': 'the Helm value .Values.global.environment of the chart in billing/charts/billing, given when the chart is installed',
+      '.Release.Name': 'the Helm value .Release.Name of the chart in billing/charts/billing, given when the chart is installed',
       GREETING: 'environment variable GREETING (billing/charts/billing/values.yaml:8) is the Helm template "{{ printf \\"%s\\" \\"hi\\" }}" (billing/charts/billing/values.yaml:8), rendered when the chart is installed',
       greeting: 'environment variable GREETING (billing/charts/billing/values.yaml:8) is the Helm template "{{ printf \\"%s\\" \\"hi\\" }}" (billing/charts/billing/values.yaml:8), rendered when the chart is installed',
       '$SERVICE_NAME': 'the pipeline variable $SERVICE_NAME, substituted into billing/charts/billing/values.aat.template.yaml before it is deployed',
@@ -729,7 +729,7 @@ describe('Helm values of well-known charts (test/fixtures/deployment/helm)', () 
     });
     const view = new ConfigView(billing.config, billing.profiles, billing.configOrigins, billing.configHoles);
     const url = view.value('invoices.url')!;
-    assert.deepEqual(show(url), ['http://invoices-{?the Helm value .Values.global.environment (billing/charts/billing/values.yaml:6), given when the chart is installed}.acme.internal', 'http://invoices-aat.acme.internal'], 'the aat environment states the global value');
+    assert.deepEqual(show(url), ['http://invoices-{?the Helm value .Values.global.environment of the chart in billing/charts/billing, given when the chart is installed}.acme.internal', 'http://invoices-aat.acme.internal'], 'the aat environment states the global value');
     const host = hostTemplateOf(url[0]!.pieces);
     assert.equal(host, 'invoices-${.values.global.environment}.acme.internal');
     assert.equal(layout.serviceOfHost(host!), 'invoices');
@@ -1023,7 +1023,7 @@ describe('real estates: deployment as their platforms define it (../shared/corpo
     assert.equal(owner('bulk-scan-procesor.api.url'), 'Bulk Scan Processor');
     assert.equal(owner('pay-hub.api.url'), undefined, 'a host outside the estate');
     assert.deepEqual(view.value('pay-hub.api.url')![0]!.pieces.filter((p) => p.hole).map((p) => p.hole!.at), ['.Values.global.environment', '.Values.global.environment']);
-    assert.deepEqual(payments.configHoles, { '.Values.global.environment': 'the Helm value .Values.global.environment (bulk-scan-payment-processor/charts/bulk-scan-payment-processor/values.yaml:8), given when the chart is installed' }, 'the bare `- ROOT_APPENDER` entries of its compose file are absent, not holes');
+    assert.deepEqual(payments.configHoles, { '.Values.global.environment': 'the Helm value .Values.global.environment of the chart in bulk-scan-payment-processor/charts/bulk-scan-payment-processor, given when the chart is installed' }, 'the bare `- ROOT_APPENDER` entries of its compose file are absent, not holes');
     assert.equal(payments.config.ROOT_APPENDER, undefined);
   });
 

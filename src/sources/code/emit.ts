@@ -24,7 +24,7 @@ import { type GeneratedApiOperation, generatedRoutesOf, operationsByInterface } 
 import { listenersOf, streamBinding, streamFunctionsOf } from './links/messaging.js';
 import { annotatedHandlersOf } from './links/eventuate.js';
 import { pathPattern } from '../../graph/ontology/code.js';
-import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf } from './links/routes.js';
+import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unresolvedPart } from './links/routes.js';
 import { type BuildInput, buildGraph } from './build/files.js';
 import { buildFactsOf, type FrameworkRoute, frameworkRoutes } from './links/framework-routes.js';
 import { USE_ATTRS, usesOf, viasOf } from './model/uses.js';
@@ -672,6 +672,7 @@ class FileEmitter {
           controller: entry.qn,
           declared: true,
           resolved: l.destination.literal,
+          ...unresolvedPart(l.destination, 'destination'),
         },
       });
       this.linkFrom('EXPOSES', l.handler, id, true);
@@ -698,6 +699,7 @@ class FileEmitter {
           ...(h.messageType ? { message_type: h.messageType } : {}),
           declared: true,
           resolved: h.destination.literal,
+          ...unresolvedPart(h.destination, 'destination'),
         },
       });
       this.linkFrom('EXPOSES', h.handler, id, true);

@@ -1229,7 +1229,8 @@ export function platformValue(text: string, how: { helm: boolean; envsubst: bool
       const field = TEMPLATE_FIELD.exec(action);
       if (!field) return { unknown: `is the Helm template ${JSON.stringify(text)} (${where}), rendered when the chart is installed` };
       const key = field[1]!;
-      holes[key] ??= `the Helm value ${key} (${where}), given when the chart is installed`;
+      // One hole per value across the chart's files, so it names the chart, not the first line that used it.
+      holes[key] ??= `the Helm value ${key} of the chart in ${where.replace(/\/[^/]*$/, '')}, given when the chart is installed`;
       out += `\${${key}}`;
       i = end + 2;
       continue;

@@ -340,6 +340,8 @@ function addListener(ctx: MessagingContext, declaring: MemberEntry, handler: Mem
       controller: handler.owner.qn,
       declared: true,
       resolved: d.resolved,
+      ...(d.reason ? { unresolved_reason: d.reason } : {}),
+      ...holeProps(d.hole),
       ...(d.profile ? { profile: d.profile } : {}),
       ...(messageType ? { message_type: messageType } : {}),
     },

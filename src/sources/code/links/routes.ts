@@ -97,6 +97,17 @@ export interface Part {
   template?: string;
 }
 
+/**
+ * Why a value the source does not state is unknown, as a links report groups it: the configuration keys of its
+ * placeholders (none of the service's files sets them all), else the expression as written.
+ */
+export function unresolvedPart(part: Part, what: string): { unresolved_reason?: string; unresolved_kind?: 'configuration' | 'expression'; unresolved_at?: string } {
+  if (part.literal) return {};
+  const keys = [...(part.template ?? '').matchAll(/\$\{([^}:]+)/g)].map((m) => m[1]!.trim());
+  if (keys.length) return { unresolved_reason: `the ${what} is ${part.template}, and no file of the service sets ${keys.length === 1 ? keys[0] : `all of ${keys.join(', ')}`}`, unresolved_kind: 'configuration', unresolved_at: keys[0]! };
+  return { unresolved_reason: `the ${what} is ${part.written}, which the source does not state`, unresolved_kind: 'expression', unresolved_at: part.written };
+}
+
 /** The first profile any of these parts took a value from. */
 export function profileOf(...parts: readonly (Part | undefined)[]): { profile?: string } {
   const found = parts.find((p) => p?.profile)?.profile;
