@@ -132,6 +132,9 @@ export class CallResolver {
     }
     const entry = typed.target.entry;
     const found = this.model.findMethods(entry, call.name, call.argCount);
+    // No project method takes this many arguments, a library supertype may: its method, not a project one of another arity.
+    const inherited = found.exact || call.argCount < 0 || !found.members.length ? undefined : this.onExternalSupertypes(call, entry, typed.strategy, true);
+    if (inherited) return inherited;
     if (found.members.length) return this.pick(caller, call, found.members, typed.strategy);
     if (typed.isType) {
       const companion = this.model.companionOf(entry);
@@ -161,7 +164,11 @@ export class CallResolver {
     }
     for (let t: TypeEntry | undefined = owner; t; t = t.outer) {
       // An extension function needs a receiver of its type: a bare call reaches one only from an extension of the same type.
-      const found = this.model.findMethods(t, call.name, call.argCount).members.filter((m) => !m.facts.extensionReceiver || (extended !== undefined && sameSimpleType(m.facts.extensionReceiver, extended) && arityAccepts(m.facts, call.argCount + 1)));
+      const methods = this.model.findMethods(t, call.name, call.argCount);
+      const found = methods.members.filter((m) => !m.facts.extensionReceiver || (extended !== undefined && sameSimpleType(m.facts.extensionReceiver, extended) && arityAccepts(m.facts, call.argCount + 1)));
+      // No project method takes this many arguments, a library supertype may (`getHeader(key)` inside an overload `getHeader(key, type)`).
+      const inherited = methods.exact || call.argCount < 0 || !found.length || !this.model.ancestors(t).external.length ? undefined : this.onExternalSupertypes(call, t, 'this_super');
+      if (inherited) return inherited;
       if (found.length) return this.pick(caller, call, found, 'this_super');
     }
     for (const w of file.imports.staticWildcard) {
