@@ -240,6 +240,23 @@ describe('shortcuts', () => {
   });
 });
 
+describe('a reader that stops early', () => {
+  test('`… | head -c 10` closes the pipe: the command ends quietly with exit 0, no EPIPE stack trace', T, async () => {
+    // Output far larger than a pipe's buffer, so writes go on after `head` has gone.
+    const command = `${JSON.stringify(process.execPath)} bin/sextant.js call find '{"kind":"field","limit":500}' --store ${JSON.stringify(store)} | head -c 10 > /dev/null; echo "exit=\${PIPESTATUS[0]}" >&2`;
+    const run = await new Promise<CliResult>((done) => {
+      const child = spawn('/bin/bash', ['-c', command], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code, signal) => done({ code, signal, stdout, stderr }));
+    });
+    assert.match(run.stderr, /exit=0\s*$/, run.stderr);
+    assert.doesNotMatch(run.stderr, /EPIPE|Unhandled|\n\s+at /, run.stderr);
+  });
+});
+
 describe('index and status', () => {
   test('status --json reports counts', T, async () => {
     const body = okJson(await runCli(['status', '--store', store, '--json']), 'status --json');

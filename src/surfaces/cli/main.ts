@@ -454,7 +454,21 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
 }
 
 /** Runs the CLI; returns the exit code instead of exiting so it can be embedded and tested. */
+/**
+ * A reader that stops early (`sextant status | head -3`) closes the pipe we write to: a normal end of the command,
+ * as for any Unix tool, not an error with a stack trace.
+ */
+function endQuietlyWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK);
+      process.exitCode = EXIT_ERROR;
+    });
+  }
+}
+
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  if (io === defaultIo) endQuietlyWhenOutputCloses();
   let code = EXIT_OK;
   const wantsHelp = argv.slice(2).some((a) => a === '--help' || a === '-h' || a === 'help');
   const toolNames = wantsHelp ? (await import('../../query/index.js')).TOOLS.map((t) => t.name) : undefined;
