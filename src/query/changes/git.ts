@@ -8,6 +8,31 @@ const run = promisify(execFile);
 const REVISIONS = /^(?!-)[\w./~^@{}+-]+(?:\.\.\.?(?!-)[\w./~^@{}+-]*)?$/;
 const MAX_DIFF_BYTES = 32 << 20;
 
+/**
+ * Settings that keep a repository's own configuration from running commands while Sextant reads it (the tree may be
+ * anyone's: `core.fsmonitor`, hooks, a pager, an external diff; textconv is off by flag): each filter driver its
+ * configuration names loses its clean, smudge and process commands. Read with `git config`, which runs none.
+ */
+async function neutralSettings(root: string): Promise<string[]> {
+  const settings = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat', '-c', 'diff.external='];
+  let filters = '';
+  try {
+    filters = (await run('git', ['-C', root, ...settings, 'config', '--get-regexp', '^filter\\.'], { timeout: 10_000, env: gitEnv() })).stdout;
+  } catch {
+    // Exit 1: no filter driver is configured.
+  }
+  const drivers = new Set(filters.split('\n').flatMap((line) => /^filter\.(.+)\.(?:clean|smudge|process|required)(?:\s|$)/.exec(line)?.[1] ?? []));
+  for (const d of drivers) settings.push('-c', `filter.${d}.clean=`, '-c', `filter.${d}.smudge=`, '-c', `filter.${d}.process=`, '-c', `filter.${d}.required=false`);
+  return settings;
+}
+
+/** The environment git runs with: no pager, no external diff, no prompt. */
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+  delete env['GIT_EXTERNAL_DIFF'];
+  return env;
+}
+
 export interface GitDiff {
   text: string;
   /** The work tree's top level; diff paths are relative to it. */
@@ -26,7 +51,7 @@ export async function gitDiff(root: string, revisions: string): Promise<GitDiff>
   }
   let top: string;
   try {
-    top = (await run('git', ['-C', root, 'rev-parse', '--show-toplevel'], { timeout: 10_000 })).stdout.trim();
+    top = (await run('git', ['-C', root, '-c', 'core.fsmonitor=false', 'rev-parse', '--show-toplevel'], { timeout: 10_000, env: gitEnv() })).stdout.trim();
   } catch (err) {
     const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
     fail({
@@ -38,7 +63,8 @@ export async function gitDiff(root: string, revisions: string): Promise<GitDiff>
     });
   }
   try {
-    const { stdout } = await run('git', ['-C', top, 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', '--end-of-options', revisions, '--'], { timeout: 60_000, maxBuffer: MAX_DIFF_BYTES });
+    const settings = await neutralSettings(top);
+    const { stdout } = await run('git', ['-C', top, ...settings, 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', '--end-of-options', revisions, '--'], { timeout: 60_000, maxBuffer: MAX_DIFF_BYTES, env: gitEnv() });
     return { text: stdout, top, rootInTop: relative(top, root).split('\\').join('/') };
   } catch (err) {
     const e = err as { stderr?: string; message: string; code?: string };
