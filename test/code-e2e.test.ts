@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { spawn } from 'node:child_process';
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, callTool, childEnv, connectStdio, indexInto, jsonOf, killAll, runCli, tempDir, type Connection } from './helpers/e2e.js';
 import { ESTATE, IMPACT_CASES, impactSets } from './helpers/estate.js';
@@ -168,6 +168,43 @@ describe('index --watch', () => {
       const second = await runCli(['index', root, '--store', store]);
       assert.equal(second.code, 1, second.stdout + second.stderr);
       assert.match(second.stderr, /kept up to date by pid \d+ \(`sextant index .* --watch`.*Stop it/);
+    } finally {
+      child.kill('SIGINT');
+      await new Promise((r) => child.once('close', r));
+    }
+  });
+});
+
+describe('index --watch on a hostile tree', () => {
+  test('a link loop and a link to / are not walked: the watcher stays up and sees changes', async () => {
+    const work = await tempDir('sextant-watch-links-');
+    const root = join(work, 'estate');
+    const java = join(root, 'svc/src/main/java/p');
+    mkdirSync(java, { recursive: true });
+    writeFileSync(join(root, 'svc/build.gradle.kts'), 'plugins { id("org.springframework.boot") }\n');
+    writeFileSync(join(java, 'App.java'), 'package p;\npublic class App {}\n');
+    symlinkSync('..', join(root, 'svc/src/loop'));
+    symlinkSync('/', join(root, 'svc/everything'));
+    const store = join(work, 'store');
+    const child = spawn(process.execPath, [BIN, 'index', root, '--store', store, '--watch'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let exited: number | null = null;
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('exit', (code) => (exited = code ?? -1));
+    const waitFor = async (what: () => boolean | Promise<boolean>, label: string, ms = 30000) => {
+      const until = Date.now() + ms;
+      while (!(await what())) {
+        if (exited !== null) assert.fail(`the watcher exited (${exited}) waiting for ${label}; stderr:\n${stderr}`);
+        if (Date.now() > until) assert.fail(`timed out waiting for ${label}; stderr:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    try {
+      await waitFor(() => stderr.includes('watching for changes'), 'the watcher');
+      writeFileSync(join(java, 'Added.java'), 'package p;\npublic class Added {}\n');
+      await waitFor(async () => jsonOf(await runCli(['call', 'resolve', JSON.stringify({ identifier: 'p.Added' }), '--store', store])).status === 'one', 'the new class');
+      assert.equal(exited, null, stderr);
+      assert.doesNotMatch(stderr, /ELOOP|EACCES.*\n\s+at /);
     } finally {
       child.kill('SIGINT');
       await new Promise((r) => child.once('close', r));

@@ -14,6 +14,8 @@ export interface WatchEvents {
   changed?: (paths: string[]) => void;
   rebuilt?: (ms: number) => void;
   failed?: (err: unknown) => void;
+  /** Something the watcher cannot watch (a link loop, a directory it may not read): watching goes on without it. */
+  warning?: (message: string) => void;
 }
 
 /**
@@ -30,6 +32,9 @@ export function watchWorkspace(config: WorkspaceConfig, storeDir: string, rebuil
   const store = resolve(storeDir);
   const watcher: FSWatcher = watch([...roots], {
     ignoreInitial: true,
+    // Indexing never follows a linked directory (nor a link out of the tree): a link loop or a link to `/` is not
+    // walked here either.
+    followSymlinks: false,
     ignored: (path, stats) => {
       if (path === store || path.startsWith(`${store}/`)) return true;
       if (IGNORED_DIRS.has(basename(path))) return true;
@@ -67,6 +72,10 @@ export function watchWorkspace(config: WorkspaceConfig, storeDir: string, rebuil
     timer = setTimeout(() => void run(), quietMs);
   };
   for (const event of ['add', 'change', 'unlink', 'unlinkDir'] as const) watcher.on(event, (path: string) => onChange(path));
+  watcher.on('error', (err: unknown) => {
+    const e = err as NodeJS.ErrnoException;
+    events.warning?.(`cannot watch ${e.path ?? 'a path'} (${e.code ?? (e instanceof Error ? e.message : String(err))}); watching the rest`);
+  });
   const ready = new Promise<void>((done) => watcher.once('ready', () => done()));
   return {
     ready,

@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { open, readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { deploymentFileKind } from './config/deployment.js';
 import { mentionsNacosConfig } from './config/nacos.js';
@@ -62,6 +62,8 @@ interface Frame {
 
 interface Walk {
   root: string;
+  /** The root with its symbolic links resolved: a link whose target lies outside it is not followed. */
+  realRoot: string;
   includeTests: boolean;
   exclude: Ignore | undefined;
   result: Discovery;
@@ -89,6 +91,7 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
   if (!info?.isDirectory()) throw new Error(`not a directory: ${absolute}`);
   const walk: Walk = {
     root: absolute,
+    realRoot: await realpath(absolute).catch(() => absolute),
     includeTests: options.includeTests ?? false,
     exclude: options.exclude?.length ? newIgnore().add(options.exclude) : undefined,
     result: {
@@ -173,8 +176,21 @@ async function entryKind(walk: Walk, dir: string, entry: Dirent): Promise<'dir' 
   if (entry.isDirectory()) return 'dir';
   if (entry.isFile()) return 'file';
   if (!entry.isSymbolicLink()) return 'other';
-  const target = await stat(join(walk.root, dir, entry.name)).catch(() => undefined);
+  const real = await realpath(join(walk.root, dir, entry.name)).catch(() => undefined);
+  if (!real) return 'other';
+  const inside = relative(walk.realRoot, real);
+  if (inside.startsWith('..') || isAbsolute(inside)) {
+    // A file the index would read, linked from outside the tree: what lies there is not the estate's to show.
+    if (indexable(entry.name)) walk.result.warnings.push(`skipped ${joinRel(dir, entry.name)}: a symbolic link to ${real}, outside the indexed root`);
+    return 'other';
+  }
+  const target = await stat(real).catch(() => undefined);
   return target?.isFile() ? 'file' : 'other';
+}
+
+/** Whether a file of this name is one discovery would index (source, configuration, build or deployment). */
+function indexable(name: string): boolean {
+  return !!languageOfPath(name) || isConfigFileName(name) || isBuildFileName(name) || !!deploymentFileKind(name);
 }
 
 async function holdsModule(walk: Walk, dir: string, names: Set<string>): Promise<boolean> {

@@ -201,6 +201,7 @@ async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: 
       changed: (paths) => io.err(`${paths.length} file${paths.length === 1 ? '' : 's'} changed; updating the index`),
       rebuilt: (ms) => io.err(`index updated in ${ms} ms`),
       failed: (err) => io.err(`update failed (the index is unchanged): ${err instanceof Error ? err.message : String(err)}`),
+      warning: (message) => io.err(`warning: ${message}`),
     },
   );
   await watcher.ready;
