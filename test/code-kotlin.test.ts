@@ -1093,9 +1093,9 @@ annotation class Audited
     assert.deepEqual(limit.modifiers, ['public', 'const', 'final', 'static']);
   });
 
-  test('input the grammar takes minutes over is given up on in time; the other declarations are kept', () => {
-    // Unbounded, tree-sitter-kotlin spends minutes recovering from the stray backslash before this lambda chain.
-    const started = performance.now();
+  // Unbounded, tree-sitter-kotlin spends minutes recovering from the stray backslash before this lambda chain; the
+  // test's timeout is the hang guard (the parse budget is a second or two), not a speed check.
+  test('input the grammar takes minutes over is given up on in time; the other declarations are kept', { timeout: 120_000 }, () => {
     const f = extract(`package p
 
 class Good(private val repo: Repo) {
@@ -1119,7 +1119,6 @@ class After {
     fun three() = 3
 }
 `);
-    assert.ok(performance.now() - started < 10000, 'a bounded parse');
     assert.ok(f.parseErrors > 0);
     assert.equal(f.package, 'p');
     assert.deepEqual(memberOf(typeOf(f, 'p.Good'), 'ok').calls.map((c) => c.name), ['count']);

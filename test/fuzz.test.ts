@@ -24,8 +24,11 @@ const SEED = 0x5e47a17;
 const CALLS = 600;
 /** No reply (the JSON text the client receives) may be larger than this. */
 const REPLY_BUDGET_BYTES = 1024 * 1024;
-/** No call may take longer than this. */
-const CALL_BUDGET_MS = 10_000;
+/**
+ * A hang guard, not a speed check (speed is `npm run bench`'s, which states budgets): a call that does not answer in
+ * this time is stuck (a pathological input running for minutes), whatever the machine's load.
+ */
+const HANG_GUARD_MS = 60_000;
 const LINKS = fileURLToPath(new URL('./fixtures/links', import.meta.url));
 
 /** mulberry32: a small seeded generator, so every run sends the same calls. */
@@ -287,7 +290,7 @@ interface Outcome {
 /** Sends the call as raw JSON-RPC params (the SDK client would refuse a non-object `arguments` before sending). */
 async function fuzzCall(conn: Connection, tool: string, args: unknown): Promise<Outcome> {
   const started = performance.now();
-  const result = await conn.client.request({ method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } }, CallToolResultSchema, { timeout: CALL_BUDGET_MS * 3 });
+  const result = await conn.client.request({ method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } }, CallToolResultSchema, { timeout: HANG_GUARD_MS });
   const ms = performance.now() - started;
   const text = (result.content as { type: string; text?: string }[])[0]?.text ?? '';
   const structured = result.structuredContent as { ok?: boolean; error?: { code?: string; message?: string } } | undefined;
@@ -308,11 +311,10 @@ function excerpt(value: unknown): string {
   return text.length > 300 ? `${text.slice(0, 300)}… (${text.length} chars)` : text;
 }
 
-/** One call, held to the reply and time budgets. */
+/** One call, held to the reply budget (and answered before the hang guard). */
 async function checkedCall(conn: Connection, name: string, args: unknown): Promise<Outcome> {
   const outcome = await fuzzCall(conn, name, args).catch((err: Error) => assert.fail(`${name} ${excerpt(args)}: ${err.message}`));
   assert.ok(outcome.bytes <= REPLY_BUDGET_BYTES, `${name}: reply of ${outcome.bytes} bytes over the budget for ${excerpt(args)}`);
-  assert.ok(outcome.ms <= CALL_BUDGET_MS, `${name}: took ${Math.round(outcome.ms)} ms for ${excerpt(args)}`);
   return outcome;
 }
 
