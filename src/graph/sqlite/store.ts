@@ -269,6 +269,19 @@ function looksLikeSqlite(file: string): boolean {
   }
 }
 
+/** SQLite or the file system refusing a write this user may not make (a read-only file, directory or mount). */
+function isReadOnly(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS');
+}
+
+/** A writer refused by the file system, as an error that says what this user can do instead. */
+function readOnlyError(err: unknown, dir: string): StoreError | undefined {
+  if (!isReadOnly(err)) return undefined;
+  const detail = (err as Error).message.split('\n')[0];
+  return new StoreError('store_readonly', `Cannot write the index at ${dir} (${detail}): this user may read it (search, serve) but not index into it. Index into a directory you can write (--store DIR), or have its owner re-index it.`);
+}
+
 function isUnreadable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
@@ -376,10 +389,15 @@ export class SqliteStore implements Store {
   static open(ontology: Ontology, dir: string, opts: OpenOptions): SqliteStore {
     const absDir = resolve(dir);
     if (opts.mode === 'read') return SqliteStore.openReader(ontology, absDir);
-    mkdirSync(absDir, { recursive: true });
     // Everything a writer does to the files, from choosing the journal to replacing a file that is no index, is
     // done holding the writer lock: no other writer is ever in the middle of a write it could disturb.
-    const lock = WriterLock.acquire(absDir, lockFiles(absDir), { ...(opts.lockWaitMs !== undefined ? { waitMs: opts.lockWaitMs } : {}), ...(opts.onLockWait ? { onWait: opts.onLockWait } : {}) });
+    let lock: WriterLock;
+    try {
+      mkdirSync(absDir, { recursive: true });
+      lock = WriterLock.acquire(absDir, lockFiles(absDir), { ...(opts.lockWaitMs !== undefined ? { waitMs: opts.lockWaitMs } : {}), ...(opts.onLockWait ? { onWait: opts.onLockWait } : {}) });
+    } catch (err) {
+      throw readOnlyError(err, absDir) ?? err;
+    }
     try {
       const { db, created } = openIndexFile(join(absDir, DB_FILE));
       db.pragma('synchronous = NORMAL');
@@ -393,7 +411,7 @@ export class SqliteStore implements Store {
       return store;
     } catch (err) {
       lock.release();
-      throw busyError(err, absDir, 'opening it for writing');
+      throw readOnlyError(err, absDir) ?? busyError(err, absDir, 'opening it for writing');
     }
   }
 
@@ -404,7 +422,25 @@ export class SqliteStore implements Store {
       if (building) throw building;
       throw new StoreError('store_missing', `No index at ${absDir}. Build one with \`sextant index <path>\` (or point --store / SEXTANT_STORE at an existing index).`);
     }
-    const db = new Database(file, { fileMustExist: true });
+    try {
+      return SqliteStore.reader(ontology, absDir, new Database(file, { fileMustExist: true }));
+    } catch (err) {
+      if (!isReadOnly(err)) throw busyError(err, absDir, 'opening it for reading');
+    }
+    // A store this user may read but not write (an index a CI job published, another user's): a read-only
+    // connection reads it as long as no write left it in WAL mode (see close).
+    try {
+      return SqliteStore.reader(ontology, absDir, new Database(file, { fileMustExist: true, readonly: true }));
+    } catch (err) {
+      if (!isReadOnly(err)) throw busyError(err, absDir, 'opening it for reading');
+      throw new StoreError(
+        'store_readonly',
+        `The index at ${absDir} can be read by this user, but its last write left it in write-ahead-log mode, which SQLite reads only where it may create ${DB_FILE}-shm beside it. Run \`sextant index\` on it once more as its owner (a writer that ends alone leaves it readable by anyone), or make the directory writable.`,
+      );
+    }
+  }
+
+  private static reader(ontology: Ontology, absDir: string, db: Database.Database): SqliteStore {
     try {
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.pragma('query_only = 1');
@@ -413,7 +449,7 @@ export class SqliteStore implements Store {
       return store;
     } catch (err) {
       if (db.open) db.close();
-      throw busyError(err, absDir, 'opening it for reading');
+      throw err;
     }
   }
 
@@ -1267,8 +1303,23 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    if (this.lock && this.db.open) this.leaveWal();
     if (this.db.open) this.db.close();
     this.lock?.release();
     this.lock = undefined;
+  }
+
+  /**
+   * A writer that ends with no reader connected leaves the file in rollback-journal mode: SQLite reads a WAL file
+   * only where it may create its shared-memory file, so a published index (a read-only directory, another user's)
+   * would be unreadable. The next writer switches WAL on again; with readers connected it stays on (they can write there).
+   */
+  private leaveWal(): void {
+    try {
+      this.db.pragma('busy_timeout = 0');
+      this.db.pragma('journal_mode = DELETE');
+    } catch {
+      // A reader is connected: WAL stays.
+    }
   }
 }

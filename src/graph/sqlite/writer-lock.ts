@@ -60,9 +60,15 @@ export class WriterLock {
       db.close();
       throw err;
     }
-    heldHere.add(lockFile);
     const record: LockHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), command: commandLine() };
-    writeFileSync(recordFile, `${JSON.stringify(record)}\n`);
+    try {
+      writeFileSync(recordFile, `${JSON.stringify(record)}\n`);
+    } catch (err) {
+      // Not ours to write (another user's index): the lock is let go at once.
+      db.close();
+      throw err;
+    }
+    heldHere.add(lockFile);
     return new WriterLock(lockFile, recordFile, db);
   }
 
