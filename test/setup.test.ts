@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, indexInto, jsonOf, killAll, runCli, tempDir } from './helpers/e2e.js';
 import { sharedDir } from './helpers/index.js';
@@ -146,17 +146,17 @@ describe('--print writes nothing', () => {
     const r = await setup('vscode', '--store', store, '--print');
     assert.match(r.stdout, /would be added to/);
     assert.equal(readFileSync(file, 'utf8'), '{ "servers": {} }');
-    writeFileSync(file, '// mine\n{ "servers": {} }');
+    writeFileSync(file, '{ "servers": {');
     const bad = await setup('vscode', '--store', store, '--print');
     assert.equal(bad.code, 0);
     assert.match(bad.stdout, /is not valid JSON/);
-    assert.equal(readFileSync(file, 'utf8'), '// mine\n{ "servers": {} }');
+    assert.equal(readFileSync(file, 'utf8'), '{ "servers": {');
   });
 });
 
 describe('a file that cannot be read is refused, not overwritten', () => {
   const refusals: [string, string[], string, RegExp][] = [
-    ['vscode', ['.vscode', 'mcp.json'], '{\n  // my servers\n  "servers": {}\n}\n', /is not valid JSON .*It seems to hold comments.*`sextant setup vscode --print` shows it/],
+    ['vscode', ['.vscode', 'mcp.json'], '{\n  "servers": {}\n', /is not valid JSON \(CloseBraceExpected at line 3\).*`sextant setup vscode --print` shows it/],
     ['cursor', ['.cursor', 'mcp.json'], '[1, 2]', /holds JSON that is not an object/],
     ['claude-code', ['.mcp.json'], '{"mcpServers": ["a"]}', /"mcpServers" in .* is not an object of servers by name/],
   ];
@@ -232,5 +232,55 @@ describe('the TOML reader', () => {
   it('a file that no server name reached is written with the exact table', () => {
     assert.equal(mergeToml('f', undefined, 'sx', { command: 'C:\\node "x"', args: [] }).text, '[mcp_servers.sx]\ncommand = "C:\\\\node \\"x\\""\nargs = []\n');
     assert.ok(existsSync(BIN));
+  });
+});
+
+describe('setup edits the files it merges into as they are (issue 24 item 6)', () => {
+  it('JSON: other servers\' values, comments, formatting and repeated keys are kept byte for byte; only the entry is added', async () => {
+    const { project, setup } = await place();
+    const file = join(project, '.mcp.json');
+    const original = '{\n  // servers I use\n  "mcpServers": {\n    "other": { "command": "x", "args": [], "env": { "BIG": 12345678901234567890123, "HUGE": 1e400, "K": "v", "K": "w" } }\n  }\n}\n';
+    writeFileSync(file, original);
+    const r = await setup('claude-code', '--store', store);
+    assert.equal(r.code, 0, r.stderr);
+    const text = readFileSync(file, 'utf8');
+    assert.ok(text.startsWith('{\n  // servers I use\n  "mcpServers": {\n    "other": { "command": "x", "args": [], "env": { "BIG": 12345678901234567890123, "HUGE": 1e400, "K": "v", "K": "w" } },'), text);
+    assert.match(text, /"sextant": \{\n\s+"type": "stdio"/);
+  });
+
+  it('a symbolic link stays a link (its target is edited) and the file keeps its permissions', async () => {
+    const { home, setup } = await place();
+    const dotfiles = await tempDir('sextant-setup-dotfiles-');
+    const target = join(dotfiles, 'codex-config.toml');
+    writeFileSync(target, '[mcp_servers.other]\ncommand = "x"\nenv = { API_KEY = "secret" }\n', { mode: 0o600 });
+    mkdirSync(join(home, '.codex'));
+    symlinkSync(target, join(home, '.codex', 'config.toml'));
+    const r = await setup('codex', '--store', store);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(lstatSync(join(home, '.codex', 'config.toml')).isSymbolicLink(), 'still a link');
+    assert.match(readFileSync(target, 'utf8'), /^\[mcp_servers\.other\]\ncommand = "x"\nenv = \{ API_KEY = "secret" \}\n\n\[mcp_servers\.sextant\]/);
+    assert.equal(statSync(target).mode & 0o777, 0o600);
+  });
+
+  it('JSON with comments (as VS Code and Cursor read it): the comments stay', async () => {
+    const { project, setup } = await place();
+    mkdirSync(join(project, '.vscode'));
+    const file = join(project, '.vscode', 'mcp.json');
+    writeFileSync(file, '{\n  // my servers\n  "servers": {},\n}\n');
+    const r = await setup('vscode', '--store', store);
+    assert.equal(r.code, 0, r.stderr);
+    const text = readFileSync(file, 'utf8');
+    assert.ok(text.startsWith('{\n  // my servers\n  "servers": {\n    "sextant": {\n      "type": "stdio",'), text);
+    assert.ok(text.endsWith('\n  },\n}\n'), text);
+  });
+
+  it('JSON keeps its mode too', async () => {
+    const { project, setup } = await place();
+    const file = join(project, '.mcp.json');
+    writeFileSync(file, '{"mcpServers": {}}\n', { mode: 0o600 });
+    const r = await setup('claude-code', '--store', store);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(JSON.parse(readFileSync(file, 'utf8')).mcpServers.sextant.type, 'stdio');
   });
 });

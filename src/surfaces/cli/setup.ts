@@ -4,7 +4,8 @@
  * entry; Codex's TOML is edited only in the server's own table. A file that cannot be read as its format is never
  * overwritten. `--print` writes nothing.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { findNodeAtLocation, getNodeValue, type Node as JsonNode, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { homedir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,11 +169,23 @@ function shellWord(text: string): string {
   return /^[A-Za-z0-9_/.:=@%+,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Replaces a file's text in one step, as the file it is: through a symbolic link (a dotfiles link stays a link;
+ * its target changes), with the permissions it had (a `0600` file holding another server's key stays `0600`).
+ */
 function writeAtomically(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.sextant-${process.pid}.tmp`;
-  writeFileSync(temp, text);
-  renameSync(temp, file);
+  const target = existsSync(file) && lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
+  mkdirSync(dirname(target), { recursive: true });
+  const mode = existsSync(target) ? statSync(target).mode & 0o7777 : undefined;
+  const temp = `${target}.sextant-${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, text, mode !== undefined ? { mode } : {});
+    if (mode !== undefined) chmodSync(temp, mode);
+    renameSync(temp, target);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
 }
 
 // ---------------------------------------------------------------- JSON
@@ -181,34 +194,78 @@ function jsonSnippet(client: ClientDef, name: string, run: ServerCommand): strin
   return JSON.stringify({ [client.serversKey!]: { [name]: client.entry!(run) } }, null, 2);
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** The file with the server's entry set, every other entry and key kept; SetupError where the file is not a JSON object. */
+/**
+ * The file with the server's entry set, as an edit of its text: comments, formatting and every other value kept
+ * byte for byte (a number JSON cannot hold exactly, `1e400`, a repeated key); SetupError where the file is not a
+ * JSON object (comments and trailing commas are read, as the clients read them).
+ */
 export function mergeJson(client: ClientDef, file: string, existing: string | undefined, name: string, run: ServerCommand): Merge {
   const key = client.serversKey!;
   const entry = client.entry!(run);
-  let doc: Record<string, unknown> = {};
-  let indent = 2;
-  if (existing !== undefined && existing.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(existing);
-    } catch (err) {
-      const comments = /^\s*\/\/|\/\*/m.test(existing) ? ' It seems to hold comments, which this writer would lose.' : '';
-      throw new SetupError(`${file} is not valid JSON (${(err as Error).message}), so it was left as it is.${comments} Fix it, or add the entry by hand: \`sextant setup ${client.name} --print\` shows it.`);
-    }
-    if (!isPlainObject(parsed)) throw new SetupError(`${file} holds JSON that is not an object, so it was left as it is. ${client.label} expects {"${key}": {…}}; \`sextant setup ${client.name} --print\` shows the entry.`);
-    if (parsed[key] !== undefined && !isPlainObject(parsed[key])) throw new SetupError(`"${key}" in ${file} is not an object of servers by name, so the file was left as it is. \`sextant setup ${client.name} --print\` shows the entry to add.`);
-    doc = parsed;
-    indent = /\n( +|\t)"/.exec(existing)?.[1]?.length ?? 2;
+  const text = existing !== undefined && existing.trim() !== '' ? existing : '{}\n';
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length || !root) {
+    const first = errors[0];
+    const where = first ? `${printParseErrorCode(first.error)} at line ${text.slice(0, first.offset).split('\n').length}` : 'no value';
+    throw new SetupError(`${file} is not valid JSON (${where}), so it was left as it is. Fix it, or add the entry by hand: \`sextant setup ${client.name} --print\` shows it.`);
   }
-  const servers = (doc[key] as Record<string, unknown> | undefined) ?? {};
-  const before = servers[name];
+  if (root.type !== 'object') throw new SetupError(`${file} holds JSON that is not an object, so it was left as it is. ${client.label} expects {"${key}": {…}}; \`sextant setup ${client.name} --print\` shows the entry.`);
+  const servers = findNodeAtLocation(root, [key]);
+  if (servers && servers.type !== 'object') throw new SetupError(`"${key}" in ${file} is not an object of servers by name, so the file was left as it is. \`sextant setup ${client.name} --print\` shows the entry to add.`);
+  const beforeNode = servers ? findNodeAtLocation(root, [key, name]) : undefined;
+  const before: unknown = beforeNode ? getNodeValue(beforeNode) : undefined;
   const action: Action = before === undefined ? 'added' : JSON.stringify(before) === JSON.stringify(entry) ? 'unchanged' : 'replaced';
-  const next = { ...doc, [key]: { ...servers, [name]: entry } };
-  return { action, text: `${JSON.stringify(next, null, indent)}\n`, ...(action === 'replaced' ? { previous: JSON.stringify(before) } : {}) };
+  if (action === 'unchanged') return { action, text };
+  const style = jsonStyle(text);
+  let next: string;
+  if (beforeNode) next = splice(text, beforeNode.offset, beforeNode.length, jsonValue(entry, style, indentOf(text, beforeNode.parent!.offset)));
+  else if (servers) next = addProperty(text, servers, name, entry, style);
+  else next = addProperty(text, root, key, { [name]: entry }, style);
+  return { action, text: next, ...(action === 'replaced' ? { previous: JSON.stringify(before) } : {}) };
+}
+
+interface JsonStyle {
+  unit: string;
+  eol: string;
+}
+
+/** The file's indentation unit and line ending (two spaces and `\n` for a new file). */
+function jsonStyle(text: string): JsonStyle {
+  return { unit: /\n(\t| +)["}/]/.exec(text)?.[1] ?? '  ', eol: text.includes('\r\n') ? '\r\n' : '\n' };
+}
+
+/** The indentation of the line `offset` is on. */
+function indentOf(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))![0];
+}
+
+/** A value as JSON text in the file's style, its inner lines indented under `indent`. */
+function jsonValue(value: unknown, style: JsonStyle, indent: string): string {
+  return JSON.stringify(value, null, style.unit).split('\n').join(`${style.eol}${indent}`);
+}
+
+function splice(text: string, offset: number, length: number, insert: string): string {
+  return `${text.slice(0, offset)}${insert}${text.slice(offset + length)}`;
+}
+
+/** `object` with one more property, after its last, every byte before and after kept. */
+function addProperty(text: string, object: JsonNode, name: string, value: unknown, style: JsonStyle): string {
+  const children = object.children ?? [];
+  const last = children[children.length - 1];
+  const indent = last ? indentOf(text, last.offset) : `${indentOf(text, object.offset)}${style.unit}`;
+  const property = `${JSON.stringify(name)}: ${jsonValue(value, style, indent)}`;
+  if (last) {
+    const end = last.offset + last.length;
+    // After a trailing comma already there, no second one.
+    const comma = /^\s*,/.test(text.slice(end, object.offset + object.length - 1)) ? '' : ',';
+    const at = comma ? end : end + text.slice(end).indexOf(',') + 1;
+    return splice(text, at, 0, `${comma}${style.eol}${indent}${property}`);
+  }
+  // An empty object: the property on its own line, the closing brace on the object's.
+  const close = object.offset + object.length - 1;
+  return splice(text, object.offset + 1, close - object.offset - 1, `${style.eol}${indent}${property}${style.eol}${indentOf(text, object.offset)}`);
 }
 
 // ---------------------------------------------------------------- TOML (Codex)
