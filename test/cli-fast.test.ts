@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { BIN, indexInto, jsonOf, killAll, runCli, tempDir, REPO_ROOT } from './helpers/e2e.js';
 import { sharedDir } from './helpers/index.js';
 import { QUICK_TOOLS } from '../src/surfaces/cli/session.js';
+import { linkNote } from '../src/surfaces/cli/format.js';
 import { DATA_TOOLS, TOOLS, toolByName } from '../src/query/index.js';
 import { spawn } from 'node:child_process';
 
@@ -146,10 +147,29 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
     assert.deepEqual([page.total, page.has_more, others(page)], [2, false, ['api-gateway ANY /api/customer/**']]);
   });
 
-  it('callees of a service are the services it calls', async () => {
+  it('callees of a service are the services it calls, each line saying how sure the link is', async () => {
     const r = jsonOf(await cli('callees', 'api-gateway', '--json'));
     assert.deepEqual(others(r), ['customers-service', 'visits-service']);
     assert.deepEqual(r.walk.edge_types, ['SERVICE_CALLS']);
+    const text = await cli('callees', 'api-gateway');
+    assert.match(text.stdout, /\n {2}customers-service {2}service, SERVICE_CALLS http .*\[client_calls, confidence 0\.9\]/);
+  });
+
+  it('a link below 0.6 confidence is marked a guess; code edges carry no note', () => {
+    assert.equal(linkNote('HTTP_CALLS', { match: 'cross_service', strategy: 'method_path', confidence: 0.5 }), '  [guess: method_path, confidence 0.5]');
+    assert.equal(linkNote('ASYNC_CALLS', { strategy: 'destination', confidence: 0.9 }), '  [destination, confidence 0.9]');
+    assert.equal(linkNote('CALLS', { strategy: 'import', confidence: 0.9 }), '');
+  });
+
+  it('callees of a client method: the client it declares, and the route that client calls', async () => {
+    const r = jsonOf(await cli('callees', 'CustomersServiceClient#getOwner', '--json'));
+    const links = r.edges.filter((e: Json) => e.type !== 'CALLS').map((e: Json) => [e.type, e.other.qualified_name, e.depth ?? 1]);
+    assert.deepEqual(links, [
+      ['DECLARES_CLIENT', 'api-gateway -> customers-service GET /owners/{ownerId}', 1],
+      ['HTTP_CALLS', 'customers-service GET /owners/{ownerId}', 2],
+    ]);
+    const text = await cli('callees', 'CustomersServiceClient#getOwner');
+    assert.match(text.stdout, /customers-service GET \/owners\/\{ownerId\} {2}route, HTTP_CALLS cross_service .*\(depth 2\) {2}\[service_method_path, confidence 0\.9\]/);
   });
 
   it('impls: subtypes of a library interface, implementations of an interface, overrides of a method', async () => {

@@ -44,6 +44,20 @@ function codeText(code: Json): string[] {
   return out;
 }
 
+/** Edges the index infers between services, clients, producers and routes: their text says how sure it is. */
+const LINK_EDGES = new Set(['HTTP_CALLS', 'ASYNC_CALLS', 'SERVICE_CALLS', 'FORWARDS']);
+/** Below this confidence a link is a guess (a path matched in any service, a send to a channel of unknown class). */
+const GUESS_BELOW = 0.6;
+
+/** `  [guess: method_path, confidence 0.5]` for a link edge, from its attributes; '' for any other edge. */
+export function linkNote(type: unknown, attrs: Json | undefined): string {
+  if (!LINK_EDGES.has(String(type)) || !attrs) return '';
+  const confidence = typeof attrs.confidence === 'number' ? attrs.confidence : undefined;
+  const parts = [typeof attrs.strategy === 'string' ? attrs.strategy : '', confidence !== undefined ? `confidence ${confidence}` : ''].filter(Boolean);
+  if (!parts.length) return '';
+  return `  [${confidence !== undefined && confidence < GUESS_BELOW ? 'guess: ' : ''}${parts.join(', ')}]`;
+}
+
 export function formatResult(tool: string, result: Json, opts: FormatOptions = {}): string {
   if (!result.ok) {
     const error = result.error as Json;
@@ -86,7 +100,7 @@ export function formatResult(tool: string, result: Json, opts: FormatOptions = {
     }
     case 'neighbors':
       lines.push(`${String(result.total)} edge(s)${result.has_more ? ' (more: use --offset)' : ''}`);
-      for (const e of result.edges as Json[]) lines.push(`  ${e.direction === 'out' ? '->' : '<-'} ${String(e.type).padEnd(14)} ${ref(e.other as Json)}`);
+      for (const e of result.edges as Json[]) lines.push(`  ${e.direction === 'out' ? '->' : '<-'} ${String(e.type).padEnd(14)} ${ref(e.other as Json)}${linkNote(e.type, e.attrs as Json | undefined)}`);
       break;
     case 'resolve':
       lines.push(`status: ${String(result.status)}`);

@@ -5,7 +5,7 @@
  */
 import type { ToolResult } from '../../query/run.js';
 import type { CliSession } from './session.js';
-import { absenceText, formatResult, hintsText, shellQuote, type FormatOptions } from './format.js';
+import { absenceText, formatResult, hintsText, linkNote, shellQuote, type FormatOptions } from './format.js';
 
 type Json = Record<string, unknown>;
 type Direction = 'in' | 'out';
@@ -23,6 +23,8 @@ interface Walk {
   transitive?: boolean;
   /** Also list the routes the method (or the type's members) serve: their callers are HTTP clients, a `callers` away. */
   routes?: boolean;
+  /** From a node of this kind reached, one hop more along these edges (a method's client, then the route it calls). */
+  then?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ShortcutDef {
@@ -50,10 +52,10 @@ export const SHORTCUTS: readonly ShortcutDef[] = [
   },
   {
     name: 'callees',
-    description: 'What a method (a type: any of its members), client, producer, gateway route or service calls',
+    description: 'What a method (a type: any of its members; a client method: its client and the route it calls), client, producer, gateway route or service calls',
     argument: 'a method (Type#method, Type.method), type, client, producer, route or service',
     walks: [
-      { kind: 'symbol', direction: 'out', edgeTypes: ['CALLS'], members: true },
+      { kind: 'symbol', direction: 'out', edgeTypes: ['CALLS', 'DECLARES_CLIENT', 'DECLARES_PRODUCER'], members: true, then: { client: ['HTTP_CALLS'], producer: ['ASYNC_CALLS'] } },
       { kind: 'client', direction: 'out', edgeTypes: ['HTTP_CALLS'] },
       { kind: 'producer', direction: 'out', edgeTypes: ['ASYNC_CALLS'] },
       { kind: 'route', direction: 'out', edgeTypes: ['FORWARDS'] },
@@ -252,6 +254,17 @@ export async function runShortcut(session: CliSession, def: ShortcutDef, identif
     frontier = next;
   }
 
+  // A Feign method's client, then the route that client calls (depth 2), in one answer.
+  const hops = walk.then ? [...found.values()].filter((e) => walk.then![String((e.other as Json).kind)]) : [];
+  for (const e of hops) {
+    const other = e.other as Json;
+    const types = walk.then![String(other.kind)]!.filter((t) => session.ontology.edgeType(t));
+    const step = await collect(session, [String(other.id)], walk.direction, types, MAX_EDGES - found.size);
+    if ('failed' in step) return { code: 1, result: step.failed };
+    for (const next of step.edges) if (!found.has(edgeKey(next))) found.set(edgeKey(next), { ...next, depth: 2, via: String(other.qualified_name) });
+    truncated ||= step.truncated;
+  }
+
   const all = [...found.values()].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
   const page = all.slice(offset, offset + limit);
   const result: Json = {
@@ -328,7 +341,7 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
     const within = typeof result.within_type === 'number' ? `; ${result.within_type} among its own members left out` : '';
     lines.push(`${count(result.total)}${members}${within}${result.has_more ? ' (more: use --offset)' : ''}${result.truncated ? ` (cut at the first ${MAX_EDGES} edges)` : ''}`);
     // One line per node at the other end and way it is reached: a type used as a field and a parameter is one line.
-    const byLine = new Map<string, { head: string; how: string[]; tail: string }>();
+    const byLine = new Map<string, { head: string; how: string[]; tail: string; note: string }>();
     for (const e of result.edges as Json[]) {
       const other = e.other as Json;
       const attrs = (e.attrs as Json | undefined) ?? {};
@@ -340,14 +353,14 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
       const head = `  ${short(String(other.qualified_name))}  ${shape}, ${String(e.type)}`;
       const tail = `${where(other, callLine)}${via}${depth}`;
       const key = `${head}\u0000${tail}`;
-      const entry = byLine.get(key) ?? { head, how: [], tail };
+      const entry = byLine.get(key) ?? { head, how: [], tail, note: linkNote(e.type, attrs) };
       for (const name of SHOWN_ATTRS) {
         const v = attrs[name];
         if (typeof v === 'string' && !(name === 'call' && v === 'call') && !entry.how.includes(v)) entry.how.push(v);
       }
       byLine.set(key, entry);
     }
-    for (const { head, how, tail } of byLine.values()) lines.push(`${head}${how.length ? ` ${how.join(', ')}` : ''}${tail}`);
+    for (const { head, how, tail, note } of byLine.values()) lines.push(`${head}${how.length ? ` ${how.join(', ')}` : ''}${tail}${note}`);
     for (const route of (result.serves as Json[] | undefined) ?? []) lines.push(`serves ${String(route.qualified_name)}: its callers are \`sextant ${def.name} ${shellQuote(String(route.qualified_name))}${opts.store ? ` --store ${shellQuote(opts.store)}` : ''}\``);
   }
   return [...lines, ...absenceText(result), ...hintsText(result, opts)].join('\n');
