@@ -199,6 +199,8 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
     ]);
     const text = await cli('usages', 'OwnerRepository');
     assert.match(text.stdout, /OwnerResource {2}class, USES field, parameter/);
+    // Six usages, four lines: the count says both.
+    assert.match(text.stdout, /\n6 usages; the 6 shown here on 4 lines, one per node and place\n/);
   });
 
   it('routes of a service: the routes its controllers declare, with their handlers, and those Actuator serves for it', async () => {

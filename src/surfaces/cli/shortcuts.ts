@@ -339,7 +339,8 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
     const walk = result.walk as Json;
     const members = typeof walk.members === 'number' ? ` (of the type and its ${walk.members} members)` : '';
     const within = typeof result.within_type === 'number' ? `; ${result.within_type} among its own members left out` : '';
-    lines.push(`${count(result.total)}${members}${within}${result.has_more ? ' (more: use --offset)' : ''}${result.truncated ? ` (cut at the first ${MAX_EDGES} edges)` : ''}`);
+    const countAt = lines.length;
+    lines.push('');
     // One line per node at the other end and way it is reached: a type used as a field and a parameter is one line.
     const byLine = new Map<string, { head: string; how: string[]; tail: string; note: string }>();
     for (const e of result.edges as Json[]) {
@@ -361,6 +362,10 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
       byLine.set(key, entry);
     }
     for (const { head, how, tail, note } of byLine.values()) lines.push(`${head}${how.length ? ` ${how.join(', ')}` : ''}${tail}${note}`);
+    // Edges to one node the same way share a line (a type held in a field and a parameter): say so when they do.
+    const shown = (result.edges as Json[]).length;
+    const grouped = byLine.size < shown ? `; the ${shown} shown here on ${byLine.size} lines, one per node and place` : '';
+    lines[countAt] = `${count(result.total)}${members}${within}${grouped}${result.has_more ? ' (more: use --offset)' : ''}${result.truncated ? ` (cut at the first ${MAX_EDGES} edges)` : ''}`;
     for (const route of (result.serves as Json[] | undefined) ?? []) lines.push(`serves ${String(route.qualified_name)}: its callers are \`sextant ${def.name} ${shellQuote(String(route.qualified_name))}${opts.store ? ` --store ${shellQuote(opts.store)}` : ''}\``);
   }
   return [...lines, ...absenceText(result), ...hintsText(result, opts)].join('\n');
