@@ -155,6 +155,18 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
     assert.match(text.stdout, /\n {2}customers-service {2}service, SERVICE_CALLS http .*\[client_calls, confidence 0\.9\]/);
   });
 
+  it('a route named with a prefix its service does not serve, or under the wrong service, suggests the routes nearest it', async () => {
+    const prefixed = jsonOf(await runCli(['call', 'resolve', JSON.stringify({ identifier: 'customers-service GET /api/v1/owners/{id}' }), '--store', store]));
+    assert.equal(prefixed.status, 'none');
+    assert.match(prefixed.absence.reason, /no route of customers-service matches GET \/api\/v1\/owners\/\{id\}/);
+    assert.equal(prefixed.absence.did_you_mean[0].qualified_name, 'customers-service GET /owners/{ownerId}');
+    assert.ok(prefixed.absence.did_you_mean.every((n: Json) => n.kind === 'route'), 'routes, not getters named like a segment');
+    const elsewhere = jsonOf(await runCli(['call', 'resolve', JSON.stringify({ identifier: 'visits-service GET /owners/{id}' }), '--store', store]));
+    assert.equal(elsewhere.status, 'none');
+    assert.deepEqual(elsewhere.absence.did_you_mean.map((n: Json) => n.qualified_name), ['customers-service GET /owners/{ownerId}']);
+    assert.deepEqual(elsewhere.hints[0], { tool: 'resolve', args: { identifier: 'GET /owners/{id}', kind: 'route' }, reason: 'the same route in any service' });
+  });
+
   it('a link below 0.6 confidence is marked a guess; code edges carry no note', () => {
     assert.equal(linkNote('HTTP_CALLS', { match: 'cross_service', strategy: 'method_path', confidence: 0.5 }), '  [guess: method_path, confidence 0.5]');
     assert.equal(linkNote('ASYNC_CALLS', { strategy: 'destination', confidence: 0.9 }), '  [destination, confidence 0.9]');

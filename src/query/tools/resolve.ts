@@ -531,6 +531,53 @@ async function memberAbsence(ctx: ToolContext, ref: MemberRef): Promise<{ reason
   };
 }
 
+/**
+ * Why a route identifier (`chat-core GET /api/v1/chat/sessions/{id}`) named no route, and the routes nearest it: the
+ * same path in another service (the service was wrong), then the service's routes whose path is the end of the one
+ * written (a gateway or context-path prefix it does not have), then those sharing most of its literal segments.
+ */
+async function routeAbsence(ctx: ToolContext, identifier: string): Promise<{ reason: string; did_you_mean: Suggestion[]; retry?: string } | undefined> {
+  if (identifier.length > MAX_ROUTE_IDENTIFIER || !hasRouteProperty(ctx, 'path_pattern')) return undefined;
+  const m = ROUTE_IDENTIFIER.exec(identifier.trim());
+  if (!m) return undefined;
+  const [, service, rawMethod, path] = m;
+  const method = rawMethod?.toUpperCase();
+  if (method && !(HTTP_METHODS as readonly string[]).includes(method)) return undefined;
+  if (service) {
+    const elsewhere = await routesByPath(ctx, `${method ? `${method} ` : ''}${path}`, ['route']);
+    if (elsewhere.length) {
+      return { reason: `${service} has no route ${method ? `${method} ` : ''}${path}; ${elsewhere.length === 1 ? 'one' : elsewhere.length} of other services ${elsewhere.length === 1 ? 'matches' : 'match'}`, did_you_mean: elsewhere.slice(0, MAX_SUGGESTIONS).map((n) => suggestion(n)), retry: `${method ? `${method} ` : ''}${path}` };
+    }
+  }
+  const predicates = [{ property: 'protocol', op: 'in' as const, values: ['http'] }, { property: 'declared', op: 'in' as const, values: [true] }, ...(service ? [{ property: 'service', op: 'in' as const, values: [service] }] : [])];
+  const { nodes } = await ctx.store.findNodes({ kinds: ['route'], predicates, limit: 5000, offset: 0 });
+  if (!nodes.length) return service ? { reason: `no HTTP route is declared by a service named ${service}`, did_you_mean: [] } : undefined;
+  const written = segmentsOf(pathPattern(path!));
+  const scored = nodes
+    .map((n) => {
+      const route = segmentsOf(String(n.props.path_pattern ?? ''));
+      const suffix = route.length > 0 && route.length <= written.length && route.every((seg, i) => segmentFits(seg, written[written.length - route.length + i]!));
+      const shared = route.filter((seg) => seg !== '{}' && written.includes(seg)).length;
+      const sameMethod = !method || n.props.http_method === method || n.props.http_method === 'ANY';
+      return { n, score: (suffix ? 1000 : 0) + shared * 10 + (sameMethod ? 1 : 0) - Math.abs(route.length - written.length) / 100 };
+    })
+    .filter((x) => x.score >= 10)
+    .sort((a, b) => b.score - a.score || (a.n.qualified_name < b.n.qualified_name ? -1 : 1));
+  return {
+    reason: `no route${service ? ` of ${service}` : ''} matches ${method ? `${method} ` : ''}${path}${scored.length ? `; the nearest by path are listed` : ''}`,
+    did_you_mean: scored.slice(0, MAX_SUGGESTIONS).map((x) => suggestion(x.n)),
+  };
+}
+
+/** `/api/{}/chat` → ['api', '{}', 'chat']. */
+function segmentsOf(pattern: string): string[] {
+  return pattern.split('/').filter(Boolean);
+}
+
+function segmentFits(route: string, written: string): boolean {
+  return route === written || route === '{}' || written === '{}';
+}
+
 async function noneAnswer(ctx: ToolContext, identifier: string, kind: string | undefined): Promise<Record<string, unknown>> {
   const hints: Hint[] = [];
   const absence: Record<string, unknown> = { reason: `nothing is named ${JSON.stringify(identifier)}${kind ? ` among ${kind} nodes` : ''}` };
@@ -541,10 +588,15 @@ async function noneAnswer(ctx: ToolContext, identifier: string, kind: string | u
       hints.push({ tool: 'resolve', args: { identifier }, reason: 'the name exists under another kind' });
     }
   }
-  const ref = (!kind || kind === 'symbol') && hasSymbolProperty(ctx, 'declaring_type') ? parseMemberRef(identifier) : undefined;
+  const route = !kind || kind === 'route' ? await routeAbsence(ctx, identifier) : undefined;
+  const ref = !route && (!kind || kind === 'symbol') && hasSymbolProperty(ctx, 'declaring_type') ? parseMemberRef(identifier) : undefined;
   const member = ref ? await memberAbsence(ctx, ref) : undefined;
   const file = parseFileRef(identifier);
-  if (member) {
+  if (route) {
+    absence.reason = route.reason;
+    if (route.did_you_mean.length) absence.did_you_mean = route.did_you_mean;
+    if (route.retry) hints.push({ tool: 'resolve', args: { identifier: route.retry, kind: 'route' }, reason: 'the same route in any service' });
+  } else if (member) {
     absence.reason = member.reason;
     if (member.did_you_mean.length) absence.did_you_mean = member.did_you_mean;
   } else if (file?.line !== undefined && (await filesNamed(ctx, file.path)).length) {
