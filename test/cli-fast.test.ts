@@ -167,6 +167,22 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
     assert.deepEqual(elsewhere.hints[0], { tool: 'resolve', args: { identifier: 'GET /owners/{id}', kind: 'route' }, reason: 'the same route in any service' });
   });
 
+  it("impact of a handler crosses services: its routes, the gateway's client and route reaching them, the methods declaring the clients", async () => {
+    const r = jsonOf(await runCli(['call', 'impact', JSON.stringify({ ids: [`${CUSTOMERS}.web.OwnerResource`] }), '--store', store]));
+    const reached = (r.groups as Json[]).flatMap((g) => (g.nodes as Json[]).filter((n) => n.service !== 'customers-service').map((n) => `${g.depth} ${n.qualified_name} via ${n.via.edge_type}${n.via.confidence !== undefined ? ` ${n.via.confidence}` : ''}`)).sort();
+    assert.deepEqual(reached, [
+      '2 api-gateway -> customers-service GET /owners/{ownerId} via HTTP_CALLS 0.9',
+      '2 api-gateway ANY /api/customer/** via FORWARDS 0.9',
+      '2 genai-service -> customers-service GET /owners via HTTP_CALLS 0.9',
+      '2 genai-service -> customers-service POST /owners via HTTP_CALLS 0.9',
+      '3 org.springframework.samples.petclinic.api.application.CustomersServiceClient#getOwner(int) via DECLARES_CLIENT',
+      '3 org.springframework.samples.petclinic.genai.AIDataProvider#addOwnerToPetclinic(OwnerRequest) via DECLARES_CLIENT',
+      '3 org.springframework.samples.petclinic.genai.AIDataProvider#getAllOwners() via DECLARES_CLIENT',
+    ]);
+    const within = jsonOf(await runCli(['call', 'impact', JSON.stringify({ ids: [`${CUSTOMERS}.web.OwnerResource`], across_services: false }), '--store', store]));
+    assert.equal(within.total, 0);
+  });
+
   it('a link below 0.6 confidence is marked a guess; code edges carry no note', () => {
     assert.equal(linkNote('HTTP_CALLS', { match: 'cross_service', strategy: 'method_path', confidence: 0.5 }), '  [guess: method_path, confidence 0.5]');
     assert.equal(linkNote('ASYNC_CALLS', { strategy: 'destination', confidence: 0.9 }), '  [destination, confidence 0.9]');

@@ -46,7 +46,9 @@ export const IMPACT_CASES: [string, Record<string, Record<number, string[]>>][] 
       'order-service': {
         1: sorted([`${O}service.OrderService#findOpen()`, `${O}jobs.OrderCleanupJob#sweep(Duration)`]),
         2: sorted([`${O}service.OrderService#openTotal()`, `${O}web.OrderController#listOpen()`, `${O}jobs.OrderCleanupJob$1#run()`, `${O}jobs.OrderCleanupJob#nightly()`]),
-        3: [`${O}web.OrderController#openTotal()`],
+        // A handler's routes are affected with it (and, across services, what calls them: nothing here).
+        3: sorted([`${O}web.OrderController#openTotal()`, 'order-service GET /orders/open']),
+        4: ['order-service GET /orders/open/total'],
       },
     },
   ],
@@ -56,8 +58,13 @@ export const IMPACT_CASES: [string, Record<string, Record<number, string[]>>][] 
       'order-service': {
         1: sorted([`${O}service.OrderService#quote(OrderDto)`, `${O}payment.InvoicePaymentHandler#handle(OrderDto)`, `${O}pricing.DiscountPricer#price(OrderDto)`, `${O}jobs.OrderCleanupJob$2#price(OrderDto)`]),
         2: [`${O}pricing.SeasonalPricer#price(OrderDto)`],
+        // Across services: the billing listener's topic, the producer sending to it, the method declaring that
+        // producer, and its caller.
+        3: ['order-service -> kafka orders.events'],
+        4: [`${O}messaging.OrderEventsPublisher#publishPaid(OrderDto)`],
+        5: [`${O}service.OrderService#place(CreateOrderRequest,String)`],
       },
-      'billing-service': { 1: [`${B}web.OrderEventsConsumer#onOrderPaid(OrderDto)`] },
+      'billing-service': { 1: [`${B}web.OrderEventsConsumer#onOrderPaid(OrderDto)`], 2: ['billing-service kafka orders.events'] },
     },
   ],
 ];

@@ -10,6 +10,15 @@ import { edgesAround, isCodeType } from '../walk.js';
 /** Edge types impact walks backwards by default: who depends on the origins. */
 export const IMPACT_EDGE_TYPES = ['CALLS', 'INJECTS', 'USES', 'IMPLEMENTS', 'EXTENDS', 'OVERRIDES'] as const;
 const MAX_IDS = 100;
+/**
+ * How impact crosses services: a handler's routes (EXPOSES out), what reaches a route (clients, producers, gateway
+ * and proxy routes: inferred, held to `min_confidence`), and the methods that declare those clients and producers.
+ */
+const ACROSS_SERVICES: readonly { direction: 'in' | 'out'; types: readonly string[]; inferred: boolean }[] = [
+  { direction: 'out', types: ['EXPOSES'], inferred: false },
+  { direction: 'in', types: ['HTTP_CALLS', 'ASYNC_CALLS', 'FORWARDS'], inferred: true },
+  { direction: 'in', types: ['DECLARES_CLIENT', 'DECLARES_PRODUCER'], inferred: false },
+];
 
 interface Reached {
   node: NodeRecord;
@@ -27,6 +36,7 @@ export const impactTool: ToolDef = {
       'A type as origin also stands for its members (their callers are affected too) unless `include_members` is false.',
       'Results are grouped by depth, then service; each node says which edge reached it and from where. Capped at `limit` nodes with `has_more`.',
       '`min_confidence` drops inferred edges below it (unresolved calls are never followed).',
+      'Unless `across_services` is false, a handler reaches across services: the routes it serves, the clients, producers and gateway routes that reach those routes, and the methods declaring those clients (then their callers), each with the hop and confidence that carried it.',
     ].join('\n'),
   params: () => [
     ...nodeIdParams('impact', MAX_IDS),
@@ -34,6 +44,7 @@ export const impactTool: ToolDef = {
     { name: 'edge_types', description: `Edge types to walk backwards (default: ${IMPACT_EDGE_TYPES.join(', ')}).`, schema: stringListSchema({ type: 'string', enum: [...IMPACT_EDGE_TYPES] }) },
     { name: 'include_members', description: 'Treat a type origin as also its members (default true).', schema: { type: 'boolean', default: true } },
     { name: 'min_confidence', description: 'Follow only edges at least this sure, 0..1 (default 0.5).', schema: { type: 'number', minimum: 0, maximum: 1, default: 0.5 } },
+    { name: 'across_services', description: 'Follow a handler to its routes and their callers in other services (default true).', schema: { type: 'boolean', default: true } },
     { name: 'limit', description: 'Most affected nodes to return (default 200, at most 2000).', schema: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
   ],
   run: async (ctx, args) => {
@@ -43,6 +54,7 @@ export const impactTool: ToolDef = {
     const minConfidence = asNumber(args.min_confidence, 'min_confidence') ?? 0.5;
     if (minConfidence < 0 || minConfidence > 1) fail({ code: 'out_of_range', argument: 'min_confidence', message: `min_confidence must be between 0 and 1; got ${minConfidence}.` });
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 2000 }) ?? 200;
+    const across = (asBoolean(args.across_services, 'across_services') ?? true) ? ACROSS_SERVICES.map((h) => ({ ...h, types: h.types.filter((t) => ctx.ontology.edgeType(t)) })).filter((h) => h.types.length) : [];
     const { ids, nodes: origins, argument } = await namedNodes(ctx, 'impact', args, { max: MAX_IDS });
     const notCode = origins.filter((n) => n.kind !== 'symbol' && n.kind !== 'service');
     if (notCode.length) fail({ code: 'invalid_argument', argument, message: `impact walks code symbols; ${notCode[0]!.qualified_name} is a ${notCode[0]!.kind}. Use \`neighbors\` with direction "in" for other kinds.` });
@@ -60,6 +72,7 @@ export const impactTool: ToolDef = {
     let truncated = false;
     for (let d = 1; d <= depth && frontier.length && !truncated; d++) {
       const rows = await edgesAround(ctx, frontier, 'in', types, minConfidence);
+      for (const hop of across) rows.push(...(await edgesAround(ctx, frontier, hop.direction, hop.types, hop.inferred ? minConfidence : 0)));
       const next: string[] = [];
       for (const r of rows) {
         if (seen.has(r.other.id)) continue;
@@ -84,7 +97,7 @@ export const impactTool: ToolDef = {
     const services: Record<string, number> = {};
     for (const r of reached) services[r.node.service ?? '(external)'] = (services[r.node.service ?? '(external)'] ?? 0) + 1;
     const hints: (Hint | undefined)[] = [];
-    if (truncated) hints.push({ tool: 'impact', args: { ids, depth, edge_types: types, include_members: includeMembers, min_confidence: minConfidence, limit: Math.min(2000, limit * 2) }, reason: 'more nodes are affected than this page shows' });
+    if (truncated) hints.push({ tool: 'impact', args: { ids, depth, edge_types: types, include_members: includeMembers, min_confidence: minConfidence, ...(across.length ? {} : { across_services: false }), limit: Math.min(2000, limit * 2) }, reason: 'more nodes are affected than this page shows' });
     const deepest = reached[reached.length - 1];
     if (deepest) hints.push({ tool: 'describe', args: { id: deepest.node.id }, reason: `full record of ${deepest.node.qualified_name}` });
     const result: Record<string, unknown> = {
