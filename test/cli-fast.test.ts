@@ -183,6 +183,20 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
     assert.equal(within.total, 0);
   });
 
+  it("calls of methods a repository inherits from Spring Data are its callers, in callers and impact alike", async () => {
+    const r = jsonOf(await cli('callers', 'OwnerRepository', '--json'));
+    assert.deepEqual(
+      (r.edges as Json[]).map((e) => `${e.other.qualified_name.split('.').pop()}:${e.attrs.line} ${e.member.split('#').pop()}`).sort(),
+      ['OwnerResource#createOwner(OwnerRequest):61 save(?)', 'OwnerResource#findAll():77 findAll(?)', 'OwnerResource#findOwner(int):69 findById(?)', 'OwnerResource#updateOwner(int,OwnerRequest):86 findById(?)', 'OwnerResource#updateOwner(int,OwnerRequest):90 save(?)', 'PetResource#processCreationForm(PetRequest,int):60 findById(?)'],
+    );
+    const save = jsonOf(await cli('callers', 'VisitRepository#save', '--json'));
+    assert.equal(save.target.attributes.inherited_from, 'org.springframework.data.jpa.repository.JpaRepository');
+    assert.deepEqual(others(save), ['org.springframework.samples.petclinic.visits.web.VisitResource#create(Visit,int)']);
+    const impact = jsonOf(await runCli(['call', 'impact', JSON.stringify({ ids: [`${CUSTOMERS}.model.OwnerRepository`], depth: 1, across_services: false }), '--store', store]));
+    const callers = (impact.groups as Json[]).flatMap((g) => (g.nodes as Json[]).filter((n) => n.via.edge_type === 'CALLS').map((n) => n.qualified_name.split('.').pop())).sort();
+    assert.deepEqual(callers, ['OwnerResource#createOwner(OwnerRequest)', 'OwnerResource#findAll()', 'OwnerResource#findOwner(int)', 'OwnerResource#updateOwner(int,OwnerRequest)', 'PetResource#processCreationForm(PetRequest,int)']);
+  });
+
   it('a link below 0.6 confidence is marked a guess; code edges carry no note', () => {
     assert.equal(linkNote('HTTP_CALLS', { match: 'cross_service', strategy: 'method_path', confidence: 0.5 }), '  [guess: method_path, confidence 0.5]');
     assert.equal(linkNote('ASYNC_CALLS', { strategy: 'destination', confidence: 0.9 }), '  [destination, confidence 0.9]');

@@ -369,7 +369,7 @@ describe('estate: calls', () => {
       `${O}service.OrderService#place(CreateOrderRequest,String)`,
       [
         `45: ${O}api.CreateOrderRequest#subtotal()`,
-        '46: external: org.springframework.data.jpa.repository.JpaRepository#save',
+        `46: external: ${O}repo.OrderRepository#save`,
         `46: ${O}domain.Order#<init>(String,BigDecimal,String)`,
         `46: ${O}api.CreateOrderRequest#customerId()`,
         `47: ${O}mapper.OrderMapper#toDto(Order)`,
@@ -449,7 +449,7 @@ describe('estate: calls', () => {
     [`${O}service.OrderService#openTotal()`, [`67: ${O}api.Money#of(long)`, `68: ${O}service.OrderService#findOpen()`, `69: ${O}api.Money#plus(Money)`, `69: ${O}api.Money#valueOf(BigDecimal)`, `69: ${O}domain.Order#getTotal()`]],
     [`${O}service.OrderService#shippingFee(OrderDto)`, [`75: ${O}api.OrderDto#isLarge()`, `75: ${O}api.Money#of(String)`, `75: ${O}api.Money#of(long)`]],
     [`${O}service.OrderService#quote(OrderDto)`, ['58: external: java.util.Optional#orElse', `59: ${O}api.OrderDto#total()`, `59: ${O}pricing.PriceCalculator#price(OrderDto)`]],
-    [`${O}service.OrderService#cancel(Long)`, ['79: external: org.springframework.data.jpa.repository.JpaRepository#findById', '79: unresolved: ifPresent', `79: ${O}domain.Order#cancel()`]],
+    [`${O}service.OrderService#cancel(Long)`, [`79: external: ${O}repo.OrderRepository#findById`, '79: unresolved: ifPresent', `79: ${O}domain.Order#cancel()`]],
     [`${O}api.Money#of(String)`, [`13: ${O}api.Money#valueOf(BigDecimal)`, '13: external: java.math.BigDecimal#<init>']],
     [`${O}payment.PaymentRouter#<init>(PaymentHandler)`, [`39: ${O}payment.PaymentRouter#<init>(List,PaymentHandler)`, '39: external: java.util.List#of']],
     [`${O}payment.PaymentRouter#payWithRetry(OrderDto,int)`, [`58: ${O}payment.PaymentRouter#route(String)`, `58: ${O}api.OrderDto#paymentMethod()`, `58: ${O}api.PaymentHandler#handle(OrderDto,int)`]],

@@ -124,8 +124,8 @@ describe('trace: the request flow', () => {
       [
         `1 EXPOSES com.acme.inventory.StockController#level(String)`,
         `2 CALLS com.acme.inventory.StockService#level(String)`,
-        `3 CALLS com.acme.inventory.StockLevel#of(StockItem)`,
         `3 CALLS com.acme.inventory.StockItemRepository (org.springframework.data.repository.CrudRepository#findById(?))`,
+        `3 CALLS com.acme.inventory.StockLevel#of(StockItem)`,
         `4 CALLS com.acme.inventory.StockItem#getAvailable()`,
         `4 CALLS com.acme.inventory.StockItem#getSku()`,
         `4 CALLS com.acme.inventory.StockLevel#<init>()`,

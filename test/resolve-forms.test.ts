@@ -84,9 +84,9 @@ describe('names as people write them, one identity contract', () => {
     ['estate', 'Money.of(long)', `one: ${O}api.Money#of(long)`],
     ['estate', `${O}domain.Order.Order(String, java.math.BigDecimal, String)`, `one: ${O}domain.Order#<init>(String,BigDecimal,String)`],
     ['estate', 'InvoiceController.create(request: CreateInvoiceRequest)', 'one: com.acme.billing.web.InvoiceController#create(CreateInvoiceRequest)'],
-    // A method a project type inherits from a library is the library method the code calls.
-    ['pet', 'VisitRepository.save', 'one: org.springframework.data.jpa.repository.JpaRepository#save(?)'],
-    ['piggy', 'AccountRepository::save', 'one: org.springframework.data.repository.CrudRepository#save(?)'],
+    // A method a project type inherits from a library is that type's inherited member (inherited_from the library type).
+    ['pet', 'VisitRepository.save', 'one: org.springframework.samples.petclinic.visits.model.VisitRepository#save(?)'],
+    ['piggy', 'AccountRepository::save', 'one: com.piggymetrics.account.repository.AccountRepository#save(?)'],
     // A file: relative to the root, to the service, absolute, by its name; `path:line` the innermost declaration.
     ['pet', GATEWAY_FILE, `one: ${GATEWAY}`],
     ['pet', 'src/main/java/org/springframework/samples/petclinic/api/boundary/web/ApiGatewayController.java', `one: ${GATEWAY}`],

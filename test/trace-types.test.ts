@@ -85,10 +85,12 @@ describe('trace between types', () => {
       `${VISITS}web.VisitResource#read(List) => CALLS ${VISITS}model.VisitRepository#findByPetIdIn(Collection) @74`,
       `${VISITS}web.VisitResource#read(int) => CALLS ${VISITS}model.VisitRepository#findByPetId(int) @69`,
     ]);
-    // The edge says which project type received the call.
+    // The call lands on the member the repository inherits (declared by it, from JpaRepository); the edge says which
+    // project type received it.
     const { body } = await callTool(mcp.pet.client, 'neighbors', { id: `${VISITS}web.VisitResource#create(Visit,int)`, direction: 'out', edge_types: ['CALLS'] });
-    const save = body.edges.find((e: any) => e.other.qualified_name === 'org.springframework.data.jpa.repository.JpaRepository#save(?)');
+    const save = body.edges.find((e: any) => e.other.qualified_name === `${VISITS}model.VisitRepository#save(?)`);
     assert.equal(save.attrs.receiver_type, `${VISITS}model.VisitRepository`);
+    assert.equal(save.other.attributes.inherited_from, 'org.springframework.data.jpa.repository.JpaRepository');
     const types = await trace('pet', { from: 'VisitResource', to: 'VisitRepository', collapse: 'types' });
     assert.deepEqual(types.paths.map((p: any) => p.types.map((t: any) => t.name)), [['VisitResource', 'VisitRepository']]);
   });

@@ -118,6 +118,7 @@ export const CODE_ONTOLOGY: OntologyModule = {
         { name: 'language', type: 'enum', values: ['java', 'kotlin'], description: 'Source language.', filter: ['eq'] },
         { name: 'package', type: 'string', description: 'Package.', filter: ['eq', 'prefix'] },
         { name: 'declaring_type', type: 'string', description: 'Qualified name of the declaring type (members, nested types).', filter: ['eq'] },
+        { name: 'inherited_from', type: 'string', description: 'A method a project type inherits from a library type and the estate calls on it (`ownerRepository.save(…)`: OwnerRepository#save, from JpaRepository): that library type. Calls land here, so callers and impact of the project type see them.', filter: ['eq'] },
         { name: 'signature', type: 'string', description: 'Members: name(SimpleParamType,…).' },
         { name: 'return_type', type: 'string', description: 'Methods: the declared return type as written (generics kept).' },
         { name: 'parameters', type: 'json', description: 'Members: [{name, type}] with types as written.' },

@@ -126,7 +126,8 @@ export const changesTool: ToolDef = {
     type Entry = Record<string, unknown> & { id: string; qualified_name: string; service?: string };
     const dependents = new Map<string, { entry: Entry; depth: number; via: unknown }>();
     for (let i = 0; i < symbols.length; i += 100) {
-      const answer = (await impactTool.run(ctx, { ids: symbols.slice(i, i + 100).map((n) => n.id), depth, limit: 2000 })) as { groups: { depth: number; nodes: (Entry & { via: unknown })[] }[] };
+      // Other services are answered below, by route and topic: dependents stay within code.
+      const answer = (await impactTool.run(ctx, { ids: symbols.slice(i, i + 100).map((n) => n.id), depth, limit: 2000, across_services: false })) as { groups: { depth: number; nodes: (Entry & { via: unknown })[] }[] };
       for (const g of answer.groups) {
         for (const { via, ...entry } of g.nodes) {
           if (touched.has(entry.id)) continue;

@@ -101,7 +101,9 @@ async function throughReceivers(ctx: ToolContext, rows: EdgeRow[]): Promise<Edge
   }
   return rows.map((r) => {
     const type = types.get(receiverOf(r) ?? '');
-    return type ? { ...r, to: type.id, other: type, attrs: { ...r.attrs, library_method: r.other.qualified_name } } : r;
+    // The member the type inherits (`VisitRepository#save(?)`) names the library's method it is.
+    const library = typeof r.other.props.inherited_from === 'string' ? `${r.other.props.inherited_from}#${r.other.name}(?)` : r.other.qualified_name;
+    return type ? { ...r, to: type.id, other: type, attrs: { ...r.attrs, library_method: library } } : r;
   });
 }
 

@@ -94,6 +94,8 @@ interface FileEmission {
   externalTypes: Map<string, boolean>;
   /** Library methods called: `owner#name` → [owner, name]. */
   externalMethods: Map<string, [string, string]>;
+  /** Library methods called on a project type that inherits them: `type#name` → the type and the library method. */
+  inheritedMethods: Map<string, { type: TypeEntry; owner: string; name: string }>;
   stats: EmissionStats;
   /** Call sites that send HTTP requests: their clients are evaluated for the whole estate after every file is emitted. */
   sinks: OutboundSink[];
@@ -221,6 +223,7 @@ export class CodeGraphAssembler {
     const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, uses: 0, routes: 0, clients: 0, producers: 0 };
     const externalTypes = new Map<string, boolean>();
     const externalMethods = new Map<string, [string, string]>();
+    const inheritedMethods = new Map<string, { type: TypeEntry; owner: string; name: string }>();
     const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
     const sinks: OutboundSink[] = [];
     const warnings: string[] = [];
@@ -233,6 +236,7 @@ export class CodeGraphAssembler {
       for (const x of e.foreign) foreign.set(`${x.edge.from}\0${x.edge.type}\0${x.edge.to}`, x);
       for (const [qn, iface] of e.externalTypes) externalTypes.set(qn, (externalTypes.get(qn) ?? false) || iface);
       for (const [k, v] of e.externalMethods) externalMethods.set(k, v);
+      for (const [k, v] of e.inheritedMethods) inheritedMethods.set(k, v);
       for (const k of Object.keys(e.stats) as (keyof EmissionStats)[]) stats[k] += e.stats[k];
     }
     if (foreign.size) {
@@ -271,6 +275,22 @@ export class CodeGraphAssembler {
         props: { symbol_kind: name === '<init>' ? 'constructor' : 'method', package: packageGuess(owner), declaring_type: owner, resolved: false, modifiers: [], annotations: [] },
       });
       edges.push({ type: 'DECLARES', from: externalIds.get(owner)!, to: id });
+    }
+    // A library method the estate calls on a project type is that type's member too (`OwnerRepository#save(?)`):
+    // its callers are the type's callers, in every walk.
+    for (const key of [...inheritedMethods.keys()].sort()) {
+      const { type, owner, name } = inheritedMethods.get(key)!;
+      const id = inheritedMethodId(this.ontology, input.source, type.qn, name);
+      nodes.push({
+        id,
+        kind: 'symbol',
+        name,
+        qualified_name: `${type.qn}#${name}(?)`,
+        source: input.source,
+        ...location(type, type.facts.line),
+        props: { symbol_kind: 'method', language: type.file.language, package: type.file.package, declaring_type: type.qn, inherited_from: owner, resolved: false, modifiers: [], annotations: [] },
+      });
+      edges.push({ type: 'DECLARES', from: typeId(ctx, type), to: id });
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
     const hosts = hostIndex([...input.services, ...(input.deploymentOnly ?? [])]);
@@ -348,7 +368,7 @@ export class CodeGraphAssembler {
 }
 
 function emptyEmission(warning: string): FileEmission {
-  return { nodes: [], edges: [], foreign: [], externalTypes: new Map(), externalMethods: new Map(), stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, uses: 0, routes: 0, clients: 0, producers: 0 }, sinks: [], warnings: [warning] };
+  return { nodes: [], edges: [], foreign: [], externalTypes: new Map(), externalMethods: new Map(), inheritedMethods: new Map(), stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, uses: 0, routes: 0, clients: 0, producers: 0 }, sinks: [], warnings: [warning] };
 }
 
 /** Names whose meaning for other files changed between two snapshots of a file's interface. */
@@ -365,6 +385,10 @@ function externalTypeId(ontology: Ontology, source: string, qn: string): string 
 
 function externalMethodId(ontology: Ontology, source: string, owner: string, name: string): string {
   return nodeId(ontology, source, 'symbol', `ext|${owner}#${name}(?)`);
+}
+
+function inheritedMethodId(ontology: Ontology, source: string, type: string, name: string): string {
+  return nodeId(ontology, source, 'symbol', `inh|${type}#${name}(?)`);
 }
 
 interface EmitContext {
@@ -467,6 +491,7 @@ class FileEmitter {
     foreign: [],
     externalTypes: new Map(),
     externalMethods: new Map(),
+    inheritedMethods: new Map(),
     stats: { types: 0, members: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, uses: 0, routes: 0, clients: 0, producers: 0 },
     sinks: [],
     warnings: [],
@@ -929,7 +954,7 @@ class FileEmitter {
         if ('member' in target) to = memberId(this.ctx, target.member);
         else {
           this.out.stats.calls_external++;
-          to = this.externalMethod(target.external.owner, target.external.name);
+          to = resolved.receiverType ? this.inheritedMethod(resolved.receiverType, target.external.owner, target.external.name) : this.externalMethod(target.external.owner, target.external.name);
           const row = LIBRARY.method(target.external.owner, target.external.name);
           const sink = { file: caller.owner.file.path, member: caller.qn, call: index, owner: target.external.owner };
           if (row?.http) this.out.sinks.push({ kind: 'http', ...sink });
@@ -968,6 +993,11 @@ class FileEmitter {
     const qn = target.external;
     this.out.externalTypes.set(qn, (this.out.externalTypes.get(qn) ?? false) || guess === 'interface');
     return externalTypeId(this.ctx.ontology, this.source, qn);
+  }
+
+  private inheritedMethod(type: TypeEntry, owner: string, name: string): string {
+    this.out.inheritedMethods.set(`${type.qn}#${name}`, { type, owner, name });
+    return inheritedMethodId(this.ctx.ontology, this.source, type.qn, name);
   }
 
   private externalMethod(owner: string, name: string): string {
