@@ -49,6 +49,8 @@ test('a bare call of an arity only the library supertype takes: the library meth
   assert.deepEqual(callsFrom('p.Accessor#getHeader(String,Class)'), ['5: org.springframework.messaging.support.MessageHeaderAccessor#getHeader(?)']);
 });
 
-test('on a receiver of the project type too; the right arity keeps the project method', () => {
-  assert.deepEqual(callsFrom('p.Accessor#destination(Accessor)'), ['10: p.Accessor#getHeader(String,Class)', '9: org.springframework.messaging.support.MessageHeaderAccessor#getHeader(?)']);
+test('on a receiver of the project type too (the member it inherits); the right arity keeps the project method', () => {
+  assert.deepEqual(callsFrom('p.Accessor#destination(Accessor)'), ['10: p.Accessor#getHeader(String,Class)', '9: p.Accessor#getHeader(?)']);
+  const inherited = nodes.find((n) => n.qualified_name === 'p.Accessor#getHeader(?)');
+  assert.equal(inherited?.props.inherited_from, 'org.springframework.messaging.support.MessageHeaderAccessor');
 });

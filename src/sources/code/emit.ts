@@ -279,7 +279,10 @@ export class CodeGraphAssembler {
     // A library method the estate calls on a project type is that type's member too (`OwnerRepository#save(?)`):
     // its callers are the type's callers, in every walk.
     for (const key of [...inheritedMethods.keys()].sort()) {
-      const { type, owner, name } = inheritedMethods.get(key)!;
+      const { type: recorded, owner, name } = inheritedMethods.get(key)!;
+      // An emission kept from an earlier build holds that build's type: the one the model has now, if it still does.
+      const current = ctx.model.typeByQn(recorded.qn, recorded.place);
+      const type = current ?? recorded;
       const id = inheritedMethodId(this.ontology, input.source, type.qn, name);
       nodes.push({
         id,
@@ -290,7 +293,8 @@ export class CodeGraphAssembler {
         ...location(type, type.facts.line),
         props: { symbol_kind: 'method', language: type.file.language, package: type.file.package, declaring_type: type.qn, inherited_from: owner, resolved: false, modifiers: [], annotations: [] },
       });
-      edges.push({ type: 'DECLARES', from: typeId(ctx, type), to: id });
+      const declaring = current ? fileIds(ctx, current.file.path).types.get(current) : undefined;
+      if (declaring) edges.push({ type: 'DECLARES', from: declaring, to: id });
     }
     stats.external_symbols = externalTypes.size + externalMethods.size;
     const hosts = hostIndex([...input.services, ...(input.deploymentOnly ?? [])]);
