@@ -109,6 +109,10 @@ const STEPS: Step[] = [
   ['nothing changed', (edit, root) => {}],
   ['a method and a call added to one file', (edit, root) => edit(`${P}service/OrderBatch.java`, (t) => t.replace(/\n}\s*$/, '\n    public int twice() {\n        return size() + size();\n    }\n}\n'))],
   [
+    'a call of a method the repository inherits from Spring Data, added in another file (a new member of the repository, in its file)',
+    (edit) => edit(`${P}jobs/OrderCleanupJob.java`, (t) => t.replace('log.info("checked {} open orders", batch.size());', 'log.info("checked {} open orders of {}", batch.size(), orderRepository.count());')),
+  ],
+  [
     'a new file: another PaymentHandler implementation (new nodes between existing ones; callers elsewhere unchanged)',
     (edit, root) =>
       writeFileSync(

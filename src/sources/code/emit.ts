@@ -202,6 +202,8 @@ export class CodeGraphAssembler {
       groups.add('');
       // Service nodes (file counts) and the matching of clients and producers to routes are recomputed on every assembly.
       for (const n of graph.nodes) if (n.kind === 'service' || n.kind === 'client' || n.kind === 'producer') groups.add(n.file ?? '');
+      // So are members types inherit from libraries, which any caller's file can add (in the declaring type's group).
+      for (const n of graph.nodes) if (n.props.inherited_from !== undefined) groups.add(n.file ?? '');
       for (const f of this.outboundFiles) groups.add(f);
       for (const f of this.buildFiles) groups.add(f);
     }
