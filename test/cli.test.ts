@@ -28,6 +28,18 @@ function call(tool: string, args: unknown, storeDir = store): Promise<CliResult>
   return runCli(['call', tool, typeof args === 'string' ? args : JSON.stringify(args), '--store', storeDir]);
 }
 
+/** A command line run by a shell from the repository root, as a person would type it. */
+function inShell(shell: '/bin/sh' | '/bin/bash', command: string): Promise<CliResult> {
+  return new Promise<CliResult>((done) => {
+    const child = spawn(shell, ['-c', command], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code, signal) => done({ code, signal, stdout, stderr }));
+  });
+}
+
 function okJson(r: CliResult, what: string): Record<string, any> {
   assert.equal(r.code, 0, `${what}: exit ${r.code}\nstdout: ${r.stdout.slice(0, 1000)}\nstderr: ${r.stderr}`);
   const body = jsonOf(r);
@@ -227,15 +239,7 @@ describe('shortcuts', () => {
     assert.ok(next.length >= 2, `expected describe and next-page hints:\n${r.stdout}`);
     for (const line of next) {
       const command = line.trim().replace(/^sextant /, `${JSON.stringify(process.execPath)} bin/sextant.js `).replace(/\s+#.*$/, '');
-      const run = await new Promise<CliResult>((done) => {
-        const child = spawn('/bin/sh', ['-c', command], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        child.on('close', (code, signal) => done({ code, signal, stdout, stderr }));
-      });
-      okJson(run, `hint: ${line.trim()}`);
+      okJson(await inShell('/bin/sh', command), `hint: ${line.trim()}`);
     }
   });
 });
@@ -244,14 +248,7 @@ describe('a reader that stops early', () => {
   test('`… | head -c 10` closes the pipe: the command ends quietly with exit 0, no EPIPE stack trace', T, async () => {
     // Output far larger than a pipe's buffer, so writes go on after `head` has gone.
     const command = `${JSON.stringify(process.execPath)} bin/sextant.js call find '{"kind":"field","limit":500}' --store ${JSON.stringify(store)} | head -c 10 > /dev/null; echo "exit=\${PIPESTATUS[0]}" >&2`;
-    const run = await new Promise<CliResult>((done) => {
-      const child = spawn('/bin/bash', ['-c', command], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (code, signal) => done({ code, signal, stdout, stderr }));
-    });
+    const run = await inShell('/bin/bash', command);
     assert.match(run.stderr, /exit=0\s*$/, run.stderr);
     assert.doesNotMatch(run.stderr, /EPIPE|Unhandled|\n\s+at /, run.stderr);
   });

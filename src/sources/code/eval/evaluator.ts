@@ -533,20 +533,21 @@ export class Evaluator {
       const of: Expr | undefined = ref.qualifier === 'this' || ref.qualifier === 'super' ? undefined : { k: 'name', name: ref.qualifier };
       return this.callValues({ k: 'call', name: ref.name, argCount: given.length, args: given, ...(of ? { of } : {}) }, at, depth + 1);
     }
+    // `Type::staticMethod(x)` takes the values as its arguments; `Type::instanceMethod` is called on the first (`x.instanceMethod()`).
+    const asStatic: CallExpr = { k: 'call', name: ref.name, argCount: given.length, args: given };
+    const onFirst: CallExpr = { k: 'call', name: ref.name, argCount: given.length - 1, of: given[0]!, args: given.slice(1) };
     if (type.entry) {
-      // `Type::staticMethod(x)`, else `Type::instanceMethod` called on the first value (`x.instanceMethod()`).
       const candidates = this.model.findMethods(type.entry, ref.name, -1).members;
-      const asStatic = candidates.find((m) => m.facts.modifiers.includes('static') && m.facts.params.length === given.length);
-      if (asStatic) return this.projectCall(asStatic, { k: 'call', name: ref.name, argCount: given.length, args: given }, at, depth + 1);
-      const onFirst = candidates.find((m) => !m.facts.modifiers.includes('static') && m.facts.params.length === given.length - 1);
-      if (onFirst) return this.projectCall(onFirst, { k: 'call', name: ref.name, argCount: given.length - 1, of: given[0]!, args: given.slice(1) }, at, depth + 1);
+      const isStatic = (m: MemberEntry) => m.facts.modifiers.includes('static');
+      const staticOne = candidates.find((m) => isStatic(m) && m.facts.params.length === given.length);
+      if (staticOne) return this.projectCall(staticOne, asStatic, at, depth + 1);
+      const instanceOne = candidates.find((m) => !isStatic(m) && m.facts.params.length === given.length - 1);
+      if (instanceOne) return this.projectCall(instanceOne, onFirst, at, depth + 1);
       return unknown(`${what}, which ${type.entry.facts.name} declares for no ${given.length} value(s)`, { kind: 'expression', at: what });
     }
     const library = type.external !== undefined ? this.library.method(type.external, ref.name) : undefined;
     if (!library?.value) return unknown(`${what}, which the library table does not follow`, { kind: 'expression', at: what });
-    return library.static
-      ? this.apply(library.value, { k: 'call', name: ref.name, argCount: given.length, args: given }, at, depth + 1)
-      : this.apply(library.value, { k: 'call', name: ref.name, argCount: given.length - 1, of: given[0]!, args: given.slice(1) }, at, depth + 1);
+    return this.apply(library.value, library.static ? asStatic : onFirst, at, depth + 1);
   }
 
   /** Whether a name is a variable where it is used (a binding, parameter, local or field), not a type. */
