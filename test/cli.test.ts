@@ -169,6 +169,27 @@ describe('shortcuts', () => {
     assert.match(firstLine, /type\s+PullRequestReviewComment\s+\[ty_/);
   });
 
+  test('search text says which nodes matched all terms: they rank first, whatever the scores of the rest (issue 24)', T, async () => {
+    const json = okJson(await runCli(['search', 'issue', 'comment', 'reaction', '--store', store, '--json']), 'search --json');
+    assert.equal(json.match, 'all_terms+some_terms');
+    const groups = json.results.map((x: { matched: string }) => x.matched);
+    const firstSome = groups.indexOf('some_terms');
+    assert.ok(firstSome > 0 && groups.slice(firstSome).every((g: string) => g === 'some_terms'), groups.join());
+    const r = await runCli(['search', 'issue', 'comment', 'reaction', '--store', store]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.equal(lines[0], 'matching all terms:');
+    const someHeader = lines.findIndex((l) => l.startsWith('matching some terms'));
+    assert.match(lines[someHeader]!, /ranked after every node matching all 3/);
+    // Each group is in score order; the header sits exactly where the JSON's groups change.
+    const scored = (from: number, to: number) => lines.slice(from, to).filter((l) => /^\s*[\d.]+\s{2}\S/.test(l)).map((l) => Number(l.trim().split(/\s+/)[0]));
+    const all = scored(1, someHeader);
+    const some = scored(someHeader + 1, lines.findIndex((l) => l === 'next:'));
+    assert.equal(all.length, firstSome);
+    assert.equal(all.length + some.length, json.results.length);
+    for (const group of [all, some]) for (let i = 1; i < group.length; i++) assert.ok(group[i - 1]! >= group[i]!, `score order within a group: ${group.join()}`);
+  });
+
   test('search --json prints the structured result', T, async () => {
     const r = await runCli(['search', 'pull', 'request', 'review', 'comments', '--store', store, '--json']);
     const body = okJson(r, 'search --json');

@@ -59,7 +59,7 @@ export const searchTool: ToolDef = {
     const reader = new SourceReader(ctx.store);
     const code = await Promise.all(page.map((h) => reader.snippet(h.hit.node)));
     const results = page.map((h, i) => {
-      const entry: Record<string, unknown> = { node: listEntry(o, h.hit.node), score: round(h.score) };
+      const entry: Record<string, unknown> = { node: listEntry(o, h.hit.node), score: round(h.score), matched: h.matched };
       const snippet = code[i] ?? snippetOf(h.hit.node);
       if (snippet) entry.snippet = snippet;
       entry.why = h.why;
@@ -80,6 +80,8 @@ export const searchTool: ToolDef = {
 interface Ranked {
   hit: TextHit;
   score: number;
+  /** Nodes matching every term rank before those matching some, whatever their scores. */
+  matched: 'all_terms' | 'some_terms';
   why: string;
   explain: Record<string, unknown>;
 }
@@ -113,6 +115,7 @@ async function rank(ctx: ToolContext, terms: string[], kinds: string[] | undefin
     return {
       hit: h,
       score: h.score * bonus,
+      matched: matchedAll ? 'all_terms' : 'some_terms',
       why: `${matchedAll ? 'all terms' : `${matched.length} of ${terms.length} terms`}${exact ? ', exact name' : ''}${matched.length ? ` (${matched.join(', ')})` : ''}`,
       explain: {
         bm25: { identifier: round(h.components.identifier), text: round(h.components.text) },

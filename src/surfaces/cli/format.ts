@@ -65,12 +65,21 @@ export function formatResult(tool: string, result: Json, opts: FormatOptions = {
   }
   const lines: string[] = [];
   switch (tool) {
-    case 'search':
-      for (const r of result.results as Json[]) {
+    case 'search': {
+      // Scores order each group; every node matching all terms ranks before any matching only some.
+      const results = result.results as Json[];
+      const grouped = results.some((r) => r.matched === 'some_terms');
+      let group: unknown;
+      for (const r of results) {
+        if (grouped && r.matched !== group) {
+          group = r.matched;
+          lines.push(group === 'all_terms' ? 'matching all terms:' : `matching some terms (ranked after every node matching all ${(result.terms as string[]).length}):`);
+        }
         lines.push(`${String(r.score).padStart(8)}  ${ref(r.node as Json)}`);
         if (r.snippet) lines.push(`          ${String(r.snippet)}`);
       }
       break;
+    }
     case 'find':
       lines.push(`${String(result.total)} ${String(result.kind)} node(s)${result.has_more ? ' (more: use --offset)' : ''}`);
       for (const n of result.results as Json[]) lines.push(`  ${ref(n)}`);
