@@ -698,6 +698,7 @@ class FileEmitter {
           ...(l.destination.derived ? { path_written: l.destination.written } : {}),
           ...(l.destination.profile ? { profile: l.destination.profile } : {}),
           ...(l.exchange !== undefined ? { exchange: l.exchange, binding_keys: l.bindingKeys ?? [] } : {}),
+          ...(l.composition ? { function_composition: l.composition } : {}),
           framework: l.framework,
           handler: l.handler.qn,
           controller: entry.qn,

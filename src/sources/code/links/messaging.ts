@@ -15,6 +15,8 @@ export interface Listener {
   /** Rabbit: the exchange the listener's own `@QueueBinding` binds its queue to, and the routing keys. */
   exchange?: string;
   bindingKeys?: string[];
+  /** Spring Cloud Stream: the composition the binding feeds (`email|sms`), each function in turn; the handler is its first. */
+  composition?: string;
 }
 
 interface ListenerAnnotation {
@@ -50,7 +52,7 @@ export function listenersOf(entry: TypeEntry, constants: Constants): Listener[] 
   for (const f of streamFunctionsOf(entry, constants)) {
     if (!f.input) continue;
     const bound = streamBinding(f.input, constants);
-    out.push({ handler: f.bean, protocol: bound.protocol, framework: 'spring_cloud_stream', destination: { text: bound.destination, literal: true, written: f.input, derived: true }, pattern: false });
+    out.push({ handler: f.bean, protocol: bound.protocol, framework: 'spring_cloud_stream', destination: { text: bound.destination, literal: true, written: f.input, derived: true }, pattern: false, ...(f.composition ? { composition: f.composition } : {}) });
   }
   // Legacy @StreamListener(Sink.INPUT): the binding is the annotation's value.
   for (const m of entry.members) {
@@ -154,6 +156,8 @@ export interface StreamFunction {
   input?: string;
   /** `<name>-out-0` for a Supplier or Function. */
   output?: string;
+  /** The composition it is part of (`email|sms`), when it has more than one function. */
+  composition?: string;
 }
 
 const FUNCTION_TYPES: Record<string, { input: boolean; output: boolean }> = { Consumer: { input: true, output: false }, Function: { input: true, output: true }, Supplier: { input: false, output: true } };
@@ -186,7 +190,7 @@ export function streamFunctionsOf(entry: TypeEntry, constants: Constants): Strea
       const bound = c.join('');
       const first = at === 0;
       const last = at === c.length - 1;
-      out.push({ bean: m, name: bound, ...(first && kind.input ? { input: `${bound}-in-0` } : {}), ...(last && kind.output ? { output: `${bound}-out-0` } : {}) });
+      out.push({ bean: m, name: bound, ...(first && kind.input ? { input: `${bound}-in-0` } : {}), ...(last && kind.output ? { output: `${bound}-out-0` } : {}), ...(c.length > 1 ? { composition: c.join('|') } : {}) });
     }
   }
   return out;
