@@ -170,14 +170,19 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
   it("impact of a handler crosses services: its routes, the gateway's client and route reaching them, the methods declaring the clients", async () => {
     const r = jsonOf(await runCli(['call', 'impact', JSON.stringify({ ids: [`${CUSTOMERS}.web.OwnerResource`] }), '--store', store]));
     const reached = (r.groups as Json[]).flatMap((g) => (g.nodes as Json[]).filter((n) => n.service !== 'customers-service').map((n) => `${g.depth} ${n.qualified_name} via ${n.via.edge_type}${n.via.confidence !== undefined ? ` ${n.via.confidence}` : ''}`)).sort();
+    // The route, the client calling it and the method declaring that client are one call: depth 1; its callers, 2.
     assert.deepEqual(reached, [
-      '2 api-gateway -> customers-service GET /owners/{ownerId} via HTTP_CALLS 0.9',
-      '2 api-gateway ANY /api/customer/** via FORWARDS 0.9',
-      '2 genai-service -> customers-service GET /owners via HTTP_CALLS 0.9',
-      '2 genai-service -> customers-service POST /owners via HTTP_CALLS 0.9',
-      '3 org.springframework.samples.petclinic.api.application.CustomersServiceClient#getOwner(int) via DECLARES_CLIENT',
-      '3 org.springframework.samples.petclinic.genai.AIDataProvider#addOwnerToPetclinic(OwnerRequest) via DECLARES_CLIENT',
-      '3 org.springframework.samples.petclinic.genai.AIDataProvider#getAllOwners() via DECLARES_CLIENT',
+      '1 api-gateway -> customers-service GET /owners/{ownerId} via HTTP_CALLS 0.9',
+      '1 api-gateway ANY /api/customer/** via FORWARDS 0.9',
+      '1 genai-service -> customers-service GET /owners via HTTP_CALLS 0.9',
+      '1 genai-service -> customers-service POST /owners via HTTP_CALLS 0.9',
+      '1 org.springframework.samples.petclinic.api.application.CustomersServiceClient#getOwner(int) via DECLARES_CLIENT',
+      '1 org.springframework.samples.petclinic.genai.AIDataProvider#addOwnerToPetclinic(OwnerRequest) via DECLARES_CLIENT',
+      '1 org.springframework.samples.petclinic.genai.AIDataProvider#getAllOwners() via DECLARES_CLIENT',
+      '2 api-gateway GET /api/gateway/owners/{ownerId} via EXPOSES',
+      '2 org.springframework.samples.petclinic.api.boundary.web.ApiGatewayController#getOwnerDetails(int) via CALLS 0.95',
+      '2 org.springframework.samples.petclinic.genai.PetclinicTools#addOwnerToPetclinic(OwnerRequest) via CALLS 0.95',
+      '2 org.springframework.samples.petclinic.genai.PetclinicTools#listOwners() via CALLS 0.95',
     ]);
     const within = jsonOf(await runCli(['call', 'impact', JSON.stringify({ ids: [`${CUSTOMERS}.web.OwnerResource`], across_services: false }), '--store', store]));
     assert.equal(within.total, 0);
@@ -211,7 +216,7 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
       ['HTTP_CALLS', 'customers-service GET /owners/{ownerId}', 2],
     ]);
     const text = await cli('callees', 'CustomersServiceClient#getOwner');
-    assert.match(text.stdout, /customers-service GET \/owners\/\{ownerId\} {2}route, HTTP_CALLS cross_service .*\(depth 2\) {2}\[service_method_path, confidence 0\.9\]/);
+    assert.match(text.stdout, /customers-service GET \/owners\/\{ownerId\} {2}route, HTTP_CALLS {2}handled by OwnerResource#findOwner\(int\) cross_service .*\(depth 2\) {2}\[service_method_path, confidence 0\.9\]/);
   });
 
   it('impls: subtypes of a library interface, implementations of an interface, overrides of a method', async () => {

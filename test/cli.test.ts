@@ -234,9 +234,18 @@ describe('shortcuts', () => {
     assert.deepEqual([...types].sort(), ['HAS_FIELD', 'IMPLEMENTS']);
   });
 
-  test('neighbors without --direction → exit 2', T, async () => {
-    const r = await runCli(['neighbors', 'ty_0000000000000000', '--edge-types', 'HAS_FIELD', '--store', store]);
-    assert.equal(r.code, 2);
+  test('neighbors without --direction or --edge-types walks both ways along the edge types the node has (issue 24)', T, async () => {
+    const r = await runCli(['neighbors', 'PullRequestReviewComment', '--store', store, '--json']);
+    assert.equal(r.code, 0, r.stdout);
+    const body = JSON.parse(r.stdout);
+    const types = new Set(body.edges.map((e: { type: string }) => e.type));
+    const directions = new Set(body.edges.map((e: { direction: string }) => e.direction));
+    assert.ok(types.has('HAS_FIELD') && types.has('FIELD_TYPE'), [...types].join());
+    assert.deepEqual([...directions].sort(), ['in', 'out']);
+    // An unknown node: describe's own error, not a complaint about edge types.
+    const unknown = await runCli(['neighbors', 'ty_0000000000000000', '--store', store]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stdout, /not_found/);
   });
 
   test('describe by qualified name prints properties and edge counts', T, async () => {

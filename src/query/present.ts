@@ -9,7 +9,8 @@ export function listEntry(ontology: Ontology, node: NodeRecord): NodeRef & { att
     const value = node.props[prop.name];
     if (value === undefined || value === null || prop.type === 'json' || prop.searchable) continue;
     if (prop.type === 'string_list' && Array.isArray(value) && value.length > 8) continue;
-    if (typeof value === 'string' && value.length > 120) continue;
+    // Long text (a description, an expression as written) is for describe; a qualified name (caller, handler) always fits.
+    if (typeof value === 'string' && value.length > 300) continue;
     attributes[prop.name] = value;
   }
   const ref = toRef(node);

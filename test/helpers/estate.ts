@@ -45,10 +45,9 @@ export const IMPACT_CASES: [string, Record<string, Record<number, string[]>>][] 
     {
       'order-service': {
         1: sorted([`${O}service.OrderService#findOpen()`, `${O}jobs.OrderCleanupJob#sweep(Duration)`]),
-        2: sorted([`${O}service.OrderService#openTotal()`, `${O}web.OrderController#listOpen()`, `${O}jobs.OrderCleanupJob$1#run()`, `${O}jobs.OrderCleanupJob#nightly()`]),
-        // A handler's routes are affected with it (and, across services, what calls them: nothing here).
-        3: sorted([`${O}web.OrderController#openTotal()`, 'order-service GET /orders/open']),
-        4: ['order-service GET /orders/open/total'],
+        // A handler's routes are affected with it, at its depth (and, across services, what calls them: nothing here).
+        2: sorted([`${O}service.OrderService#openTotal()`, `${O}web.OrderController#listOpen()`, `${O}jobs.OrderCleanupJob$1#run()`, `${O}jobs.OrderCleanupJob#nightly()`, 'order-service GET /orders/open']),
+        3: sorted([`${O}web.OrderController#openTotal()`, 'order-service GET /orders/open/total']),
       },
     },
   ],
@@ -56,15 +55,15 @@ export const IMPACT_CASES: [string, Record<string, Record<number, string[]>>][] 
     `${O}api.OrderDto#total()`,
     {
       'order-service': {
-        1: sorted([`${O}service.OrderService#quote(OrderDto)`, `${O}payment.InvoicePaymentHandler#handle(OrderDto)`, `${O}pricing.DiscountPricer#price(OrderDto)`, `${O}jobs.OrderCleanupJob$2#price(OrderDto)`]),
-        2: [`${O}pricing.SeasonalPricer#price(OrderDto)`],
-        // Across services: the billing listener's topic, the producer sending to it, the method declaring that
-        // producer, and its caller.
-        3: ['order-service -> kafka orders.events'],
-        4: [`${O}messaging.OrderEventsPublisher#publishPaid(OrderDto)`],
-        5: [`${O}service.OrderService#place(CreateOrderRequest,String)`],
+        // Across services, one hop: the billing listener's topic, the producer sending to it, the method declaring
+        // that producer (then its callers, one hop each).
+        1: sorted([`${O}service.OrderService#quote(OrderDto)`, `${O}payment.InvoicePaymentHandler#handle(OrderDto)`, `${O}pricing.DiscountPricer#price(OrderDto)`, `${O}jobs.OrderCleanupJob$2#price(OrderDto)`, 'order-service -> kafka orders.events', `${O}messaging.OrderEventsPublisher#publishPaid(OrderDto)`]),
+        // PaymentHandler#handle(OrderDto, int) calls the interface's handle(OrderDto), which runs InvoicePaymentHandler's.
+        2: sorted([`${O}pricing.SeasonalPricer#price(OrderDto)`, `${O}service.OrderService#place(CreateOrderRequest,String)`, `${O}api.PaymentHandler#handle(OrderDto,int)`]),
+        3: sorted([`${O}payment.PaymentRouter#payWithRetry(OrderDto,int)`, `${O}service.OrderService#place(CreateOrderRequest)`]),
+        4: sorted([`${O}web.OrderController#createOrder(CreateOrderRequest)`, 'order-service POST /orders']),
       },
-      'billing-service': { 1: [`${B}web.OrderEventsConsumer#onOrderPaid(OrderDto)`], 2: ['billing-service kafka orders.events'] },
+      'billing-service': { 1: sorted([`${B}web.OrderEventsConsumer#onOrderPaid(OrderDto)`, 'billing-service kafka orders.events']) },
     },
   ],
 ];

@@ -24,7 +24,7 @@ interface Reached {
   node: NodeRecord;
   depth: number;
   /** The edge that carried the dependent (`uses`: how a USES edge names the type: field, parameter, pointcut…). */
-  via: { edge_type: string; from: string; confidence?: number; uses?: string };
+  via: { edge_type: string; from: string; from_name?: string; confidence?: number; uses?: string; dispatch_to?: string };
 }
 
 export const impactTool: ToolDef = {
@@ -33,14 +33,14 @@ export const impactTool: ToolDef = {
   description: () =>
     [
       'The reverse closure of the given code nodes: everything that calls, injects, uses (names the type: fields, parameters, locals, pointcuts, … see USES), implements, extends or overrides them, then what depends on those, up to `depth` hops.',
-      'A type as origin also stands for its members (their callers are affected too) unless `include_members` is false.',
+      'A type as origin also stands for its members (their callers are affected too) unless `include_members` is false. A method that implements or overrides another (an interface\'s) is called wherever that one is: those callers are affected too (`via.dispatch_to` names the implementation).',
       'Results are grouped by depth, then service; each node says which edge reached it and from where. Capped at `limit` nodes with `has_more`.',
       '`min_confidence` drops inferred edges below it (unresolved calls are never followed).',
-      'Unless `across_services` is false, a handler reaches across services: the routes it serves, the clients, producers and gateway routes that reach those routes, and the methods declaring those clients (then their callers), each with the hop and confidence that carried it.',
+      'Unless `across_services` is false, a handler reaches across services: the routes it serves, the clients, producers and gateway routes that reach those routes, and the methods declaring those clients (then their callers), each with the hop and confidence that carried it. That chain is one call, so it takes one hop of `depth`: the method declaring a client of a route the origin serves is at depth 1, its callers at depth 2.',
     ].join('\n'),
   params: () => [
     ...nodeIdParams('impact', MAX_IDS),
-    { name: 'depth', description: 'How many hops back to walk (default 3, at most 10).', schema: { type: 'integer', minimum: 1, maximum: 10, default: 3 } },
+    { name: 'depth', description: 'How many hops back to walk (default 3, at most 10); a call across services (route, client, declaring method) is one hop.', schema: { type: 'integer', minimum: 1, maximum: 10, default: 3 } },
     { name: 'edge_types', description: `Edge types to walk backwards (default: ${IMPACT_EDGE_TYPES.join(', ')}).`, schema: stringListSchema({ type: 'string', enum: [...IMPACT_EDGE_TYPES] }) },
     { name: 'include_members', description: 'Treat a type origin as also its members (default true).', schema: { type: 'boolean', default: true } },
     { name: 'min_confidence', description: 'Follow only edges at least this sure, 0..1 (default 0.5).', schema: { type: 'number', minimum: 0, maximum: 1, default: 0.5 } },
@@ -61,19 +61,21 @@ export const impactTool: ToolDef = {
 
     const seen = new Set<string>(ids);
     let frontier = [...ids];
+    // Each dependent names the node it depends on: an origin, one of its members, or another dependent.
+    const names = new Map(origins.map((n) => [n.id, n.qualified_name]));
     if (includeMembers) {
       const members = await edgesAround(ctx, origins.filter(isCodeType).map((n) => n.id), 'out', ['DECLARES'], 0);
       for (const m of members) if (!seen.has(m.other.id)) {
         seen.add(m.other.id);
         frontier.push(m.other.id);
+        names.set(m.other.id, m.other.qualified_name);
       }
     }
     const reached: Reached[] = [];
     let truncated = false;
-    for (let d = 1; d <= depth && frontier.length && !truncated; d++) {
-      const rows = await edgesAround(ctx, frontier, 'in', types, minConfidence);
-      for (const hop of across) rows.push(...(await edgesAround(ctx, frontier, hop.direction, hop.types, hop.inferred ? minConfidence : 0)));
-      const next: string[] = [];
+    /** Adds what `rows` reach that is new, at depth `d`; the ids added. */
+    const take = (rows: Awaited<ReturnType<typeof edgesAround>>, d: number): string[] => {
+      const added: string[] = [];
       for (const r of rows) {
         if (seen.has(r.other.id)) continue;
         if (reached.length >= limit) {
@@ -81,10 +83,45 @@ export const impactTool: ToolDef = {
           break;
         }
         seen.add(r.other.id);
-        next.push(r.other.id);
-        reached.push({ node: r.other, depth: d, via: { edge_type: r.type, from: r.origin, ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}), ...(typeof r.attrs.via === 'string' ? { uses: r.attrs.via } : {}) } });
+        added.push(r.other.id);
+        names.set(r.other.id, r.other.qualified_name);
+        const fromName = names.get(r.origin);
+        reached.push({ node: r.other, depth: d, via: { edge_type: r.type, from: r.origin, ...(fromName ? { from_name: fromName } : {}), ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}), ...(typeof r.attrs.via === 'string' ? { uses: r.attrs.via } : {}) } });
       }
-      frontier = next;
+      return added;
+    };
+    /** The links that carry one call across services (a route, its callers, the methods declaring them): one hop, at `d`. */
+    const acrossFrom = async (ids: string[], d: number): Promise<string[]> => {
+      const all: string[] = [];
+      for (let layer = ids; layer.length && !truncated; ) {
+        const rows = [];
+        for (const hop of across) rows.push(...(await edgesAround(ctx, layer, hop.direction, hop.types, hop.inferred ? minConfidence : 0)));
+        layer = take(rows, d);
+        all.push(...layer);
+      }
+      return all;
+    };
+    /**
+     * Callers of the methods the frontier's methods implement or override (an interface's): a call of
+     * `IOrders#place` runs `OrdersImpl#place`, so changing the implementation affects it. The other implementations
+     * are not affected, so the walk goes from the interface method to its callers only.
+     */
+    const dispatched = async (ids: string[], d: number): Promise<string[]> => {
+      if (!types.includes('CALLS')) return [];
+      const overridden = await edgesAround(ctx, ids, 'out', ['OVERRIDES'], 0);
+      if (!overridden.length) return [];
+      const implementer = new Map(overridden.map((o) => [o.other.id, names.get(o.origin) ?? o.origin]));
+      for (const o of overridden) names.set(o.other.id, o.other.qualified_name);
+      const callers = await edgesAround(ctx, [...implementer.keys()], 'in', ['CALLS'], minConfidence);
+      const added = take(callers, d);
+      for (const r of reached.slice(reached.length - added.length)) if (implementer.has(r.via.from)) r.via.dispatch_to = implementer.get(r.via.from);
+      return added;
+    };
+    for (let d = 1; d <= depth && frontier.length && !truncated; d++) {
+      const direct = take(await edgesAround(ctx, frontier, 'in', types, minConfidence), d);
+      direct.push(...(await dispatched(frontier, d)));
+      const linked = await acrossFrom(d === 1 ? [...frontier, ...direct] : direct, d);
+      frontier = [...direct, ...linked];
     }
     const groups = new Map<string, { depth: number; service: string; nodes: unknown[] }>();
     for (const r of reached) {

@@ -7,6 +7,15 @@ export function ref(node: Json): string {
   return `${String(node.kind).padEnd(8)} ${String(node.qualified_name)}  [${String(node.id)}]${where ? `  ${where}` : ''}`;
 }
 
+/** A member's qualified name with its package cut: `Type#method(int)` reads better than the whole path. */
+export function short(qualifiedName: string): string {
+  const hash = qualifiedName.indexOf('#');
+  const head = hash >= 0 ? qualifiedName.slice(0, hash) : qualifiedName;
+  const tail = hash >= 0 ? qualifiedName.slice(hash) : '';
+  if (/\s/.test(head)) return qualifiedName;
+  return `${head.split('.').pop() ?? head}${tail}`;
+}
+
 /** One POSIX shell word: single-quoted unless plainly safe, so a printed hint runs as it is. */
 export function shellQuote(text: string): string {
   return /^[A-Za-z0-9_/.:=@%+,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
@@ -119,6 +128,9 @@ export function formatResult(tool: string, result: Json, opts: FormatOptions = {
     case 'links':
       lines.push(...linksText(result));
       break;
+    case 'impact':
+      lines.push(...impactText(result));
+      break;
     default:
       lines.push(JSON.stringify(result, null, 2));
   }
@@ -160,6 +172,40 @@ function linksText(result: Json): string[] {
       out.push(`  ${String(l.status).padEnd(11)} ${String(l.kind).padEnd(8)} ${String(l.service ?? '')} ${String(l.name)}  ${String(l.file)}:${String(l.line)}${targets.length ? ` -> ${targets.join(', ')}` : ''}${l.reason ? ` — ${String(l.reason)}` : ''}`);
     }
     if (result.has_more) out.push('  (more: use --offset)');
+  }
+  return out;
+}
+
+/** What a node is, in a word: a symbol's kind (method, class…), else its node kind. */
+function shapeOf(node: Json): string {
+  const kind = (node.attributes as Json | undefined)?.symbol_kind;
+  return typeof kind === 'string' ? kind : String(node.kind);
+}
+
+/** A node on one line: its short name, what it is, and (a route) the method handling it. */
+function nodeLine(node: Json): string {
+  const attrs = (node.attributes as Json | undefined) ?? {};
+  const handler = typeof attrs.handler === 'string' ? `  handled by ${short(attrs.handler)}${typeof attrs.function_composition === 'string' ? ` (first of ${attrs.function_composition})` : ''}` : '';
+  const target = typeof attrs.gateway_target === 'string' ? `  → ${attrs.gateway_target}` : '';
+  return `${shapeOf(node).padEnd(11)} ${short(String(node.qualified_name))}${handler}${target}`;
+}
+
+/** The impact answer: by depth, then service, each dependent with the edge that carried it and how sure that is. */
+function impactText(result: Json): string[] {
+  const origins = (result.origins as Json[]).map((o) => short(String(o.qualified_name)));
+  const services = Object.entries((result.by_service as Record<string, number>) ?? {}).map(([s, n]) => `${s} ${n}`);
+  const out = [`impact of ${origins.join(', ')}: ${String(result.total)} affected${services.length ? ` in ${services.length} service${services.length === 1 ? '' : 's'} (${services.join(', ')})` : ''}${result.has_more ? ' (more: raise --limit)' : ''}`];
+  let depth: unknown;
+  for (const g of (result.groups as Json[]) ?? []) {
+    if (g.depth !== depth) out.push(`depth ${String((depth = g.depth))}`);
+    out.push(`  ${String(g.service)}:`);
+    for (const n of g.nodes as Json[]) {
+      const via = n.via as Json;
+      const from = typeof via.from_name === 'string' ? short(via.from_name) : String(via.from);
+      const where = n.file ? `  ${String(n.file)}${n.line ? `:${String(n.line)}` : ''}` : '';
+      const dispatch = typeof via.dispatch_to === 'string' ? ` (runs ${short(via.dispatch_to)})` : '';
+      out.push(`    ${nodeLine(n)}  ← ${String(via.edge_type)} ${from}${dispatch}${linkNote(via.edge_type, via)}${where}`);
+    }
   }
   return out;
 }

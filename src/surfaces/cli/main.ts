@@ -12,7 +12,7 @@ import { VERSION } from '../../version.js';
 import { LogOptionError, logOptions, startLogging, type LogFlags } from './log-options.js';
 import type { ToolResult } from '../../query/run.js';
 import { formatResult } from './format.js';
-import { formatShortcut, runShortcut, SHORTCUTS, type ShortcutDef } from './shortcuts.js';
+import { formatShortcut, resolveName, runShortcut, SHORTCUTS, type ShortcutDef } from './shortcuts.js';
 import { CLIENTS } from './setup.js';
 
 /** Exit codes: 0 ok, 1 a tool or build error, 2 a usage error. */
@@ -60,6 +60,49 @@ async function callTool(storeOpt: string | undefined, tool: string, args: unknow
       throw err;
     }
     io.out(asJson ? JSON.stringify(result, null, 2) : formatResult(tool, result as Record<string, unknown>, storeOpt ? { store: session.location } : {}));
+    return result.ok ? EXIT_OK : EXIT_ERROR;
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * The edge types the nodes have in `direction`, from describe's counts: what `neighbors` walks when none are given.
+ * Null when describe does not know the ids; undefined when they have none that way (the tool's own error then teaches).
+ */
+async function edgeTypesOf(storeOpt: string | undefined, ids: readonly string[], direction: string, io: Io): Promise<string[] | undefined | null> {
+  const session = await openSession(storeOpt, undefined, io);
+  try {
+    const r = await session.run('describe', ids.length === 1 ? { id: ids[0] } : { ids: [...ids] });
+    if (!r.ok || (Array.isArray(r.missing) && r.missing.length)) return null;
+    const types = new Set<string>();
+    for (const n of (r.nodes as Record<string, unknown>[] | undefined) ?? [r.node as Record<string, unknown>]) {
+      for (const [type, c] of Object.entries((n?.edges as Record<string, { in: number; out: number }>) ?? {})) {
+        if ((direction !== 'out' && c.in > 0) || (direction !== 'in' && c.out > 0)) types.add(type);
+      }
+    }
+    return types.size ? [...types].sort() : undefined;
+  } finally {
+    await session.close();
+  }
+}
+
+/** `sextant impact <name…>`: each name resolved as `callers` resolves it, then the impact tool on their ids. */
+async function impactCommand(names: readonly string[], opts: { store?: string; json?: boolean; depth?: string; minConfidence?: string; withinService?: boolean; limit?: string }, io: Io): Promise<number> {
+  const session = await openSession(opts.store, undefined, io);
+  const format = opts.store ? { store: session.location } : {};
+  try {
+    const ids: string[] = [];
+    for (const name of names) {
+      const found = await resolveName(session, name, ['symbol', 'service']);
+      if ('answer' in found) {
+        io.out(opts.json ? JSON.stringify(found.answer, null, 2) : [`impact: ${JSON.stringify(name)} is not one method, type or service.`, formatResult('resolve', found.answer as Record<string, unknown>, format)].join('\n'));
+        return EXIT_ERROR;
+      }
+      ids.push(String(found.node.id));
+    }
+    const result = await session.run('impact', { ids, depth: opts.depth, min_confidence: opts.minConfidence, limit: opts.limit, ...(opts.withinService ? { across_services: false } : {}) });
+    io.out(opts.json ? JSON.stringify(result, null, 2) : formatResult('impact', result as Record<string, unknown>, format));
     return result.ok ? EXIT_OK : EXIT_ERROR;
   } finally {
     await session.close();
@@ -373,14 +416,18 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
   shortcut('neighbors')
     .description('Walk typed edges from nodes')
     .argument('<id...>', 'origin node ids')
-    .requiredOption('--direction <dir>', 'in, out or both')
-    .requiredOption('--edge-types <types>', 'edge types (repeatable, or comma-separated)', collect)
+    .option('--direction <dir>', 'in, out or both (default both)')
+    .option('--edge-types <types>', 'edge types (repeatable, or comma-separated; default: every type the nodes have that way, as describe counts them)', collect)
     .option('--filter <json>', 'conditions on the other end (JSON object)')
     .option('--limit <n>', 'results per page')
     .option('--offset <n>', 'results to skip')
-    .action(async (ids: string[], o) =>
-      setCode(await callTool(o.store, 'neighbors', { ids, direction: o.direction, edge_types: o.edgeTypes, filter: o.filter, limit: o.limit, offset: o.offset }, Boolean(o.json), io)),
-    );
+    .action(async (ids: string[], o) => {
+      const direction = o.direction ?? 'both';
+      // Without edge types, the nodes must be known to know theirs: an unknown id is describe's error to report.
+      const edgeTypes = o.edgeTypes ?? (await edgeTypesOf(o.store, ids, direction, io));
+      if (edgeTypes === null) return setCode(await callTool(o.store, 'describe', ids.length === 1 ? { id: ids[0] } : { ids }, Boolean(o.json), io));
+      setCode(await callTool(o.store, 'neighbors', { ids, direction, edge_types: edgeTypes, filter: o.filter, limit: o.limit, offset: o.offset }, Boolean(o.json), io));
+    });
   shortcut('resolve')
     .description('Resolve a name to node ids (one / many / none)')
     .argument('<identifier>', 'name, qualified name or id')
@@ -418,6 +465,15 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
     .action(async (o) =>
       setCode(await callTool(o.store, 'links', { service: o.service, kinds: o.kind, ...(o.all ? { include: 'all' } : {}), status: o.status, limit: o.limit, offset: o.offset }, Boolean(o.json), io)),
     );
+
+  shortcut('impact')
+    .description('What is affected if a method, type or service changes: its callers, injectors, users and subtypes, and, across services, the clients, gateway routes and methods that reach the routes it serves, with their callers, by depth')
+    .argument('<name...>', 'methods (Type#method), types or services, as callers takes them, or ids')
+    .option('--depth <n>', 'hops back to walk (default 3; a call across services, route to client to its method, is one hop)')
+    .option('--min-confidence <x>', 'follow only links at least this sure, 0..1 (default 0.5)')
+    .option('--within-service', 'stay in code: do not follow the routes it serves to their callers')
+    .option('--limit <n>', 'most affected nodes (default 200)')
+    .action(async (names: string[], o) => setCode(await impactCommand(names, o, io)));
 
   for (const def of SHORTCUTS) {
     shortcut(def.name)

@@ -5,7 +5,7 @@
  */
 import type { ToolResult } from '../../query/run.js';
 import type { CliSession } from './session.js';
-import { absenceText, formatResult, hintsText, linkNote, shellQuote, type FormatOptions } from './format.js';
+import { absenceText, formatResult, hintsText, linkNote, shellQuote, short, type FormatOptions } from './format.js';
 
 type Json = Record<string, unknown>;
 type Direction = 'in' | 'out';
@@ -21,8 +21,17 @@ interface Walk {
   members?: boolean;
   /** Follow the edges again from each node reached, up to MAX_DEPTH (implementations of implementations). */
   transitive?: boolean;
-  /** Also list the routes the method (or the type's members) serve: their callers are HTTP clients, a `callers` away. */
+  /** Also the routes the method (or the type's members) serve, and what reaches them: clients, producers, gateway routes. */
   routes?: boolean;
+  /** Also the calls of the methods the origin implements or overrides (an interface's): they run it. */
+  dispatch?: boolean;
+  /** Name what each method reached is implemented or overridden by (a call of an interface method runs one of those). */
+  implementations?: boolean;
+  /**
+   * A service's links, each with the client, producer or gateway route that makes it and the route it reaches: `out`
+   * from the service's clients and producers, `in` to its routes.
+   */
+  links?: Direction;
   /** From a node of this kind reached, one hop more along these edges (a method's client, then the route it calls). */
   then?: Readonly<Record<string, readonly string[]>>;
 }
@@ -41,12 +50,12 @@ export interface ShortcutDef {
 export const SHORTCUTS: readonly ShortcutDef[] = [
   {
     name: 'callers',
-    description: 'Who calls a method (a type: any of its members), a route (clients, producers, gateway routes) or a service',
+    description: 'Who calls a method (a type: any of its members; calls through the interface it implements included; for a handler, the clients and gateway routes reaching its routes too), a route (clients, producers, gateway routes) or a service',
     argument: 'a method (Type#method, Type.method), type, route (GET /owners/{id}) or service',
     walks: [
-      { kind: 'symbol', direction: 'in', edgeTypes: ['CALLS'], members: true, routes: true },
+      { kind: 'symbol', direction: 'in', edgeTypes: ['CALLS'], members: true, routes: true, dispatch: true },
       { kind: 'route', direction: 'in', edgeTypes: ['HTTP_CALLS', 'ASYNC_CALLS', 'FORWARDS'] },
-      { kind: 'service', direction: 'in', edgeTypes: ['SERVICE_CALLS'] },
+      { kind: 'service', direction: 'in', edgeTypes: ['SERVICE_CALLS'], links: 'in' },
     ],
     noun: ['caller', 'callers'],
   },
@@ -55,11 +64,11 @@ export const SHORTCUTS: readonly ShortcutDef[] = [
     description: 'What a method (a type: any of its members; a client method: its client and the route it calls), client, producer, gateway route or service calls',
     argument: 'a method (Type#method, Type.method), type, client, producer, route or service',
     walks: [
-      { kind: 'symbol', direction: 'out', edgeTypes: ['CALLS', 'DECLARES_CLIENT', 'DECLARES_PRODUCER'], members: true, then: { client: ['HTTP_CALLS'], producer: ['ASYNC_CALLS'] } },
+      { kind: 'symbol', direction: 'out', edgeTypes: ['CALLS', 'DECLARES_CLIENT', 'DECLARES_PRODUCER'], members: true, then: { client: ['HTTP_CALLS'], producer: ['ASYNC_CALLS'] }, implementations: true },
       { kind: 'client', direction: 'out', edgeTypes: ['HTTP_CALLS'] },
       { kind: 'producer', direction: 'out', edgeTypes: ['ASYNC_CALLS'] },
       { kind: 'route', direction: 'out', edgeTypes: ['FORWARDS'] },
-      { kind: 'service', direction: 'out', edgeTypes: ['SERVICE_CALLS'] },
+      { kind: 'service', direction: 'out', edgeTypes: ['SERVICE_CALLS'], links: 'out' },
     ],
     noun: ['callee', 'callees'],
   },
@@ -134,14 +143,22 @@ function intOption(text: string | undefined, name: string, dflt: number, min: nu
 }
 
 /** Resolves `identifier` as the shortcut's kinds allow: one node, or the resolve answer that says why not. */
-async function resolveTarget(session: CliSession, def: ShortcutDef, identifier: string): Promise<{ node: Json } | { answer: ToolResult }> {
-  const first = await session.run('resolve', { identifier, ...(def.resolveKind ? { kind: def.resolveKind } : {}) });
+function resolveTarget(session: CliSession, def: ShortcutDef, identifier: string): Promise<{ node: Json } | { answer: ToolResult }> {
+  return resolveName(session, identifier, kindsOf(def), def.resolveKind);
+}
+
+/**
+ * Resolves a name a command was given to one node of the kinds it answers for (`kind`: only that one): one node, or
+ * the resolve answer that says why not.
+ */
+export async function resolveName(session: CliSession, identifier: string, answering: readonly string[], kind?: string): Promise<{ node: Json } | { answer: ToolResult }> {
+  const first = await session.run('resolve', { identifier, ...(kind ? { kind } : {}) });
   if (!first.ok) return { answer: first };
   if (first.status === 'one') return { node: first.node as Json };
-  if (first.status !== 'many' || def.resolveKind) return { answer: first };
-  // Several candidates of several kinds, of which one kind is one this shortcut answers for: narrow to it, as
-  // the resolve answer's own hint would (`kind`), rather than stop at candidates the shortcut cannot use.
-  const applicable = new Set(kindsOf(def));
+  if (first.status !== 'many' || kind) return { answer: first };
+  // Several candidates of several kinds, of which one kind is one this command answers for: narrow to it, as
+  // the resolve answer's own hint would (`kind`), rather than stop at candidates the command cannot use.
+  const applicable = new Set(answering);
   const kinds = [...new Set((first.candidates as { node: Json }[]).map((c) => String(c.node.kind)))];
   const usable = kinds.filter((k) => applicable.has(k));
   if (usable.length !== 1 || usable.length === kinds.length) return { answer: first };
@@ -254,6 +271,61 @@ export async function runShortcut(session: CliSession, def: ShortcutDef, identif
     frontier = next;
   }
 
+  const implementing = memberOf.size ? [...memberOf.keys()] : [String(node.id)];
+  if (walk.dispatch && session.ontology.edgeType('OVERRIDES')) {
+    // `orders.place()` on an IOrders runs OrdersImpl#place: such a call is a caller of the implementation.
+    const overridden = await collect(session, implementing, 'out', ['OVERRIDES'], MAX_EDGES);
+    if ('failed' in overridden) return { code: 1, result: overridden.failed };
+    const implementer = new Map(overridden.edges.map((e) => [String((e.other as Json).id), { from: String(e.from), name: String((e.other as Json).qualified_name) }]));
+    const calls = implementer.size ? await collect(session, [...implementer.keys()], 'in', edgeTypes, MAX_EDGES - found.size) : { edges: [], truncated: false, answers: [] };
+    if ('failed' in calls) return { code: 1, result: calls.failed };
+    for (const e of calls.edges) {
+      const key = edgeKey(e);
+      const over = implementer.get(String(e.to))!;
+      if (found.has(key) || own?.has(String((e.other as Json).id))) continue;
+      const member = memberOf.get(over.from);
+      found.set(key, { ...e, through: over.name, ...(member ? { member } : {}) });
+    }
+    truncated ||= calls.truncated;
+  }
+  let served: Json[] = [];
+  let linksOf: Json[] | undefined;
+  if (walk.routes && session.ontology.edgeType('EXPOSES')) {
+    // A handler's routes and what reaches them from other services: its callers too, in the same answer.
+    const exposes = await collect(session, implementing, 'out', ['EXPOSES'], MAX_EDGES);
+    if ('failed' in exposes) return { code: 1, result: exposes.failed };
+    served = exposes.edges.map((e) => e.other as Json);
+    const inbound = ['HTTP_CALLS', 'ASYNC_CALLS', 'FORWARDS'].filter((t) => session.ontology.edgeType(t));
+    const reaching = served.length ? await collect(session, served.map((r) => String(r.id)), 'in', inbound, MAX_EDGES - found.size) : { edges: [], truncated: false, answers: [] };
+    if ('failed' in reaching) return { code: 1, result: reaching.failed };
+    const routeName = new Map(served.map((r) => [String(r.id), String(r.qualified_name)]));
+    for (const e of reaching.edges) if (!found.has(edgeKey(e))) found.set(edgeKey(e), { ...e, route: routeName.get(String(e.to)) });
+    truncated ||= reaching.truncated;
+  }
+
+  if (walk.links) {
+    // Which clients, producers and gateway routes carry the service's calls, and the routes they reach.
+    const ends = walk.links === 'out' ? ['client', 'producer'] : ['route'];
+    const byId = new Map<string, Json>();
+    const edges: Json[] = [];
+    // The edges each kind has that way: a client's requests, a producer's sends, what reaches a route.
+    const carried: Record<string, string[]> = walk.links === 'out' ? { client: ['HTTP_CALLS'], producer: ['ASYNC_CALLS'] } : { route: ['HTTP_CALLS', 'ASYNC_CALLS', 'FORWARDS'] };
+    for (const [kind, all] of Object.entries(carried)) {
+      const types = all.filter((t) => session.ontology.edgeType(t));
+      if (!session.ontology.kind(kind) || !types.length) continue;
+      const r = await session.run('find', { kind, filter: { service: String(node.name) }, limit: 500 });
+      if (!r.ok) return { code: 1, result: r };
+      const ids = (r.results as Json[]).map((n) => String(n.id));
+      for (const n of r.results as Json[]) byId.set(String(n.id), n);
+      const step = ids.length ? await collect(session, ids, walk.links, types, MAX_EDGES) : { edges: [], truncated: false, answers: [] };
+      if ('failed' in step) return { code: 1, result: step.failed };
+      edges.push(...step.edges);
+      truncated ||= step.truncated;
+    }
+    const own = (id: unknown): Json => byId.get(String(id)) ?? { id };
+    linksOf = edges.map((e) => (walk.links === 'out' ? { from: own(e.from), type: e.type, to: e.other, attrs: e.attrs } : { from: e.other, type: e.type, to: own(e.to), attrs: e.attrs }));
+  }
+
   // A Feign method's client, then the route that client calls (depth 2), in one answer.
   const hops = walk.then ? [...found.values()].filter((e) => walk.then![String((e.other as Json).kind)]) : [];
   for (const e of hops) {
@@ -263,6 +335,19 @@ export async function runShortcut(session: CliSession, def: ShortcutDef, identif
     if ('failed' in step) return { code: 1, result: step.failed };
     for (const next of step.edges) if (!found.has(edgeKey(next))) found.set(edgeKey(next), { ...next, depth: 2, via: String(other.qualified_name) });
     truncated ||= step.truncated;
+  }
+
+  if (walk.implementations && session.ontology.edgeType('OVERRIDES')) {
+    // `accountsService.update(…)` lands on IAccountsService#update: say which methods it runs.
+    const called = [...new Set([...found.values()].filter((e) => e.type === 'CALLS' && symbolShape(e.other as Json) === 'member').map((e) => String((e.other as Json).id)))];
+    const overriding = called.length ? await collect(session, called, 'in', ['OVERRIDES'], MAX_EDGES) : { edges: [], truncated: false, answers: [] };
+    if ('failed' in overriding) return { code: 1, result: overriding.failed };
+    const by = new Map<string, string[]>();
+    for (const o of overriding.edges) (by.get(String(o.to)) ?? by.set(String(o.to), []).get(String(o.to))!).push(String((o.other as Json).qualified_name));
+    for (const e of found.values()) {
+      const impls = e.type === 'CALLS' ? by.get(String((e.other as Json).id)) : undefined;
+      if (impls) e.implementations = [...impls].sort();
+    }
   }
 
   const all = [...found.values()].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
@@ -278,11 +363,8 @@ export async function runShortcut(session: CliSession, def: ShortcutDef, identif
     ...(within ? { within_type: within } : {}),
     edges: page,
   };
-  if (walk.routes && session.ontology.edgeType('EXPOSES')) {
-    const served = await collect(session, memberOf.size ? [...memberOf.keys()] : [String(node.id)], 'out', ['EXPOSES'], MAX_EDGES);
-    if ('failed' in served) return { code: 1, result: served.failed };
-    if (served.edges.length) result.serves = served.edges.map((e) => e.other as Json);
-  }
+  if (served.length) result.serves = served;
+  if (linksOf) result.links = linksOf;
   if (all.length === 0) {
     // One origin: the tool's own diagnosis says why (which edges the node has instead, with hints).
     const single = origins.length === 1 ? lastAnswers[0] : undefined;
@@ -304,15 +386,6 @@ function where(node: Json, line?: unknown): string {
   return node.file ? `  ${String(node.file)}${line ?? node.line ? `:${String(line ?? node.line)}` : ''}` : '';
 }
 
-function short(qualifiedName: string): string {
-  // A member's qualified name with its package cut: Type#method(int) reads better than the whole path.
-  const hash = qualifiedName.indexOf('#');
-  const head = hash >= 0 ? qualifiedName.slice(0, hash) : qualifiedName;
-  const tail = hash >= 0 ? qualifiedName.slice(hash) : '';
-  if (/\s/.test(head)) return qualifiedName;
-  return `${head.split('.').pop() ?? head}${tail}`;
-}
-
 /** Concise text: the target, then one line per edge (the node at the other end, where, and how). */
 export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptions = {}): string {
   if (!result.ok) return formatResult(def.name, result, opts);
@@ -332,8 +405,9 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
   if (def.name === 'routes') {
     lines.push(`${count(result.total)}${result.has_more ? ' (more: use --offset)' : ''}`);
     for (const r of (result.results as Json[] | undefined) ?? []) {
-      const handler = (r.attributes as Json | undefined)?.handler;
-      lines.push(`  ${String(r.name).padEnd(36)} ${handler ? short(String(handler)) : ''}${where(r)}`);
+      const attrs = (r.attributes as Json | undefined) ?? {};
+      const what = typeof attrs.handler === 'string' ? `${short(attrs.handler)}${typeof attrs.function_composition === 'string' ? ` (first of ${attrs.function_composition})` : ''}` : typeof attrs.gateway_target === 'string' ? `→ ${attrs.gateway_target}` : typeof attrs.framework === 'string' ? `(${attrs.framework})` : '';
+      lines.push(`  ${String(r.name).padEnd(36)} ${what}${where(r)}`);
     }
   } else {
     const walk = result.walk as Json;
@@ -342,33 +416,56 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
     const countAt = lines.length;
     lines.push('');
     // One line per node at the other end and way it is reached: a type used as a field and a parameter is one line.
-    const byLine = new Map<string, { head: string; how: string[]; tail: string; note: string }>();
+    const byLine = new Map<string, { head: string; how: string[]; tail: string; note: string; routes: string[] }>();
     for (const e of result.edges as Json[]) {
       const other = e.other as Json;
       const attrs = (e.attrs as Json | undefined) ?? {};
       // A call site's line is where the call is, in the caller's file.
       const callLine = e.type === 'CALLS' && walk.direction === 'in' ? attrs.line : undefined;
-      const via = typeof e.member === 'string' ? `  ${walk.direction === 'in' ? '→' : '←'} ${memberOnly(e.member)}` : '';
+      const via = [
+        typeof e.through === 'string' ? `  through ${short(e.through)}` : '',
+        Array.isArray(e.implementations) ? `  implemented by ${(e.implementations as string[]).map(short).join(', ')}` : '',
+        typeof e.member === 'string' ? `  ${walk.direction === 'in' ? '→' : '←'} ${memberOnly(e.member)}` : '',
+      ].join('');
       const depth = typeof e.depth === 'number' && e.depth > 1 ? `  (depth ${e.depth})` : '';
       const shape = symbolShape(other) ? String((other.attributes as Json).symbol_kind) : String(other.kind);
-      const head = `  ${short(String(other.qualified_name))}  ${shape}, ${String(e.type)}`;
+      const head = `  ${short(String(other.qualified_name))}  ${shape}, ${String(e.type)}${endpointNote(other)}`;
       const tail = `${where(other, callLine)}${via}${depth}`;
       const key = `${head}\u0000${tail}`;
-      const entry = byLine.get(key) ?? { head, how: [], tail, note: linkNote(e.type, attrs) };
+      const entry = byLine.get(key) ?? { head, how: [], tail, note: linkNote(e.type, attrs), routes: [] };
+      if (typeof e.route === 'string' && !entry.routes.includes(e.route)) entry.routes.push(e.route);
       for (const name of SHOWN_ATTRS) {
         const v = attrs[name];
         if (typeof v === 'string' && !(name === 'call' && v === 'call') && !entry.how.includes(v)) entry.how.push(v);
       }
       byLine.set(key, entry);
     }
-    for (const { head, how, tail, note } of byLine.values()) lines.push(`${head}${how.length ? ` ${how.join(', ')}` : ''}${tail}${note}`);
+    for (const { head, how, tail, note, routes } of byLine.values()) lines.push(`${head}${how.length ? ` ${how.join(', ')}` : ''}${tail}${routes.length ? `  → ${routes.join(', ')}` : ''}${note}`);
     // Edges to one node the same way share a line (a type held in a field and a parameter): say so when they do.
     const shown = (result.edges as Json[]).length;
     const grouped = byLine.size < shown ? `; the ${shown} shown here on ${byLine.size} lines, one per node and place` : '';
     lines[countAt] = `${count(result.total)}${members}${within}${grouped}${result.has_more ? ' (more: use --offset)' : ''}${result.truncated ? ` (cut at the first ${MAX_EDGES} edges)` : ''}`;
-    for (const route of (result.serves as Json[] | undefined) ?? []) lines.push(`serves ${String(route.qualified_name)}: its callers are \`sextant ${def.name} ${shellQuote(String(route.qualified_name))}${opts.store ? ` --store ${shellQuote(opts.store)}` : ''}\``);
+    const serves = (result.serves as Json[] | undefined) ?? [];
+    if (serves.length) lines.push(`serves ${serves.length} route${serves.length === 1 ? '' : 's'}: ${serves.map((r) => String(r.name)).join(', ')}; what reaches them is listed above (→ route)`);
+    const links = (result.links as Json[] | undefined) ?? [];
+    if (links.length) lines.push(`through ${links.length} link${links.length === 1 ? '' : 's'}:`);
+    for (const l of links) {
+      const from = l.from as Json;
+      const to = l.to as Json;
+      lines.push(`  ${short(String(from.qualified_name ?? from.id))}${endpointNote(from)}  ${String(l.type)} → ${String(to.qualified_name ?? to.id)}${endpointNote(to)}${linkNote(l.type, l.attrs as Json | undefined)}${where(from)}`);
+    }
+    if (def.name === 'callers' && target.kind === 'symbol') lines.push(`callers of these callers, across services: \`sextant impact ${shellQuote(String(target.qualified_name))}${opts.store ? ` --store ${shellQuote(opts.store)}` : ''}\``);
   }
   return [...lines, ...absenceText(result), ...hintsText(result, opts)].join('\n');
+}
+
+/** Who is behind the other end of a link: the method making a client's call or a send, the method handling a route. */
+function endpointNote(node: Json): string {
+  const attrs = (node.attributes as Json | undefined) ?? {};
+  if ((node.kind === 'client' || node.kind === 'producer') && typeof attrs.caller === 'string') return `  in ${short(attrs.caller)}`;
+  if (node.kind === 'route' && typeof attrs.handler === 'string') return `  handled by ${short(attrs.handler)}${typeof attrs.function_composition === 'string' ? ` (first of the composition ${attrs.function_composition})` : ''}`;
+  if (node.kind === 'route' && typeof attrs.gateway_target === 'string') return `  → ${attrs.gateway_target}`;
+  return '';
 }
 
 /** `Type#method(int)` → `#method(int)`: the member part, its type being the target. */
