@@ -62,7 +62,8 @@ const QUESTIONS: Question[] = [
       /method +VisitsServiceClient#getVisitsForPets\(List\) +← DECLARES_CLIENT/,
       /method +ApiGatewayController#getOwnerDetails\(int\) +← CALLS VisitsServiceClient#getVisitsForPets\(List\)/,
       /route +api-gateway GET \/api\/gateway\/owners\/\{ownerId\} +handled by ApiGatewayController#getOwnerDetails\(int\)/,
-      /route +api-gateway ANY \/api\/visit\/\*\* +→ lb:\/\/visits-service \(StripPrefix=2\)/,
+      // The gateway route forwards to each of the three routes, and says so.
+      /route +api-gateway ANY \/api\/visit\/\*\* +→ lb:\/\/visits-service \(StripPrefix=2\) +← FORWARDS (visits-service [A-Z]+ \/\S+(, )?){3} /,
     ],
   },
   {
@@ -99,8 +100,8 @@ const QUESTIONS: Question[] = [
       /POST \/owners\/\{ownerId\}\/pets +PetResource#processCreationForm\(PetRequest,int\)/,
       /PUT \/owners\/\*\/pets\/\{petId\} +PetResource#processUpdateForm\(PetRequest\)/,
       /GET \/owners\/\*\/pets\/\{petId\} +PetResource#findPet\(int\)/,
-      // Routes Spring Boot's actuator adds say so, apart from the controllers'.
-      /GET \/actuator\/health +\(actuator\)/,
+      // Routes Spring Boot's actuator adds are one line after the controllers'.
+      /^ {2}and 3 actuator routes {2}spring-petclinic-customers-service\/pom\.xml:\d+: GET \/actuator, GET \/actuator\/health, GET \/actuator\/health\/\{\*path\}$/,
     ],
   },
   {
@@ -113,7 +114,7 @@ const QUESTIONS: Question[] = [
     estate: 'eazybank',
     question: 'Which service consumes what AccountsServiceImpl#sendCommunication sends, through which functions?',
     commands: [['callees', 'AccountsServiceImpl#sendCommunication']],
-    says: [/message kafka send-communication {2}route, ASYNC_CALLS {2}handled by MessageFunctions#email\(\) \(first of the composition email\|sms\)/],
+    says: [/message kafka send-communication {2}route, ASYNC_CALLS {2}handled by MessageFunctions#email\(\), then sms \(the composition email\|sms\)/],
   },
   {
     estate: 'eazybank',

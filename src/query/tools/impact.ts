@@ -24,7 +24,7 @@ interface Reached {
   node: NodeRecord;
   depth: number;
   /** The edge that carried the dependent (`uses`: how a USES edge names the type: field, parameter, pointcut…). */
-  via: { edge_type: string; from: string; from_name?: string; confidence?: number; uses?: string; dispatch_to?: string };
+  via: { edge_type: string; from: string; from_name?: string; confidence?: number; uses?: string; dispatch_to?: string; also_from?: string[] };
 }
 
 export const impactTool: ToolDef = {
@@ -72,12 +72,19 @@ export const impactTool: ToolDef = {
       }
     }
     const reached: Reached[] = [];
+    const byId = new Map<string, Reached>();
     let truncated = false;
     /** Adds what `rows` reach that is new, at depth `d`; the ids added. */
     const take = (rows: Awaited<ReturnType<typeof edgesAround>>, d: number): string[] => {
       const added: string[] = [];
       for (const r of rows) {
-        if (seen.has(r.other.id)) continue;
+        if (seen.has(r.other.id)) {
+          // Reached again the same way at this depth (a gateway route forwarding to several of the routes): say from where.
+          const before = byId.get(r.other.id);
+          const name = names.get(r.origin);
+          if (before && before.depth === d && before.via.edge_type === r.type && name && r.origin !== before.via.from && !before.via.also_from?.includes(name)) (before.via.also_from ??= []).push(name);
+          continue;
+        }
         if (reached.length >= limit) {
           truncated = true;
           break;
@@ -86,7 +93,9 @@ export const impactTool: ToolDef = {
         added.push(r.other.id);
         names.set(r.other.id, r.other.qualified_name);
         const fromName = names.get(r.origin);
-        reached.push({ node: r.other, depth: d, via: { edge_type: r.type, from: r.origin, ...(fromName ? { from_name: fromName } : {}), ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}), ...(typeof r.attrs.via === 'string' ? { uses: r.attrs.via } : {}) } });
+        const entry: Reached = { node: r.other, depth: d, via: { edge_type: r.type, from: r.origin, ...(fromName ? { from_name: fromName } : {}), ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}), ...(typeof r.attrs.via === 'string' ? { uses: r.attrs.via } : {}) } };
+        reached.push(entry);
+        byId.set(r.other.id, entry);
       }
       return added;
     };

@@ -185,7 +185,7 @@ function shapeOf(node: Json): string {
 /** A node on one line: its short name, what it is, and (a route) the method handling it. */
 function nodeLine(node: Json): string {
   const attrs = (node.attributes as Json | undefined) ?? {};
-  const handler = typeof attrs.handler === 'string' ? `  handled by ${short(attrs.handler)}${typeof attrs.function_composition === 'string' ? ` (first of ${attrs.function_composition})` : ''}` : '';
+  const handler = typeof attrs.handler === 'string' ? `  handled by ${short(attrs.handler)}${typeof attrs.function_composition === 'string' ? ` (the composition ${attrs.function_composition})` : ''}` : '';
   const target = typeof attrs.gateway_target === 'string' ? `  → ${attrs.gateway_target}` : '';
   return `${shapeOf(node).padEnd(11)} ${short(String(node.qualified_name))}${handler}${target}`;
 }
@@ -201,7 +201,7 @@ function impactText(result: Json): string[] {
     out.push(`  ${String(g.service)}:`);
     for (const n of g.nodes as Json[]) {
       const via = n.via as Json;
-      const from = typeof via.from_name === 'string' ? short(via.from_name) : String(via.from);
+      const from = [typeof via.from_name === 'string' ? short(via.from_name) : String(via.from), ...((via.also_from as string[] | undefined) ?? []).map(short)].join(', ');
       const where = n.file ? `  ${String(n.file)}${n.line ? `:${String(n.line)}` : ''}` : '';
       const dispatch = typeof via.dispatch_to === 'string' ? ` (runs ${short(via.dispatch_to)})` : '';
       out.push(`    ${nodeLine(n)}  ← ${String(via.edge_type)} ${from}${dispatch}${linkNote(via.edge_type, via)}${where}`);

@@ -404,11 +404,15 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
   const count = (n: unknown) => `${String(n)} ${n === 1 ? def.noun[0] : def.noun[1]}`;
   if (def.name === 'routes') {
     lines.push(`${count(result.total)}${result.has_more ? ' (more: use --offset)' : ''}`);
-    for (const r of (result.results as Json[] | undefined) ?? []) {
+    // The routes Spring Boot's actuator serves are the same in every service: one line says which, after the others.
+    const all = (result.results as Json[] | undefined) ?? [];
+    const actuator = all.filter((r) => (r.attributes as Json | undefined)?.framework === 'actuator');
+    for (const r of all.filter((x) => !actuator.includes(x))) {
       const attrs = (r.attributes as Json | undefined) ?? {};
-      const what = typeof attrs.handler === 'string' ? `${short(attrs.handler)}${typeof attrs.function_composition === 'string' ? ` (first of ${attrs.function_composition})` : ''}` : typeof attrs.gateway_target === 'string' ? `→ ${attrs.gateway_target}` : typeof attrs.framework === 'string' ? `(${attrs.framework})` : '';
+      const what = typeof attrs.handler === 'string' ? `${short(attrs.handler)}${compositionNote(attrs)}` : typeof attrs.gateway_target === 'string' ? `→ ${attrs.gateway_target}` : typeof attrs.framework === 'string' ? `(${attrs.framework})` : '';
       lines.push(`  ${String(r.name).padEnd(36)} ${what}${where(r)}`);
     }
+    if (actuator.length) lines.push(`  and ${actuator.length} actuator route${actuator.length === 1 ? '' : 's'}${where(actuator[0]!)}: ${actuator.map((r) => String(r.name)).join(', ')}`);
   } else {
     const walk = result.walk as Json;
     const members = typeof walk.members === 'number' ? ` (of the type and its ${walk.members} members)` : '';
@@ -417,9 +421,16 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
     lines.push('');
     // One line per node at the other end and way it is reached: a type used as a field and a parameter is one line.
     const byLine = new Map<string, { head: string; how: string[]; tail: string; note: string; routes: string[] }>();
+    // Calls whose receiver type is unknown are kept apart from the answer, on one line at its end.
+    const unresolved: string[] = [];
     for (const e of result.edges as Json[]) {
       const other = e.other as Json;
       const attrs = (e.attrs as Json | undefined) ?? {};
+      if (other.kind === 'unresolved_call') {
+        const at = String(other.qualified_name).split('@').pop() ?? '';
+        if (!unresolved.includes(at)) unresolved.push(at);
+        continue;
+      }
       // A call site's line is where the call is, in the caller's file.
       const callLine = e.type === 'CALLS' && walk.direction === 'in' ? attrs.line : undefined;
       const via = [
@@ -441,9 +452,11 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
       byLine.set(key, entry);
     }
     for (const { head, how, tail, note, routes } of byLine.values()) lines.push(`${head}${how.length ? ` ${how.join(', ')}` : ''}${tail}${routes.length ? `  → ${routes.join(', ')}` : ''}${note}`);
+    if (unresolved.length) lines.push(`  and ${unresolved.length} call${unresolved.length === 1 ? '' : 's'} on a receiver of unknown type (unresolved_call): ${unresolved.join(', ')}`);
     // Edges to one node the same way share a line (a type held in a field and a parameter): say so when they do.
     const shown = (result.edges as Json[]).length;
-    const grouped = byLine.size < shown ? `; the ${shown} shown here on ${byLine.size} lines, one per node and place` : '';
+    const lineCount = byLine.size + (unresolved.length ? 1 : 0);
+    const grouped = lineCount < shown ? `; the ${shown} shown here on ${lineCount} lines, one per node and place` : '';
     lines[countAt] = `${count(result.total)}${members}${within}${grouped}${result.has_more ? ' (more: use --offset)' : ''}${result.truncated ? ` (cut at the first ${MAX_EDGES} edges)` : ''}`;
     const serves = (result.serves as Json[] | undefined) ?? [];
     if (serves.length) lines.push(`serves ${serves.length} route${serves.length === 1 ? '' : 's'}: ${serves.map((r) => String(r.name)).join(', ')}; what reaches them is listed above (→ route)`);
@@ -459,11 +472,19 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
   return [...lines, ...absenceText(result), ...hintsText(result, opts)].join('\n');
 }
 
+/** `, then sms (the composition email|sms)` after a Spring Cloud Stream listener's first function. */
+function compositionNote(attrs: Json): string {
+  const composition = attrs.function_composition;
+  if (typeof composition !== 'string') return '';
+  const rest = composition.split('|').slice(1);
+  return rest.length ? `, then ${rest.join(', then ')} (the composition ${composition})` : '';
+}
+
 /** Who is behind the other end of a link: the method making a client's call or a send, the method handling a route. */
 function endpointNote(node: Json): string {
   const attrs = (node.attributes as Json | undefined) ?? {};
   if ((node.kind === 'client' || node.kind === 'producer') && typeof attrs.caller === 'string') return `  in ${short(attrs.caller)}`;
-  if (node.kind === 'route' && typeof attrs.handler === 'string') return `  handled by ${short(attrs.handler)}${typeof attrs.function_composition === 'string' ? ` (first of the composition ${attrs.function_composition})` : ''}`;
+  if (node.kind === 'route' && typeof attrs.handler === 'string') return `  handled by ${short(attrs.handler)}${compositionNote(attrs)}`;
   if (node.kind === 'route' && typeof attrs.gateway_target === 'string') return `  → ${attrs.gateway_target}`;
   return '';
 }
