@@ -81,11 +81,9 @@ const QUESTIONS: Question[] = [
   {
     estate: 'spring-petclinic-microservices',
     question: 'Where does GET /api/customer/owners/7/pets/3 on the api-gateway go?',
-    commands: [
-      ['routes', 'api-gateway'],
-      ['routes', 'customers-service'],
-    ],
-    says: [/ANY \/api\/customer\/\*\* +→ lb:\/\/customers-service \(StripPrefix=2\)/, /GET \/owners\/\*\/pets\/\{petId\} +PetResource#findPet\(int\)/],
+    // The gateway's StripPrefix=2 leaves /owners/7/pets/3, which Spring's `*` in owners/*/pets/{petId} accepts.
+    commands: [['resolve', 'GET /api/customer/owners/7/pets/3']],
+    says: [/route +api-gateway ANY \/api\/customer\/\*\*/, /^ {2}forwards to route +customers-service GET \/owners\/\*\/pets\/\{petId\} +handled by PetResource#findPet\(int\) +\[confidence 0\.9\]/],
   },
   {
     estate: 'spring-petclinic-microservices',
@@ -109,6 +107,12 @@ const QUESTIONS: Question[] = [
     question: 'Which route does VisitsServiceClient#getVisitsForPets call, in which service, handled by what?',
     commands: [['callees', 'VisitsServiceClient#getVisitsForPets']],
     says: [/visits-service GET \/pets\/visits {2}route, HTTP_CALLS {2}handled by VisitResource#read\(List\)/],
+  },
+  {
+    estate: 'spring-petclinic-microservices',
+    question: '(not a question of the set) Spring path wildcards: a concrete path matches owners/*/pets/{petId}, and a concrete URL of no gateway route matches nothing',
+    commands: [['resolve', 'GET /owners/7/pets/3']],
+    says: [/^status: one$/, /route +customers-service GET \/owners\/\*\/pets\/\{petId\}/],
   },
   {
     estate: 'eazybank',
@@ -169,11 +173,10 @@ const QUESTIONS: Question[] = [
   {
     estate: 'eazybank',
     question: 'Where does GET /eazybank/accounts/api/fetchCustomerDetails on the gateway go?',
-    commands: [
-      ['routes', 'gatewayserver'],
-      ['routes', 'accounts'],
-    ],
-    says: [/ANY \/eazybank\/accounts\/\*\* +→ http:\/\/accounts:8080 \(RewritePath=\/eazybank\/accounts\/ -> \/\)/, /GET \/api\/fetchCustomerDetails +CustomerController#fetchCustomerDetails\(String,String\)/],
+    commands: [['resolve', 'GET /eazybank/accounts/api/fetchCustomerDetails']],
+    says: [/route +gatewayserver ANY \/eazybank\/accounts\/\*\*/, /^ {2}forwards to route +accounts GET \/api\/fetchCustomerDetails +handled by CustomerController#fetchCustomerDetails\(String,String\)/],
+    // The gateway rewrites /eazybank/accounts/ to /: no other accounts route takes that path.
+    never: [/forwards to .*(cards|loans)/],
   },
   {
     estate: 'eazybank',

@@ -4,6 +4,7 @@
  * Real tree-sitter parsing of Java files this test writes to a temporary directory.
  */
 import assert from 'node:assert/strict';
+import { patternAccepts } from '../src/search/patterns.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -185,5 +186,16 @@ describe('routes', () => {
     assert.ok(re.test('/orders/42.json'));
     assert.ok(!re.test('/orders/42xjson'));
     assert.ok(!re.test('/orders/4/2.json'));
+  });
+
+  test("Spring's wildcards in a route path mean what Spring makes of them (petclinic's owners/*/pets/{petId}, actuator's {*path})", () => {
+    const accepts = (path: string, request: string) => patternAccepts(pathRegex(path), request);
+    assert.ok(accepts('/owners/*/pets/{petId}', '/owners/7/pets/3'), '* is any text within one segment');
+    assert.ok(!accepts('/owners/*/pets/{petId}', '/owners/7/x/pets/3'), '* stays within its segment');
+    assert.ok(!accepts('/owners/*/pets/{petId}', '/owners/*/pets'), 'the variable still takes a segment');
+    assert.ok(accepts('/files/**', '/files') && accepts('/files/**', '/files/a/b'), '/** is any number of segments, none included');
+    assert.ok(accepts('/a/**/b', '/a/x/y/b') && accepts('/a/**/b', '/a/b'));
+    assert.ok(accepts('/actuator/health/{*path}', '/actuator/health') && accepts('/actuator/health/{*path}', '/actuator/health/db/ping'), '{*path} captures the rest of the path');
+    assert.ok(!accepts('/a.b', '/axb'), 'other characters are literal');
   });
 });

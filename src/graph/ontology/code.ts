@@ -340,7 +340,10 @@ export const CODE_ONTOLOGY: OntologyModule = {
       description: 'A gateway or reverse-proxy route forwards to the routes of its target service it can reach: the request path rewritten as its filters say (StripPrefix, PrefixPath, a RewritePath prefix swap; nginx proxy_pass with or without a URI, and the location nginx would pick), matched by path pattern in the target service.',
       from: ['route'],
       to: ['route'],
-      attrs: [{ name: 'request_path', type: 'string', description: 'The path a request sent to the gateway or proxy has when it lands on this route (variables written {}), before rewriting.' }],
+      attrs: [
+        { name: 'request_path', type: 'string', description: 'The path a request sent to the gateway or proxy has when it lands on this route (variables written {}), before rewriting.' },
+        { name: 'request_regex', type: 'string', description: 'The concrete request paths sent to the gateway or proxy that land on this route (RE2/J syntax, matched whole): how `resolve` follows a URL through it.' },
+      ],
       inferred: true,
     },
     {

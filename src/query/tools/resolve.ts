@@ -402,6 +402,22 @@ async function routesByPath(ctx: ToolContext, identifier: string, kinds: string[
   return nodes.filter((n) => typeof n.props.path_regex === 'string' && patternAccepts(n.props.path_regex, path!));
 }
 
+/**
+ * Where a concrete request to a gateway or proxy route goes (`GET /api/customer/owners/7/pets/3`): the routes its
+ * FORWARDS edges reach whose request regex accepts the path, of the request's method (or any).
+ */
+async function forwardsOf(ctx: ToolContext, route: NodeRecord, identifier: string): Promise<{ node: NodeRecord; requestPath: string; confidence?: number }[]> {
+  const m = identifier.length <= MAX_ROUTE_IDENTIFIER ? ROUTE_IDENTIFIER.exec(identifier.trim()) : null;
+  if (!m || !ctx.ontology.edgeType('FORWARDS')) return [];
+  const method = m[2]?.toUpperCase();
+  const path = m[3]!;
+  const { rows } = await ctx.store.edges({ ids: [route.id], direction: 'out', types: ['FORWARDS'], limit: 2000, offset: 0 });
+  return rows
+    .filter((r) => typeof r.attrs.request_regex === 'string' && patternAccepts(r.attrs.request_regex, path))
+    .filter((r) => !method || method === 'ANY' || r.other.props.http_method === method || r.other.props.http_method === 'ANY')
+    .map((r) => ({ node: r.other, requestPath: String(r.attrs.request_path ?? ''), ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}) }));
+}
+
 /** Listener routes of a topic, queue or destination, written bare (`orders.events`). */
 async function routesByDestination(ctx: ToolContext, identifier: string, kinds: string[] | undefined): Promise<NodeRecord[]> {
   if ((kinds && !kinds.includes('route')) || /\s/.test(identifier.trim()) || !hasRouteProperty(ctx, 'destination')) return [];
@@ -445,7 +461,7 @@ export const resolveTool: ToolDef = {
   title: 'Resolve a name to a node',
   description: (o) =>
     [
-      'Map what a person or agent types to node ids: a name, a qualified name, an id; a member as `Type#method`, `Type.method` or `Type::method`, the type simple, partly or fully qualified, with or without parameter types (`OwnerResource#findOwner(int)`, `(Order, String)`); a file path (relative to the root or a service, or absolute) and `path:line` (the innermost declaration there); a service by name, directory, build module or host; a route like `GET /owners/{id}`, `order-service GET /owners/42` or `/owners/{ownerId}`; a topic like `orders.events`; a GraphQL field like `PullRequest.title`.',
+      'Map what a person or agent types to node ids: a name, a qualified name, an id; a member as `Type#method`, `Type.method` or `Type::method`, the type simple, partly or fully qualified, with or without parameter types (`OwnerResource#findOwner(int)`, `(Order, String)`); a file path (relative to the root or a service, or absolute) and `path:line` (the innermost declaration there); a service by name, directory, build module or host; a route like `GET /owners/{id}`, `order-service GET /owners/42` or `/owners/{ownerId}` (a concrete request to a gateway or proxy route also says where it is forwarded: `forwards_to`); a topic like `orders.events`; a GraphQL field like `PullRequest.title`.',
       'Answers `status: one` with the node, `many` with ranked candidates and the reason each matched (overloads each with its `signature`), or `none` with a diagnosis (did-you-mean with kind and qualified name). It never picks among several for you: narrow with `kind`, parameter types or a more qualified identifier.',
       `Kinds: ${o.kindNames().join(', ')}.`,
     ].join('\n'),
@@ -462,13 +478,17 @@ export const resolveTool: ToolDef = {
       const { matches } = match;
       if (matches.length === 1) {
         const { node, reason } = matches[0]!;
+        const forwards = node.kind === 'route' ? await forwardsOf(ctx, node, identifier) : [];
+        const hints: Hint[] = [{ tool: 'describe', args: { id: node.id }, reason: `full record and edge counts of ${node.qualified_name}` }];
+        if (forwards[0]) hints.unshift({ tool: 'describe', args: { id: forwards[0].node.id }, reason: `the route the request lands on, ${forwards[0].node.qualified_name}` });
         return {
           ok: true,
           status: 'one',
           identifier,
           node: entry(ctx, node),
           reason,
-          hints: limitHints([{ tool: 'describe', args: { id: node.id }, reason: `full record and edge counts of ${node.qualified_name}` }]),
+          ...(forwards.length ? { forwards_to: forwards.map((f) => ({ node: entry(ctx, f.node), request_path: f.requestPath, ...(f.confidence !== undefined ? { confidence: f.confidence } : {}) })) } : {}),
+          hints: limitHints(hints),
         };
       }
       const truncated = matches.length > MAX_CANDIDATES;

@@ -123,6 +123,7 @@ export function formatResult(tool: string, result: Json, opts: FormatOptions = {
     case 'resolve':
       lines.push(`status: ${String(result.status)}`);
       if (result.node) lines.push(`  ${ref(result.node as Json)}`);
+      for (const f of (result.forwards_to as Json[] | undefined) ?? []) lines.push(`  forwards to ${nodeLine(f.node as Json)}${typeof f.confidence === 'number' ? `  [confidence ${f.confidence}]` : ''}${(f.node as Json).file ? `  ${String((f.node as Json).file)}:${String((f.node as Json).line ?? '')}` : ''}`);
       for (const c of (result.candidates as Json[] | undefined) ?? []) lines.push(`  ${ref(c.node as Json)}  (${String(c.reason)})`);
       break;
     case 'links':

@@ -7,7 +7,7 @@ import type { CallFacts } from '../parse/ir.js';
 import { hostIndex, type ServiceInfo } from '../config/layout.js';
 import { resolvePlaceholders } from '../config/spring-config.js';
 import type { MemberEntry } from '../model/model.js';
-import { joinPath } from './routes.js';
+import { joinPath, pathRegex } from './routes.js';
 
 /** A route a gateway declares in configuration: the paths it accepts and where it sends them. */
 export interface GatewayRoute {
@@ -292,7 +292,7 @@ export function gatewayGraph(ontology: Ontology, source: string, services: reado
       if (g.prefix && !path.startsWith(g.prefix)) continue;
       const forwarded = g.prefix ? path.slice(g.prefix.length) || '/' : path;
       const request = joinPath(`/${kept.join('/')}`, forwarded);
-      if (accepts.accepts(request.replace(/\{\}/g, 'x')) && forwardReaches(r, request, literal)) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route', request_path: request } });
+      if (accepts.accepts(request.replace(/\{\}/g, 'x')) && forwardReaches(r, request, literal)) edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.9, strategy: g.framework === 'zuul' ? 'zuul_route' : 'gateway_route', request_path: request, request_regex: pathRegex(request) } });
     }
   }
   return { nodes: out, edges };

@@ -6,6 +6,7 @@ import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import { requestPathFor, selectLocation, type NginxServer } from '../config/deployment.js';
 import { httpdAccepts } from '../config/httpd.js';
 import { forwardReaches, globRegex, httpRoutesByService, literalSegments } from './gateways.js';
+import { pathRegex } from './routes.js';
 import { type DeploymentOnly, hostIndex, type LayoutProxy, type ProxyKind, type ServiceInfo } from '../config/layout.js';
 
 /**
@@ -122,7 +123,8 @@ export function proxyGraph(ontology: Ontology, source: string, proxies: readonly
         if (request === undefined || !forwardReaches(r, request, literal)) continue;
         if (server && selectLocation(server.locations, request)?.line !== rule.location.line) continue;
         if (rule.kind === 'httpd' && siblings.find((s) => httpdAccepts(s.location, request)) !== rule) continue;
-        edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.85, strategy: 'proxy_location', request_path: request.split(VARIABLE).join('{}') } });
+        const requestPath = request.split(VARIABLE).join('{}');
+        edges.push({ type: 'FORWARDS', from: id, to: r.id, attrs: { confidence: 0.85, strategy: 'proxy_location', request_path: requestPath, request_regex: pathRegex(requestPath) } });
       }
     }
   }

@@ -339,6 +339,8 @@ const MAX_REPEAT = 1000;
  * quoted, a variable any text within its segment, a variable with its own regex (`{id:[0-9]+}`, JAX-RS
  * `{id: \\d+}`) that regex. Adjacent variables collapse into one bounded class (`{a}{b}` → `[^/]{2,}`), so the
  * pattern offers a matcher no ambiguous splits. A variable regex RE2/J cannot evaluate counts as a plain variable.
+ * Spring's wildcards are what Spring makes of them: `*` any text within a segment, `**` any number of segments, and
+ * `{*rest}` the rest of the path, none included (`/health/{*path}` accepts `/health`).
  */
 export function pathRegex(path: string): string {
   let out = '';
@@ -350,7 +352,12 @@ export function pathRegex(path: string): string {
   for (const token of pathTokens(path)) {
     if (typeof token === 'string') {
       flushRun();
-      out += quotePattern(token);
+      out += wildcardRegex(token);
+      continue;
+    }
+    if (token.inner.startsWith('*')) {
+      flushRun();
+      out = `${out.endsWith('/') ? out.slice(0, -1) : out}(?:/.*)?`;
       continue;
     }
     const regex = regexOf(token);
@@ -361,6 +368,27 @@ export function pathRegex(path: string): string {
   }
   flushRun();
   return `^${out}$`;
+}
+
+/** Literal path text as a regex, Spring's `*` (within a segment) and `**` (across segments, `/**` none too) included. */
+function wildcardRegex(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    if (text.startsWith('/**', i) && (i + 3 === text.length || text[i + 3] === '/')) {
+      out += '(?:/.*)?';
+      i += 3;
+    } else if (text.startsWith('**', i)) {
+      out += '.*';
+      i += 2;
+    } else if (text[i] === '*') {
+      out += '[^/]*';
+      i++;
+    } else {
+      out += quotePattern(text[i]!);
+      i++;
+    }
+  }
+  return out;
 }
 
 /** The variable regexes of a route path that RE2/J cannot evaluate, each with why. */
