@@ -215,7 +215,8 @@ export class Evaluator {
     const probe = valuesOf(compute(markers));
     const used = params.map((_, i) => probe.some((v) => v.pieces.some((piece) => piece.hole?.marker === markerOf(i))));
     if (!used.some(Boolean)) return this.chosenByObject(member, line, compute, valuesOf, decides, depth, key, own);
-    const sites = this.choosingSitesOf(member);
+    // A method's call of itself chooses nothing its other call sites do not (an overload the resolver cannot tell apart).
+    const sites = this.choosingSitesOf(member).filter(({ caller }) => caller !== member);
     // A parameter that only fills a path variable stays one (`{name}`), whatever its call sites pass.
     const variables = new Map(params.filter((_, i) => used[i]).map((p) => [p.name, unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) })]));
     if (sites.length > MAX_CHOOSER_SITES) return own();
@@ -591,6 +592,26 @@ export class Evaluator {
         return operand(a);
       case 'any':
         return union(...op.operands.map(operand));
+      case 'bean_names': {
+        // The bean a framework-given object is (an interceptor's channel): one of the service's beans of that type.
+        const type = a.slice(1, -1);
+        const names = this.beanMethodsOf(site.owner.place.service ?? '')
+          .filter(({ method }) => {
+            const returned = method.facts.returnType ? this.model.resolveType(method.facts.returnType, method.owner) : undefined;
+            return returned?.external !== undefined && this.library.isA(returned.external, type);
+          })
+          .map((b) => b.name);
+        const what = expr.k === 'call' ? `${expr.name}(…)` : 'new';
+        return names.length ? union(...[...new Set(names)].sort().map((n) => literal(n))) : unknown(what, { kind: 'call', at: what });
+      }
+      case 'stored': {
+        // `getHeader("destination")`: what the estate stores under that key, read back; a key it does not state is no key.
+        const store = a.startsWith("'") ? a.slice(1, -1) : a;
+        const keys = operand(b);
+        const key = keys.length === 1 && keys[0]!.pieces.every((p) => p.s !== undefined) ? render(keys[0]!) : undefined;
+        const what = expr.k === 'call' ? `${expr.name}(…)` : 'new';
+        return key !== undefined ? unknown(`${store} ${key}`, { name: key, kind: 'field', at: `${store} ${key}`, stored: `${store}:${key}` }) : unknown(what, { kind: 'call', at: what });
+      }
       case 'either': {
         const present = op.operands.find((o) => !/^args?\d/.test(o) || Number(/\d/.exec(o)![0]) < args.length) ?? 'empty';
         return operand(present);
@@ -1006,21 +1027,66 @@ export class Evaluator {
     return this.beanMethods.get(service) ?? [];
   }
 
-  /** The project call sites of a member (calls, `new`, `this(…)` / `super(…)`), through call resolution. */
-  private callSitesOf(member: MemberEntry): { caller: MemberEntry; call: CallFacts }[] {
+  /**
+   * Where the estate writes what a stored hole reads back (`Hole.stored`), in `service`: each call that writes it,
+   * with the expression written — the setter calls of a project class's property (`entity.setDestination(d)`), the
+   * calls the library table says store under a key (`accessor.setHeader("destination", d)`). Several stores of one
+   * key are all the values a read can see.
+   */
+  storedWrites(key: string, service: string | undefined): { caller: MemberEntry; call: CallFacts; value: Expr }[] {
+    const out: { caller: MemberEntry; call: CallFacts; value: Expr }[] = [];
+    const inService = (m: MemberEntry) => service === undefined || m.owner.place.service === service;
+    const property = /^class:(.+)#(\w+)$/.exec(key);
+    if (property) {
+      const type = this.model.typeByQn(property[1]!);
+      const name = property[2]!;
+      const setter = type && this.model.findMethods(type, `set${name[0]!.toUpperCase()}${name.slice(1)}`, 1).members[0];
+      if (!setter) return out;
+      for (const { caller, call } of this.callSitesOf(setter)) if (inService(caller) && call.values?.[0]) out.push({ caller, call, value: call.values[0] });
+      return out;
+    }
+    const at = key.indexOf(':');
+    const store = key.slice(0, at);
+    const wanted = key.slice(at + 1);
+    for (const name of this.library.storingNames()) {
+      for (const { caller, call } of this.callsNamed(name)) {
+        if (!inService(caller)) continue;
+        const resolved = this.resolver.resolve(caller, call);
+        const target = resolved && !('unresolved' in resolved) ? resolved.targets.find((t) => 'external' in t) : undefined;
+        const row = target && 'external' in target ? this.library.method(target.external.owner, target.external.name) : undefined;
+        if (!row?.stores || row.stores.store !== store) continue;
+        const expr: CallExpr = { k: 'call', name: call.name, argCount: call.argCount, ...(call.receiver ? { of: call.receiver } : {}), ...(call.values ? { args: call.values } : {}), ...(call.argNames ? { names: call.argNames } : {}) };
+        const site: Site = { owner: caller.owner, member: caller, line: call.line };
+        const keys = this.apply(row.stores.key, expr, site, 0);
+        if (!keys.some((k) => k.pieces.every((p) => p.s !== undefined) && render(k) === wanted)) continue;
+        const index = /^arg(\d)$/.exec(row.stores.value.operands[0] ?? '')?.[1];
+        const value = index !== undefined ? call.values?.[Number(index)] : undefined;
+        if (value) out.push({ caller, call, value });
+      }
+    }
+    return out;
+  }
+
+  /** Every call in the estate, by the name called (`<init>:Type` for a `new`, `<init>` for `this(…)`/`super(…)`). */
+  private callsNamed(key: string): readonly { caller: MemberEntry; call: CallFacts }[] {
     if (!this.callIndex) {
       this.callIndex = new Map();
       for (const t of this.model.types) {
         for (const m of t.members) {
           for (const call of m.facts.calls) {
-            const key = call.kind === 'new' ? `<init>:${(call.type?.name ?? '').split('.').pop()}` : call.kind === 'call' ? call.name : call.kind === 'method_ref' ? '' : '<init>';
-            if (key) (this.callIndex.get(key) ?? this.callIndex.set(key, []).get(key)!).push({ caller: m, call });
+            const name = call.kind === 'new' ? `<init>:${(call.type?.name ?? '').split('.').pop()}` : call.kind === 'call' ? call.name : call.kind === 'method_ref' ? '' : '<init>';
+            if (name) (this.callIndex.get(name) ?? this.callIndex.set(name, []).get(name)!).push({ caller: m, call });
           }
         }
       }
     }
+    return this.callIndex.get(key) ?? [];
+  }
+
+  /** The project call sites of a member (calls, `new`, `this(…)` / `super(…)`), through call resolution. */
+  private callSitesOf(member: MemberEntry): { caller: MemberEntry; call: CallFacts }[] {
     const key = member.facts.kind === 'constructor' ? `<init>:${member.owner.facts.name}` : member.facts.name;
-    const candidates = [...(this.callIndex.get(key) ?? []), ...(member.facts.kind === 'constructor' ? (this.callIndex.get('<init>') ?? []) : [])];
+    const candidates = [...this.callsNamed(key), ...(member.facts.kind === 'constructor' ? this.callsNamed('<init>') : [])];
     return candidates.filter(({ caller, call }) => {
       if (call.argCount >= 0 && call.argCount > member.facts.params.length && !member.facts.params.some((p) => p.varargs)) return false;
       const resolved = this.resolver.resolve(caller, call);
@@ -1049,7 +1115,7 @@ export class Evaluator {
         const receiver = this.values(expr.of, site, depth + 1);
         if (receiver.length && receiver.every((v) => v.bound !== undefined)) return this.boundProperty(receiver, expr.name, entry, depth);
         if (receiver.length && receiver.every((v) => v.instance)) return union(...receiver.map((v) => this.fieldValues(v.instance!.type, expr.name, depth, v.instance)));
-        if (receiver.length && receiver.every(fromCaller)) return unknown(exprText(expr), { name: expr.name, kind: 'parameter', at: exprText(expr) });
+        if (receiver.length && receiver.every(fromCaller)) return unknown(exprText(expr), { name: expr.name, kind: 'parameter', at: exprText(expr), stored: `class:${entry.qn}#${expr.name}` });
         return this.model.findField(entry, expr.name) ? readThrough(this.fieldValues(entry, expr.name, depth), entry, expr) : unknown(`${entry.facts.name}.${expr.name}`, { kind: 'field', at: exprText(expr) });
       }
       if (typed.target.external !== undefined && typed.isType) return unknown(`${typed.target.external.split('.').pop()}.${expr.name}`, { kind: 'field', at: `${typed.target.external.split('.').pop()}.${expr.name}` });
@@ -1323,7 +1389,7 @@ export class Evaluator {
       // An object a caller passes in (a request body, a message): what it holds is the caller's, not its class's
       // defaults — the property as read here. Unless the binder makes every object of the class from a configured
       // list: then whichever the caller passes holds what one of the list's elements gives.
-      if (receiver.length && receiver.every(fromCaller) && !this.listElementPrefixes(target.owner).length) return unknown(exprText(expr), { name: property, kind: 'parameter', at: exprText(expr) });
+      if (receiver.length && receiver.every(fromCaller) && !this.listElementPrefixes(target.owner).length) return unknown(exprText(expr), { name: property, kind: 'parameter', at: exprText(expr), stored: `class:${target.owner.qn}#${property}` });
     }
     if (facts.synthetic === 'property_getter' || facts.synthetic === 'record_accessor' || facts.synthetic === 'lombok_getter') {
       return property ? readThrough(this.fieldValues(target.owner, property, depth + 1), target.owner, expr) : unknown(`${facts.name}()`, { kind: 'call', at: exprText(expr) });

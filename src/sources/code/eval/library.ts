@@ -45,6 +45,12 @@ export interface LibraryMethod {
    * those values, and a method reference (`Mapping::getUrl`, `this::load`) is called with them.
    */
   lambdaArgs?: ValueOp[];
+  /**
+   * This call stores a value where another part of the estate reads it back (`accessor.setHeader(name, value)`: the
+   * message header `name`): the store (`header`), the key's value and the value stored. A `stored(header, key)`
+   * value operation reads it.
+   */
+  stores?: { store: string; key: ValueOp; value: ValueOp };
 }
 
 /**
@@ -81,8 +87,11 @@ export interface MessageSink {
  * `replace_text` (text as written), applied to what is known of the receiver, `method` (`method(target, name, 'default')`: a
  * listener reference `pkg.Type#name` to the method `name` of the target's project class, the target an argument of
  * that class or a listener reference whose class it keeps; `name` counts when the call has it and it is a String,
- * else the default), `any` (`any(receiver, arg0)`: any of the operands' values, `Optional.orElse`); `a|b` takes the
- * first operand the call has.
+ * else the default), `any` (`any(receiver, arg0)`: any of the operands' values, `Optional.orElse`), `stored`
+ * (`stored('header', arg0)`: the value stored under that key, a hole that says where, see `LibraryMethod.stores`),
+ * `bean_names` (`bean_names('org.springframework.messaging.MessageChannel')`: the names of the service's `@Bean`
+ * methods of that type, the beans an object of the type the framework passes in can be);
+ * `a|b` takes the first operand the call has.
  */
 export type ValueOp = { op: string; operands: string[] };
 
@@ -118,7 +127,8 @@ interface MessageRow {
 
 interface LibraryFile {
   supertypes: Record<string, string[]>;
-  methods: (Omit<LibraryMethod, 'value' | 'http' | 'httpMethod' | 'message' | 'roles' | 'configures' | 'lambdaArgs'> & {
+  methods: (Omit<LibraryMethod, 'value' | 'http' | 'httpMethod' | 'message' | 'roles' | 'configures' | 'lambdaArgs' | 'stores'> & {
+    stores?: { store: string; key: string; value: string };
     value?: string;
     lambda_args?: string[];
     configures?: string;
@@ -134,7 +144,7 @@ interface LibraryFile {
   handler_annotations?: (HandlerAnnotation & { note?: string })[];
 }
 
-const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name', 'config', 'placeholders', 'join', 'strip_suffix', 'strip_prefix', 'replace', 'replace_first', 'replace_text', 'method', 'any']);
+const OPS = new Set(['concat', 'path', 'segments', 'resolve', 'scheme', 'host', 'port', 'service', 'format', 'simple_name', 'config', 'placeholders', 'join', 'strip_suffix', 'strip_prefix', 'replace', 'replace_first', 'replace_text', 'method', 'any', 'stored', 'bean_names']);
 /** `argN:name`: the Kotlin named argument `name`, else argument N (a library function called with named arguments). */
 const OPERAND = /^(receiver|empty|args?\d|arg\d:[A-Za-z_]\w*|super\d|typearg\d|'[^'|(),]*')$/;
 
@@ -204,6 +214,7 @@ export class Library {
       if (row.configures) method.configures = parseValueOp(row.configures);
       if (row.lambda) method.lambda = row.lambda;
       if (row.lambda_args) method.lambdaArgs = row.lambda_args.map(parseValueOp);
+      if (row.stores) method.stores = { store: row.stores.store, key: parseValueOp(row.stores.key), value: parseValueOp(row.stores.value) };
       const key = `${row.owner}#${row.name}`;
       this.methods.set(key, [...(this.methods.get(key) ?? []), method]);
     }
@@ -233,6 +244,19 @@ export class Library {
     return undefined;
   }
 
+  /** Whether a library type is `ancestor` or extends it, as the table's supertypes say. */
+  isA(type: string, ancestor: string): boolean {
+    const seen = new Set<string>();
+    for (const queue = [type]; queue.length; ) {
+      const t = queue.shift()!;
+      if (t === ancestor) return true;
+      if (seen.has(t)) continue;
+      seen.add(t);
+      queue.push(...(this.supers.get(t) ?? []));
+    }
+    return false;
+  }
+
   /** Whether an injected instance of this type is the bean of its name (`@Autowired MessageChannel output` is binding `output`). */
   namedBean(type: string | undefined): boolean {
     return type !== undefined && this.namedBeans.has(type);
@@ -258,6 +282,14 @@ export class Library {
   }
 
   private configuring: Set<string> | undefined;
+
+  /** Names of the methods whose calls store a value another part of the estate reads back (`setHeader`). */
+  storingNames(): ReadonlySet<string> {
+    this.storing ??= new Set(this.rows().filter((r) => r.stores).map((r) => r.name));
+    return this.storing;
+  }
+
+  private storing: Set<string> | undefined;
 
   /** The handler annotations of a simple name (an annotation on a method that makes it a message listener). */
   handlerAnnotations(simpleName: string): readonly HandlerAnnotation[] {

@@ -21,6 +21,12 @@ export interface Hole {
   marker?: string;
   /** The unknown value is a bean the framework injects (a constructor or `@Bean` parameter, an `@Autowired` field). */
   injected?: true;
+  /**
+   * The value is read back from where the estate stored it: a property of an object of a project class that came
+   * from elsewhere (`class:pkg.Type#property`: a row loaded from a table, a message payload), or a message header
+   * (`header:name`). Whatever the estate writes there is what it can be (`Evaluator.storedWrites`).
+   */
+  stored?: string;
 }
 
 export type Piece = { s: string; hole?: undefined } | { hole: Hole; s?: undefined };
@@ -57,12 +63,13 @@ export function literal(s: string): Value[] {
   return [{ pieces: s ? [{ s }] : [], from: [] }];
 }
 
-export function unknown(origin: string, how: { name?: string; kind?: HoleKind; at?: string; injected?: boolean } = {}): Value[] {
+export function unknown(origin: string, how: { name?: string; kind?: HoleKind; at?: string; injected?: boolean; stored?: string } = {}): Value[] {
   const hole: Hole = { origin };
   if (how.name) hole.name = how.name;
   if (how.kind) hole.kind = how.kind;
   if (how.at) hole.at = how.at;
   if (how.injected) hole.injected = true;
+  if (how.stored) hole.stored = how.stored;
   return [{ pieces: [{ hole }], from: [] }];
 }
 

@@ -50,6 +50,8 @@ export interface MessagingContext {
   bindings: RabbitBinding[];
   /** Files whose groups hold edges made here (a handler in another file than its route). */
   files: Set<string>;
+  /** Sends made through a relay, by where they were chosen and where to: two relays of one message make one producer. */
+  relayed: Set<string>;
 }
 
 /** One destination's value: its text, and what is unknown in it. */
@@ -98,9 +100,18 @@ export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: 
     };
     // A parameter anywhere in a destination decides it: the destination is its whole meaning.
     const decides = (values: readonly Value[], marker: string): boolean => values.some((v) => v.pieces.some((p) => p.hole?.marker === marker));
-    for (const { member: chooser, line, result } of ev.choosers(caller, call.line, compute, (r) => [...r.values, ...(r.exchange ?? [])], decides)) {
+    for (const chosen of ev.choosers(caller, call.line, compute, (r) => [...r.values, ...(r.exchange ?? [])], decides)) {
+      // A relay sends to what the message it forwards says (a header, an outbox row): each send that stored it chose.
+      for (const r of relayed(ctx, chosen.member, chosen.line, chosen.result.values, service, decides)) {
+        const relay = r.member !== chosen.member || r.line !== chosen.line ? `${caller.qn} (${caller.owner.file.path}:${call.line})` : undefined;
+        if (relay && ctx.relayed.has(`${r.member.qn}@${r.line}|${r.values.map(render).join('|')}`)) continue;
+        if (relay) ctx.relayed.add(`${r.member.qn}@${r.line}|${r.values.map(render).join('|')}`);
+        emit({ member: r.member, line: r.line, result: { ...chosen.result, values: r.values } }, relay);
+      }
+    }
+    function emit({ member: chooser, line, result }: { member: MemberEntry; line: number; result: ReturnType<typeof compute> }, relay: string | undefined): void {
       let { values, protocol } = result;
-      const at = chooser === caller && line === call.line;
+      const at = !relay && chooser === caller && line === call.line;
       const written = at && result.op.operands[0]?.startsWith('arg') ? call.args[Number(result.op.operands[0].slice(3))] : undefined;
       if (protocol === 'binding') {
         const config = ctx.configOf(service);
@@ -143,10 +154,45 @@ export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: 
           ...(d.from.length ? { value_from: d.from } : {}),
           ...(d.profile ? { profile: d.profile } : {}),
           ...(classes?.length ? { message_types: classes } : {}),
+          ...(relay ? { relayed_by: relay } : {}),
         });
       }
     }
   });
+}
+
+/** How many stores deep a relay's destination is followed back (an outbox row filled from a message header: 2). */
+const MAX_RELAY_DEPTH = 3;
+/** At most this many writes of one stored value are read (more: the relay is left as it is). */
+const MAX_STORED_WRITES = 16;
+
+/**
+ * The destinations a send's values stand for, each with the method that chose it. A value read back from where the
+ * estate stored it (`Hole.stored`: a header, a property of a loaded row) is every value written there in the service,
+ * each chosen where its writer's callers chose it — the stored part replaced by it, the rest kept. A value with no
+ * such part, or whose store the estate never writes, stays where it is.
+ */
+function relayed(ctx: MessagingContext, member: MemberEntry, line: number, values: readonly Value[], service: string | undefined, decides: (values: readonly Value[], marker: string) => boolean, depth = 0): { member: MemberEntry; line: number; values: Value[] }[] {
+  const ev = ctx.evaluator;
+  const out: { member: MemberEntry; line: number; values: Value[] }[] = [];
+  const kept: Value[] = [];
+  for (const v of values) {
+    const at = v.pieces.findIndex((p) => p.hole?.stored);
+    const writes = at >= 0 && depth < MAX_RELAY_DEPTH ? ev.storedWrites(v.pieces[at]!.hole!.stored!, service) : [];
+    if (!writes.length || writes.length > MAX_STORED_WRITES) {
+      kept.push(v);
+      continue;
+    }
+    for (const w of writes) {
+      const site = (bindings: ReadonlyMap<string, Value[]> | undefined): Site => ({ owner: w.caller.owner, member: w.caller, line: w.call.line, ...(bindings ? { bindings } : {}) });
+      for (const chosen of ev.choosers(w.caller, w.call.line, (b) => ev.values(w.value, site(b)), (r) => r, decides)) {
+        const replaced = chosen.result.map((x): Value => ({ ...v, pieces: [...v.pieces.slice(0, at), ...x.pieces, ...v.pieces.slice(at + 1)], from: [...v.from, ...x.from] }));
+        out.push(...relayed(ctx, chosen.member, chosen.line, replaced, service, decides, depth + 1));
+      }
+    }
+  }
+  if (kept.length) out.unshift({ member, line, values: kept });
+  return out;
 }
 
 function addProducer(ctx: MessagingContext, caller: MemberEntry, line: number, props: Record<string, string | boolean | number | string[]>): void {

@@ -219,7 +219,7 @@ export function outboundGraph(input: {
   for (const t of input.model.types) if (sinkFiles.has(t.file.path)) for (const m of t.members) members.set(`${t.file.path}\0${m.qn}`, m);
   const used = new Set<string>();
   const binderOf = (service: string): 'kafka' | 'rabbit' | undefined => input.services.find((x) => x.name === service)?.streamBinder;
-  const messaging: MessagingContext = { ontology: input.ontology, source: input.source, evaluator, resolver: input.resolver, model: input.model, configOf, binderOf, memberId: input.memberId, used, nodes, edges, bindings, files };
+  const messaging: MessagingContext = { ontology: input.ontology, source: input.source, evaluator, resolver: input.resolver, model: input.model, configOf, binderOf, memberId: input.memberId, used, nodes, edges, bindings, files, relayed: new Set() };
   const receivers = new Map<MemberEntry, Set<string>>();
   const gatewayCalls = new Map<MemberEntry, CallFacts[]>();
   const clientBases = new Map<string, Value[]>();
