@@ -429,7 +429,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
       setCode(await callTool(o.store, 'neighbors', { ids, direction, edge_types: edgeTypes, filter: o.filter, limit: o.limit, offset: o.offset }, Boolean(o.json), io));
     });
   shortcut('resolve')
-    .description('Resolve a name to node ids (one / many / none)')
+    .description('Resolve a name to node ids (one / many / none); a concrete request (GET /api/customer/owners/7) to a gateway or proxy route also says which route it lands on')
     .argument('<identifier>', 'name, qualified name or id')
     .option('--kind <kind>', 'only this kind')
     .action(async (identifier: string, o) => setCode(await callTool(o.store, 'resolve', { identifier, kind: o.kind }, Boolean(o.json), io)));

@@ -457,7 +457,10 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
     const shown = (result.edges as Json[]).length;
     const lineCount = byLine.size + (unresolved.length ? 1 : 0);
     const grouped = lineCount < shown ? `; the ${shown} shown here on ${lineCount} lines, one per node and place` : '';
-    lines[countAt] = `${count(result.total)}${members}${within}${grouped}${result.has_more ? ' (more: use --offset)' : ''}${result.truncated ? ` (cut at the first ${MAX_EDGES} edges)` : ''}`;
+    // Several calls from one method are one caller: count the nodes, and the edges beside them when they differ.
+    const distinct = new Set((result.edges as Json[]).map((e) => String((e.other as Json).id))).size;
+    const byNode = (def.name === 'callers' || def.name === 'callees') && !result.has_more && distinct < Number(result.total);
+    lines[countAt] = `${byNode ? `${count(distinct)} (${String(result.total)} edges)` : count(result.total)}${members}${within}${grouped}${result.has_more ? ' (more: use --offset)' : ''}${result.truncated ? ` (cut at the first ${MAX_EDGES} edges)` : ''}`;
     const serves = (result.serves as Json[] | undefined) ?? [];
     if (serves.length) lines.push(`serves ${serves.length} route${serves.length === 1 ? '' : 's'}: ${serves.map((r) => String(r.name)).join(', ')}; what reaches them is listed above (→ route)`);
     const links = (result.links as Json[] | undefined) ?? [];
