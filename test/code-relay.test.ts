@@ -88,6 +88,69 @@ public class Forwarder implements org.springframework.messaging.MessageHandler {
   @Override public void handleMessage(Message<?> message) { kafka.send((String) message.getHeaders().get("reply_to"), message.getPayload()); }
 }
 `,
+  // A listener's message comes from another service: a header this service sets on its own messages says nothing of it.
+  [`relay/${J}Replies.java`]: `package p;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.support.MessageBuilder;
+public class Replies {
+  private final KafkaTemplate<String, Object> kafka;
+  public Replies(KafkaTemplate<String, Object> kafka) { this.kafka = kafka; }
+  public Message<String> request(String body) { return MessageBuilder.withPayload(body).setHeader("reply_topic", "replies.mine").build(); }
+  @org.springframework.kafka.annotation.KafkaListener(topics = "requests")
+  public void answer(Message<String> message) { kafka.send((String) message.getHeaders().get("reply_topic"), "done"); }
+}
+`,
+  // Events of two classes share a property declared once; a relay of one class reads only what is written on it. The
+  // audit event is also made with its topic by a constructor, which setters do not show: its relay keeps its hole.
+  [`relay/${J}Event.java`]: `package p;
+public abstract class Event {
+  private String topic;
+  public String getTopic() { return topic; }
+  public void setTopic(String topic) { this.topic = topic; }
+}
+`,
+  [`relay/${J}ShipEvent.java`]: 'package p;\npublic class ShipEvent extends Event {}\n',
+  [`relay/${J}AuditEvent.java`]: `package p;
+public class AuditEvent {
+  private String topic;
+  public AuditEvent() {}
+  public AuditEvent(String topic) { this.topic = topic; }
+  public String getTopic() { return topic; }
+  public void setTopic(String topic) { this.topic = topic; }
+}
+`,
+  [`relay/${J}Events.java`]: `package p;
+public class Events {
+  private final EventRelay relay;
+  public Events(EventRelay relay) { this.relay = relay; }
+  public void shipped() { var e = new ShipEvent(); e.setTopic("ships"); relay.ship(e); }
+  public void other(ReturnEvent e) { e.setTopic("returns"); }
+  public void audited() { var a = new AuditEvent(); a.setTopic("audit.manual"); relay.audit(a); relay.audit(new AuditEvent("audit.auto")); }
+}
+`,
+  [`relay/${J}ReturnEvent.java`]: 'package p;\npublic class ReturnEvent extends Event {}\n',
+  [`relay/${J}EventRelay.java`]: `package p;
+import org.springframework.kafka.core.KafkaTemplate;
+public class EventRelay {
+  private final KafkaTemplate<String, Object> kafka;
+  public EventRelay(KafkaTemplate<String, Object> kafka) { this.kafka = kafka; }
+  public void ship(ShipEvent e) { kafka.send(e.getTopic(), e); }
+  public void audit(AuditEvent a) { kafka.send(a.getTopic(), a); }
+}
+`,
+  // Not a relay: a helper that calls itself with another destination (its dead-letter retry) chooses that one too.
+  [`relay/${J}Retrying.java`]: `package p;
+import org.springframework.kafka.core.KafkaTemplate;
+public class Retrying {
+  private final KafkaTemplate<String, Object> kafka;
+  public Retrying(KafkaTemplate<String, Object> kafka) { this.kafka = kafka; }
+  public void order(String id) { publish("orders", id, 3); }
+  private void publish(String topic, String id, int left) {
+    try { kafka.send(topic, id); } catch (RuntimeException e) { if (left > 0) publish(topic, id, left - 1); else publish("dead-letter", id, 0); }
+  }
+}
+`,
 };
 
 before(async () => {
@@ -102,12 +165,33 @@ const producers = () =>
     .map((n) => `${String(n.props.caller).split('.').pop()}:${n.line} ${n.name}${n.props.relayed_by ? ` via ${String(n.props.relayed_by).split(' ')[0]!.split('.').pop()}` : ''}${n.props.resolved === false ? ` unresolved (${String(n.props.unresolved_at)})` : ''}`)
     .sort();
 
+const of = (...callers: string[]) => producers().filter((p) => callers.some((c) => p.startsWith(c)));
+
 describe('a send that forwards a destination stored with its message', () => {
   test('each destination stored in a header, then in an outbox row, is a producer where it is chosen; the relay is none', () => {
-    assert.deepEqual(producers(), [
+    assert.deepEqual(of('Forwarder', 'OrderEvents', 'OutboxPoller', 'Outbox'), [
       'Forwarder#handleMessage(Message):7 kafka {reply_to} unresolved (header reply_to)',
       'OrderEvents#cancelled(String):7 kafka prod.orders.cancelled via OutboxPoller#send(OutboxRow)',
       'OrderEvents#placed(String):6 kafka prod.orders.placed via OutboxPoller#send(OutboxRow)',
+    ]);
+  });
+
+  test("a broker listener's header is another service's: the listener keeps its unknown destination", () => {
+    assert.deepEqual(of('Replies'), ['Replies#answer(Message):10 kafka {reply_topic} unresolved (header reply_topic)']);
+  });
+
+  test("a property is read from what is written on the reader's own class (ShipEvent, not ReturnEvent)", () => {
+    assert.deepEqual(of('Events#shipped', 'Events#other', 'EventRelay#ship'), ['Events#shipped():5 kafka ships via EventRelay#ship(ShipEvent)']);
+  });
+
+  test('a method calling itself: passing its destination on chooses nothing new; passing another one chooses it', () => {
+    assert.deepEqual(of('Retrying'), ['Retrying#order(String):6 kafka orders', 'Retrying#publish(String,String,int):8 kafka dead-letter']);
+  });
+
+  test('a class a constructor also fills: the setter writes are producers, and the relay keeps its unknown destination', () => {
+    assert.deepEqual(of('Events#audited', 'EventRelay#audit'), [
+      'EventRelay#audit(AuditEvent):7 kafka {topic} unresolved (a.getTopic())',
+      'Events#audited():7 kafka audit.manual via EventRelay#audit(AuditEvent)',
     ]);
   });
 });

@@ -55,11 +55,16 @@ export const IMPACT_CASES: [string, Record<string, Record<number, string[]>>][] 
     `${O}api.OrderDto#total()`,
     {
       'order-service': {
-        // Across services, one hop: the billing listener's topic, the producer sending to it, the method declaring
-        // that producer (then its callers, one hop each).
-        1: sorted([`${O}service.OrderService#quote(OrderDto)`, `${O}payment.InvoicePaymentHandler#handle(OrderDto)`, `${O}pricing.DiscountPricer#price(OrderDto)`, `${O}jobs.OrderCleanupJob$2#price(OrderDto)`, 'order-service -> kafka orders.events', `${O}messaging.OrderEventsPublisher#publishPaid(OrderDto)`]),
-        // PaymentHandler#handle(OrderDto, int) calls the interface's handle(OrderDto), which runs InvoicePaymentHandler's.
-        2: sorted([`${O}pricing.SeasonalPricer#price(OrderDto)`, `${O}service.OrderService#place(CreateOrderRequest,String)`, `${O}api.PaymentHandler#handle(OrderDto,int)`]),
+        1: sorted([`${O}service.OrderService#quote(OrderDto)`, `${O}payment.InvoicePaymentHandler#handle(OrderDto)`, `${O}pricing.DiscountPricer#price(OrderDto)`, `${O}jobs.OrderCleanupJob$2#price(OrderDto)`]),
+        // Across services, one hop from the billing listener's topic (depth 1): the producer sending to it and the
+        // method declaring that producer. PaymentHandler's callers call the interface, which runs InvoicePaymentHandler's.
+        2: sorted([
+          `${O}pricing.SeasonalPricer#price(OrderDto)`,
+          `${O}api.PaymentHandler#handle(OrderDto,int)`,
+          `${O}service.OrderService#place(CreateOrderRequest,String)`,
+          'order-service -> kafka orders.events',
+          `${O}messaging.OrderEventsPublisher#publishPaid(OrderDto)`,
+        ]),
         3: sorted([`${O}payment.PaymentRouter#payWithRetry(OrderDto,int)`, `${O}service.OrderService#place(CreateOrderRequest)`]),
         4: sorted([`${O}web.OrderController#createOrder(CreateOrderRequest)`, 'order-service POST /orders']),
       },

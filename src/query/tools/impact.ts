@@ -10,16 +10,6 @@ import { edgesAround, isCodeType } from '../walk.js';
 /** Edge types impact walks backwards by default: who depends on the origins. */
 export const IMPACT_EDGE_TYPES = ['CALLS', 'INJECTS', 'USES', 'IMPLEMENTS', 'EXTENDS', 'OVERRIDES'] as const;
 const MAX_IDS = 100;
-/**
- * How impact crosses services: a handler's routes (EXPOSES out), what reaches a route (clients, producers, gateway
- * and proxy routes: inferred, held to `min_confidence`), and the methods that declare those clients and producers.
- */
-const ACROSS_SERVICES: readonly { direction: 'in' | 'out'; types: readonly string[]; inferred: boolean }[] = [
-  { direction: 'out', types: ['EXPOSES'], inferred: false },
-  { direction: 'in', types: ['HTTP_CALLS', 'ASYNC_CALLS', 'FORWARDS'], inferred: true },
-  { direction: 'in', types: ['DECLARES_CLIENT', 'DECLARES_PRODUCER'], inferred: false },
-];
-
 interface Reached {
   node: NodeRecord;
   depth: number;
@@ -54,7 +44,7 @@ export const impactTool: ToolDef = {
     const minConfidence = asNumber(args.min_confidence, 'min_confidence') ?? 0.5;
     if (minConfidence < 0 || minConfidence > 1) fail({ code: 'out_of_range', argument: 'min_confidence', message: `min_confidence must be between 0 and 1; got ${minConfidence}.` });
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 2000 }) ?? 200;
-    const across = (asBoolean(args.across_services, 'across_services') ?? true) ? ACROSS_SERVICES.map((h) => ({ ...h, types: h.types.filter((t) => ctx.ontology.edgeType(t)) })).filter((h) => h.types.length) : [];
+    const acrossServices = asBoolean(args.across_services, 'across_services') ?? true;
     const { ids, nodes: origins, argument } = await namedNodes(ctx, 'impact', args, { max: MAX_IDS });
     const notCode = origins.filter((n) => n.kind !== 'symbol' && n.kind !== 'service');
     if (notCode.length) fail({ code: 'invalid_argument', argument, message: `impact walks code symbols; ${notCode[0]!.qualified_name} is a ${notCode[0]!.kind}. Use \`neighbors\` with direction "in" for other kinds.` });
@@ -99,16 +89,26 @@ export const impactTool: ToolDef = {
       }
       return added;
     };
-    /** The links that carry one call across services (a route, its callers, the methods declaring them): one hop, at `d`. */
-    const acrossFrom = async (ids: string[], d: number): Promise<string[]> => {
+    const acrossTypes = (list: readonly string[]) => (acrossServices ? list.filter((t) => ctx.ontology.edgeType(t)) : []);
+    const exposes = acrossTypes(['EXPOSES']);
+    const reaching = acrossTypes(['HTTP_CALLS', 'ASYNC_CALLS', 'FORWARDS']);
+    const declaring = acrossTypes(['DECLARES_CLIENT', 'DECLARES_PRODUCER']);
+    /** The routes the methods serve: affected with them, at their depth. */
+    const routesOf = async (ids: string[], d: number): Promise<string[]> => (exposes.length && ids.length ? take(await edgesAround(ctx, ids, 'out', exposes, 0), d) : []);
+    /**
+     * One call across services into the frontier's routes, at depth `d`: the clients, producers and gateway routes
+     * reaching them (and what reaches those gateway routes in turn), then the methods declaring those clients and
+     * producers. Those methods' own routes and callers are the next depth's.
+     */
+    const callersAcross = async (ids: string[], d: number): Promise<string[]> => {
+      if (!reaching.length || !ids.length) return [];
       const all: string[] = [];
       for (let layer = ids; layer.length && !truncated; ) {
-        const rows = [];
-        for (const hop of across) rows.push(...(await edgesAround(ctx, layer, hop.direction, hop.types, hop.inferred ? minConfidence : 0)));
-        layer = take(rows, d);
+        layer = take(await edgesAround(ctx, layer, 'in', reaching, minConfidence), d);
         all.push(...layer);
       }
-      return all;
+      const declarers = declaring.length && all.length ? take(await edgesAround(ctx, all, 'in', declaring, 0), d) : [];
+      return [...all, ...declarers];
     };
     /**
      * Callers of the methods the frontier's methods implement or override (an interface's): a call of
@@ -126,11 +126,13 @@ export const impactTool: ToolDef = {
       for (const r of reached.slice(reached.length - added.length)) if (implementer.has(r.via.from)) r.via.dispatch_to = implementer.get(r.via.from);
       return added;
     };
+    // The origins' routes are affected with them (depth 1, the nearest a dependent is reported).
+    frontier.push(...(await routesOf(frontier, 1)));
     for (let d = 1; d <= depth && frontier.length && !truncated; d++) {
-      const direct = take(await edgesAround(ctx, frontier, 'in', types, minConfidence), d);
-      direct.push(...(await dispatched(frontier, d)));
-      const linked = await acrossFrom(d === 1 ? [...frontier, ...direct] : direct, d);
-      frontier = [...direct, ...linked];
+      const added = take(await edgesAround(ctx, frontier, 'in', types, minConfidence), d);
+      added.push(...(await dispatched(frontier, d)));
+      added.push(...(await callersAcross(frontier, d)));
+      frontier = [...added, ...(await routesOf(added, d))];
     }
     const groups = new Map<string, { depth: number; service: string; nodes: unknown[] }>();
     for (const r of reached) {
@@ -143,7 +145,7 @@ export const impactTool: ToolDef = {
     const services: Record<string, number> = {};
     for (const r of reached) services[r.node.service ?? '(external)'] = (services[r.node.service ?? '(external)'] ?? 0) + 1;
     const hints: (Hint | undefined)[] = [];
-    if (truncated) hints.push({ tool: 'impact', args: { ids, depth, edge_types: types, include_members: includeMembers, min_confidence: minConfidence, ...(across.length ? {} : { across_services: false }), limit: Math.min(2000, limit * 2) }, reason: 'more nodes are affected than this page shows' });
+    if (truncated) hints.push({ tool: 'impact', args: { ids, depth, edge_types: types, include_members: includeMembers, min_confidence: minConfidence, ...(acrossServices ? {} : { across_services: false }), limit: Math.min(2000, limit * 2) }, reason: 'more nodes are affected than this page shows' });
     const deepest = reached[reached.length - 1];
     if (deepest) hints.push({ tool: 'describe', args: { id: deepest.node.id }, reason: `full record of ${deepest.node.qualified_name}` });
     const result: Record<string, unknown> = {

@@ -316,6 +316,7 @@ export async function runShortcut(session: CliSession, def: ShortcutDef, identif
       const r = await session.run('find', { kind, filter: { service: String(node.name) }, limit: 500 });
       if (!r.ok) return { code: 1, result: r };
       const ids = (r.results as Json[]).map((n) => String(n.id));
+      truncated ||= Boolean(r.has_more);
       for (const n of r.results as Json[]) byId.set(String(n.id), n);
       const step = ids.length ? await collect(session, ids, walk.links, types, MAX_EDGES) : { edges: [], truncated: false, answers: [] };
       if ('failed' in step) return { code: 1, result: step.failed };
@@ -358,6 +359,8 @@ export async function runShortcut(session: CliSession, def: ShortcutDef, identif
     target: node,
     walk: { direction: walk.direction, edge_types: edgeTypes, ...(walk.members && members ? { members } : {}), ...(walk.transitive ? { transitive: true } : {}) },
     total: all.length,
+    // Several edges can come from one node (a method calling twice): how many nodes the whole answer names.
+    nodes_total: new Set(all.map((e) => String((e.other as Json).id))).size,
     has_more: offset + page.length < all.length,
     ...(truncated ? { truncated: true } : {}),
     ...(within ? { within_type: within } : {}),
@@ -458,8 +461,8 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
     const lineCount = byLine.size + (unresolved.length ? 1 : 0);
     const grouped = lineCount < shown ? `; the ${shown} shown here on ${lineCount} lines, one per node and place` : '';
     // Several calls from one method are one caller: count the nodes, and the edges beside them when they differ.
-    const distinct = new Set((result.edges as Json[]).map((e) => String((e.other as Json).id))).size;
-    const byNode = (def.name === 'callers' || def.name === 'callees') && !result.has_more && distinct < Number(result.total);
+    const distinct = Number(result.nodes_total ?? result.total);
+    const byNode = (def.name === 'callers' || def.name === 'callees') && distinct < Number(result.total);
     lines[countAt] = `${byNode ? `${count(distinct)} (${String(result.total)} edges)` : count(result.total)}${members}${within}${grouped}${result.has_more ? ' (more: use --offset)' : ''}${result.truncated ? ` (cut at the first ${MAX_EDGES} edges)` : ''}`;
     const serves = (result.serves as Json[] | undefined) ?? [];
     if (serves.length) lines.push(`serves ${serves.length} route${serves.length === 1 ? '' : 's'}: ${serves.map((r) => String(r.name)).join(', ')}; what reaches them is listed above (→ route)`);

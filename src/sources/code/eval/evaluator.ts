@@ -132,6 +132,19 @@ function readThrough(values: Value[], owner: TypeEntry, read: Expr): Value[] {
   );
 }
 
+/** Lombok annotations that make a constructor or builder setting a class's fields. */
+const FIELD_SETTING_ANNOTATIONS = new Set(['Builder', 'SuperBuilder', 'AllArgsConstructor', 'Value']);
+
+/**
+ * Whether setters are the only way the estate sets an object's properties: no constructor takes values, no builder,
+ * not a record or a Kotlin class (whose properties a constructor or an assignment sets).
+ */
+function settersOnly(type: TypeEntry): boolean {
+  if (type.facts.kind === 'record' || type.file.path.endsWith('.kt')) return false;
+  if (type.facts.annotations.some((a) => FIELD_SETTING_ANNOTATIONS.has(a.name))) return false;
+  return !type.members.some((m) => m.facts.kind === 'constructor' && m.facts.params.length > 0);
+}
+
 /** A value a method's caller passes in (a parameter nothing in the estate binds), not a bean the framework injects. */
 function fromCaller(v: Value): boolean {
   const hole = v.pieces.length === 1 ? v.pieces[0]!.hole : undefined;
@@ -215,8 +228,10 @@ export class Evaluator {
     const probe = valuesOf(compute(markers));
     const used = params.map((_, i) => probe.some((v) => v.pieces.some((piece) => piece.hole?.marker === markerOf(i))));
     if (!used.some(Boolean)) return this.chosenByObject(member, line, compute, valuesOf, decides, depth, key, own);
-    // A method's call of itself chooses nothing its other call sites do not (an overload the resolver cannot tell apart).
-    const sites = this.choosingSitesOf(member).filter(({ caller }) => caller !== member);
+    // A method's call of itself that passes its deciding parameters on as they are chooses nothing its other call sites
+    // do not (an overload the resolver cannot tell apart); one that passes other values (`publish("dead-letter", e)`) does.
+    const passesOn = (call: CallFacts) => params.every((p, i) => !used[i] || (argumentFor(member, call, i)?.k === 'name' && (argumentFor(member, call, i) as { name: string }).name === p.name));
+    const sites = this.choosingSitesOf(member).filter(({ caller, call }) => caller !== member || !passesOn(call));
     // A parameter that only fills a path variable stays one (`{name}`), whatever its call sites pass.
     const variables = new Map(params.filter((_, i) => used[i]).map((p) => [p.name, unknown(`parameter ${p.name}`, { name: p.name, kind: 'parameter', at: parameterAt(member, p.name) })]));
     if (sites.length > MAX_CHOOSER_SITES) return own();
@@ -593,7 +608,14 @@ export class Evaluator {
       case 'any':
         return union(...op.operands.map(operand));
       case 'bean_names': {
-        // The bean a framework-given object is (an interceptor's channel): one of the service's beans of that type.
+        // A bean whose name the receiver says (an injected channel named by its field or qualifier) is that one; an
+        // object the framework passes in (an interceptor's channel) is one of the service's beans of that type.
+        const own = receiver();
+        if (own.length && own.every((v) => v.pieces.length > 0 && v.pieces.every((p) => p.s !== undefined))) return own;
+        if (!own.length || !own.every(fromCaller)) {
+          const what = expr.k === 'call' ? `${expr.name}(…)` : 'new';
+          return unknown(what, { kind: 'call', at: what });
+        }
         const type = a.slice(1, -1);
         const names = this.beanMethodsOf(site.owner.place.service ?? '')
           .filter(({ method }) => {
@@ -1033,7 +1055,7 @@ export class Evaluator {
    * calls the library table says store under a key (`accessor.setHeader("destination", d)`). Several stores of one
    * key are all the values a read can see.
    */
-  storedWrites(key: string, service: string | undefined): { caller: MemberEntry; call: CallFacts; value: Expr }[] {
+  storedWrites(key: string, service: string | undefined): { writes: { caller: MemberEntry; call: CallFacts; value: Expr }[]; complete: boolean } {
     const out: { caller: MemberEntry; call: CallFacts; value: Expr }[] = [];
     const inService = (m: MemberEntry) => service === undefined || m.owner.place.service === service;
     const property = /^class:(.+)#(\w+)$/.exec(key);
@@ -1041,9 +1063,16 @@ export class Evaluator {
       const type = this.model.typeByQn(property[1]!);
       const name = property[2]!;
       const setter = type && this.model.findMethods(type, `set${name[0]!.toUpperCase()}${name.slice(1)}`, 1).members[0];
-      if (!setter) return out;
-      for (const { caller, call } of this.callSitesOf(setter)) if (inService(caller) && call.values?.[0]) out.push({ caller, call, value: call.values[0] });
-      return out;
+      if (!type || !setter) return { writes: out, complete: false };
+      // Writes on objects of that type or a subtype: the receiver's static type says, `this` in the class itself.
+      const holds = (entry: TypeEntry | undefined) => !!entry && (entry === type || this.model.ancestors(entry).project.includes(type));
+      for (const { caller, call } of this.callSitesOf(setter)) {
+        if (!inService(caller) || !call.values?.[0]) continue;
+        const typed = call.receiver && call.receiver.k !== 'this' ? this.resolver.typeOf(call.receiver, caller, call.line) : undefined;
+        const receiverType = !call.receiver || call.receiver.k === 'this' ? caller.owner : typed && !('unknown' in typed) ? typed.target.entry : undefined;
+        if (holds(receiverType)) out.push({ caller, call, value: call.values[0] });
+      }
+      return { writes: out, complete: settersOnly(type) };
     }
     const at = key.indexOf(':');
     const store = key.slice(0, at);
@@ -1064,7 +1093,7 @@ export class Evaluator {
         if (value) out.push({ caller, call, value });
       }
     }
-    return out;
+    return { writes: out, complete: true };
   }
 
   /** Every call in the estate, by the name called (`<init>:Type` for a `new`, `<init>` for `this(…)`/`super(…)`). */
@@ -1389,7 +1418,13 @@ export class Evaluator {
       // An object a caller passes in (a request body, a message): what it holds is the caller's, not its class's
       // defaults — the property as read here. Unless the binder makes every object of the class from a configured
       // list: then whichever the caller passes holds what one of the list's elements gives.
-      if (receiver.length && receiver.every(fromCaller) && !this.listElementPrefixes(target.owner).length) return unknown(exprText(expr), { name: property, kind: 'parameter', at: exprText(expr), stored: `class:${target.owner.qn}#${property}` });
+      if (receiver.length && receiver.every(fromCaller) && !this.listElementPrefixes(target.owner).length) {
+        // Stored on objects of the receiver's own type (a subclass's writes are not another subclass's reads).
+        const member = site.member ?? this.contextMember(site.owner);
+        const typed = member ? this.resolver.typeOf(expr.of, member, site.line) : undefined;
+        const holder = typed && !('unknown' in typed) && !typed.isType && typed.target.entry ? typed.target.entry : target.owner;
+        return unknown(exprText(expr), { name: property, kind: 'parameter', at: exprText(expr), stored: `class:${holder.qn}#${property}` });
+      }
     }
     if (facts.synthetic === 'property_getter' || facts.synthetic === 'record_accessor' || facts.synthetic === 'lombok_getter') {
       return property ? readThrough(this.fieldValues(target.owner, property, depth + 1), target.owner, expr) : unknown(`${facts.name}()`, { kind: 'call', at: exprText(expr) });

@@ -112,9 +112,10 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
     }
     return compiled.get(r.id)?.accepts(path) ?? false;
   };
+  // A route of wildcards only (an SPA fallback's `/**`) fits any path: no evidence of which service a client means.
   const methodAndPathFit = (c: NodeRecord, service: string): boolean => {
     const pattern = String(c.props.path_pattern);
-    return pattern.startsWith('/') && (declaredOf.get(service) ?? []).some((r) => (r.props.http_method === c.props.http_method || r.props.http_method === 'ANY' || c.props.http_method === 'ANY') && accepts(r, concreteOf(pattern)));
+    return pattern.startsWith('/') && (declaredOf.get(service) ?? []).some((r) => literalSegments(r) > 0 && (r.props.http_method === c.props.http_method || r.props.http_method === 'ANY' || c.props.http_method === 'ANY') && accepts(r, concreteOf(pattern)));
   };
   // `localhost:<port>`: the services listening on the port (server.port, a published compose port).
   const listening = new Map<number, string[]>();
@@ -235,9 +236,13 @@ function concreteOf(pattern: string): string {
 
 /** The routes with the most literal segments (Spring's most specific match); several equally specific are all kept. */
 function mostSpecific(routes: readonly NodeRecord[]): NodeRecord[] {
-  const literal = (r: NodeRecord): number => String(r.props.path_pattern).split('/').filter((seg) => seg && !seg.includes('{')).length;
-  const best = Math.max(...routes.map(literal));
-  return routes.filter((r) => literal(r) === best);
+  const best = Math.max(...routes.map(literalSegments));
+  return routes.filter((r) => literalSegments(r) === best);
+}
+
+/** How many segments of a route's path are literal: neither a variable nor a wildcard (`*`, `**`). */
+function literalSegments(r: NodeRecord): number {
+  return String(r.props.path_pattern).split('/').filter((seg) => seg && !seg.includes('{') && !seg.includes('*')).length;
 }
 
 const GATEWAYS = FORWARDING_FRAMEWORKS;

@@ -104,8 +104,9 @@ export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: 
       // A relay sends to what the message it forwards says (a header, an outbox row): each send that stored it chose.
       for (const r of relayed(ctx, chosen.member, chosen.line, chosen.result.values, service, decides)) {
         const relay = r.member !== chosen.member || r.line !== chosen.line ? `${caller.qn} (${caller.owner.file.path}:${call.line})` : undefined;
-        if (relay && ctx.relayed.has(`${r.member.qn}@${r.line}|${r.values.map(render).join('|')}`)) continue;
-        if (relay) ctx.relayed.add(`${r.member.qn}@${r.line}|${r.values.map(render).join('|')}`);
+        const key = `${r.member.qn}@${r.line}|${sink.protocol} ${sink.framework}|${r.values.map(render).join('|')}`;
+        if (relay && ctx.relayed.has(key)) continue;
+        if (relay) ctx.relayed.add(key);
         emit({ member: r.member, line: r.line, result: { ...chosen.result, values: r.values } }, relay);
       }
     }
@@ -161,6 +162,9 @@ export function producerNodes(ctx: MessagingContext, caller: MemberEntry, call: 
   });
 }
 
+/** Methods the framework calls with a message from a broker, from whichever service sent it. */
+const LISTENER_ANNOTATIONS = new Set(['KafkaListener', 'KafkaHandler', 'RabbitListener', 'RabbitHandler', 'JmsListener', 'SqsListener', 'StreamListener']);
+
 /** How many stores deep a relay's destination is followed back (an outbox row filled from a message header: 2). */
 const MAX_RELAY_DEPTH = 3;
 /** At most this many writes of one stored value are read (more: the relay is left as it is). */
@@ -178,11 +182,16 @@ function relayed(ctx: MessagingContext, member: MemberEntry, line: number, value
   const kept: Value[] = [];
   for (const v of values) {
     const at = v.pieces.findIndex((p) => p.hole?.stored);
-    const writes = at >= 0 && depth < MAX_RELAY_DEPTH ? ev.storedWrites(v.pieces[at]!.hole!.stored!, service) : [];
+    const stored = at >= 0 ? v.pieces[at]!.hole!.stored! : undefined;
+    // A listener's message came from another service: what this one stores in its headers says nothing of it.
+    const foreign = stored?.startsWith('header:') && member.facts.annotations.some((a) => LISTENER_ANNOTATIONS.has(a.name));
+    const { writes, complete } = stored && !foreign && depth < MAX_RELAY_DEPTH ? ev.storedWrites(stored, service) : { writes: [], complete: false };
     if (!writes.length || writes.length > MAX_STORED_WRITES) {
       kept.push(v);
       continue;
     }
+    // Writes the estate makes some other way too (a constructor, a builder): the relay keeps its unknown destination.
+    if (!complete) kept.push(v);
     for (const w of writes) {
       const site = (bindings: ReadonlyMap<string, Value[]> | undefined): Site => ({ owner: w.caller.owner, member: w.caller, line: w.call.line, ...(bindings ? { bindings } : {}) });
       for (const chosen of ev.choosers(w.caller, w.call.line, (b) => ev.values(w.value, site(b)), (r) => r, decides)) {
