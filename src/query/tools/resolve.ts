@@ -412,10 +412,13 @@ async function forwardsOf(ctx: ToolContext, route: NodeRecord, identifier: strin
   const method = m[2]?.toUpperCase();
   const path = m[3]!;
   const { rows } = await ctx.store.edges({ ids: [route.id], direction: 'out', types: ['FORWARDS'], limit: 2000, offset: 0 });
-  return rows
+  const landing = rows
     .filter((r) => typeof r.attrs.request_regex === 'string' && patternAccepts(r.attrs.request_regex, path))
-    .filter((r) => !method || method === 'ANY' || r.other.props.http_method === method || r.other.props.http_method === 'ANY')
-    .map((r) => ({ node: r.other, requestPath: String(r.attrs.request_path ?? ''), ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}) }));
+    .filter((r) => !method || method === 'ANY' || r.other.props.http_method === method || r.other.props.http_method === 'ANY');
+  // Spring picks the most specific mapping (`/owners/new` before `/owners/{id}`): the most literal segments win.
+  const literal = (n: NodeRecord) => String(n.props.path_pattern ?? '').split('/').filter((seg) => seg && !seg.includes('{') && !seg.includes('*')).length;
+  const best = Math.max(0, ...landing.map((r) => literal(r.other)));
+  return landing.filter((r) => literal(r.other) === best).map((r) => ({ node: r.other, requestPath: String(r.attrs.request_path ?? ''), ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}) }));
 }
 
 /** Listener routes of a topic, queue or destination, written bare (`orders.events`). */
