@@ -69,6 +69,11 @@ export function pathPattern(path: string): string {
   return pathTokens(path).map((t) => (typeof t === 'string' ? t : '{}')).join('');
 }
 
+/** How many segments of a path pattern are literal, neither a variable nor a wildcard: how specific a mapping is. */
+export function literalSegmentCount(pattern: string): number {
+  return pattern.split('/').filter((seg) => seg && !seg.includes('{') && !seg.includes('*')).length;
+}
+
 /** What routes and clients both say of an HTTP call: protocol, method and path (as composed, and as matched). */
 function httpProperties(pathDescription: string): PropertyDef[] {
   return [

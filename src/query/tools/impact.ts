@@ -123,7 +123,10 @@ export const impactTool: ToolDef = {
       for (const o of overridden) names.set(o.other.id, o.other.qualified_name);
       const callers = await edgesAround(ctx, [...implementer.keys()], 'in', ['CALLS'], minConfidence);
       const added = take(callers, d);
-      for (const r of reached.slice(reached.length - added.length)) if (implementer.has(r.via.from)) r.via.dispatch_to = implementer.get(r.via.from);
+      for (const id of added) {
+        const r = byId.get(id)!;
+        r.via.dispatch_to = implementer.get(r.via.from);
+      }
       return added;
     };
     // The origins' routes are affected with them (depth 1, the nearest a dependent is reported).

@@ -1,5 +1,5 @@
 import { looksLikeNodeId } from '../../graph/ids.js';
-import { HTTP_METHODS, pathPattern } from '../../graph/ontology/code.js';
+import { HTTP_METHODS, literalSegmentCount, pathPattern } from '../../graph/ontology/code.js';
 import type { Predicate } from '../../graph/store.js';
 import type { NodeRecord } from '../../graph/types.js';
 import { asEnum, asString } from '../coerce.js';
@@ -416,7 +416,7 @@ async function forwardsOf(ctx: ToolContext, route: NodeRecord, identifier: strin
     .filter((r) => typeof r.attrs.request_regex === 'string' && patternAccepts(r.attrs.request_regex, path))
     .filter((r) => !method || method === 'ANY' || r.other.props.http_method === method || r.other.props.http_method === 'ANY');
   // Spring picks the most specific mapping (`/owners/new` before `/owners/{id}`): the most literal segments win.
-  const literal = (n: NodeRecord) => String(n.props.path_pattern ?? '').split('/').filter((seg) => seg && !seg.includes('{') && !seg.includes('*')).length;
+  const literal = (n: NodeRecord) => literalSegmentCount(String(n.props.path_pattern ?? ''));
   const best = Math.max(0, ...landing.map((r) => literal(r.other)));
   return landing.filter((r) => literal(r.other) === best).map((r) => ({ node: r.other, requestPath: String(r.attrs.request_path ?? ''), ...(typeof r.attrs.confidence === 'number' ? { confidence: r.attrs.confidence } : {}) }));
 }

@@ -177,6 +177,14 @@ function linksText(result: Json): string[] {
   return out;
 }
 
+/** `, then sms (the composition email|sms)` after a Spring Cloud Stream listener's first function. */
+export function compositionNote(attrs: Json): string {
+  const composition = attrs.function_composition;
+  if (typeof composition !== 'string') return '';
+  const rest = composition.split('|').slice(1);
+  return rest.length ? `, then ${rest.join(', then ')} (the composition ${composition})` : '';
+}
+
 /** What a node is, in a word: a symbol's kind (method, class…), else its node kind. */
 function shapeOf(node: Json): string {
   const kind = (node.attributes as Json | undefined)?.symbol_kind;
@@ -186,7 +194,7 @@ function shapeOf(node: Json): string {
 /** A node on one line: its short name, what it is, and (a route) the method handling it. */
 function nodeLine(node: Json): string {
   const attrs = (node.attributes as Json | undefined) ?? {};
-  const handler = typeof attrs.handler === 'string' ? `  handled by ${short(attrs.handler)}${typeof attrs.function_composition === 'string' ? ` (the composition ${attrs.function_composition})` : ''}` : '';
+  const handler = typeof attrs.handler === 'string' ? `  handled by ${short(attrs.handler)}${compositionNote(attrs)}` : '';
   const target = typeof attrs.gateway_target === 'string' ? `  → ${attrs.gateway_target}` : '';
   return `${shapeOf(node).padEnd(11)} ${short(String(node.qualified_name))}${handler}${target}`;
 }

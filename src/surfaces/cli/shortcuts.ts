@@ -5,7 +5,7 @@
  */
 import type { ToolResult } from '../../query/run.js';
 import type { CliSession } from './session.js';
-import { absenceText, formatResult, hintsText, linkNote, shellQuote, short, type FormatOptions } from './format.js';
+import { absenceText, compositionNote, formatResult, hintsText, linkNote, shellQuote, short, type FormatOptions } from './format.js';
 
 type Json = Record<string, unknown>;
 type Direction = 'in' | 'out';
@@ -476,14 +476,6 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
     if (def.name === 'callers' && target.kind === 'symbol') lines.push(`callers of these callers, across services: \`sextant impact ${shellQuote(String(target.qualified_name))}${opts.store ? ` --store ${shellQuote(opts.store)}` : ''}\``);
   }
   return [...lines, ...absenceText(result), ...hintsText(result, opts)].join('\n');
-}
-
-/** `, then sms (the composition email|sms)` after a Spring Cloud Stream listener's first function. */
-function compositionNote(attrs: Json): string {
-  const composition = attrs.function_composition;
-  if (typeof composition !== 'string') return '';
-  const rest = composition.split('|').slice(1);
-  return rest.length ? `, then ${rest.join(', then ')} (the composition ${composition})` : '';
 }
 
 /** Who is behind the other end of a link: the method making a client's call or a send, the method handling a route. */

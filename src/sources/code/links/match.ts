@@ -8,7 +8,7 @@ import type { Ontology } from '../../../graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord } from '../../../graph/types.js';
 import type { CodeLinkPins } from '../../../config/types.js';
 import { compilePattern } from '../../../search/patterns.js';
-import { FORWARDING_FRAMEWORKS } from '../../../graph/ontology/code.js';
+import { FORWARDING_FRAMEWORKS, literalSegmentCount } from '../../../graph/ontology/code.js';
 import { type DeploymentOnly, hostIndex, type ServiceInfo } from '../config/layout.js';
 import { type RabbitBinding, routingKeyMatches } from './outbound-messages.js';
 import { pathRegex, unsupportedPathRegexes } from './routes.js';
@@ -242,7 +242,7 @@ function mostSpecific(routes: readonly NodeRecord[]): NodeRecord[] {
 
 /** How many segments of a route's path are literal: neither a variable nor a wildcard (`*`, `**`). */
 function literalSegments(r: NodeRecord): number {
-  return String(r.props.path_pattern).split('/').filter((seg) => seg && !seg.includes('{') && !seg.includes('*')).length;
+  return literalSegmentCount(String(r.props.path_pattern));
 }
 
 const GATEWAYS = FORWARDING_FRAMEWORKS;
