@@ -188,6 +188,19 @@ describe('shortcuts: resolve and walk in one process (petclinic)', () => {
     assert.equal(within.total, 0);
   });
 
+  it('sextant impact: a name that is not one node, or a bad depth, is explained and exits 1', async () => {
+    const none = await cli('impact', 'NoSuchResource');
+    assert.equal(none.code, 1);
+    assert.match(none.stdout, /impact: "NoSuchResource" is not one method, type or service\.\nstatus: none/);
+    assert.match(none.stdout, /sextant call search '\{"query":"NoSuchResource"\}'/);
+    const deep = await cli('impact', 'OwnerResource', '--depth', '99');
+    assert.equal(deep.code, 1);
+    assert.match(deep.stdout, /error \(out_of_range\): .*depth/);
+    const ok = await cli('impact', 'OwnerResource', '--depth', '1');
+    assert.equal(ok.code, 0, ok.stdout);
+    assert.match(ok.stdout, /^impact of OwnerResource: \d+ affected in 3 services/);
+  });
+
   it("calls of methods a repository inherits from Spring Data are its callers, in callers and impact alike", async () => {
     const r = jsonOf(await cli('callers', 'OwnerRepository', '--json'));
     assert.deepEqual(
