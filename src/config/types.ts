@@ -53,7 +53,7 @@ export interface WorkspaceConfig {
   path?: string;
   /** Absolute directory relative paths are resolved against. */
   dir: string;
-  /** Absolute store directory when the config names one. */
+  /** Absolute store directory, or a postgres:// URL (its ${VAR} expanded), when the config names one. */
   store?: string;
   sources: SourceConfig[];
 }

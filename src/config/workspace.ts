@@ -13,6 +13,7 @@ import { LineCounter, isAlias, isMap, isNode, isScalar, isSeq, parseDocument } f
 import type { Document, Node, YAMLMap } from 'yaml';
 import { closest } from '../search/similarity.js';
 import { expandEnv, type Env } from './env.js';
+import { isPostgresLocation } from '../graph/postgres/location.js';
 import { ConfigError, type ConfigIssue, type ConfigIssueCode } from './errors.js';
 import { CAPABILITIES, ROLES } from '../graph/ontology/code.js';
 import type { CodeLinkPins, CodeSourceConfig, GraphqlDataConfig, GraphqlSourceConfig, SourceConfig, WorkspaceConfig } from './types.js';
@@ -280,11 +281,14 @@ function readWorkspace(r: Reader, file: string, dir: string): WorkspaceConfig | 
   r.checkKeys(entries, TOP_KEYS, 'at the top level', 'at the top level');
 
   readVersion(r, entries.get('version'));
-  const store = r.string(entries.get('store'), '`store`', 'a directory path');
+  const storeEntry = entries.get('store');
+  let store = r.string(storeEntry, '`store`', 'a directory path or a postgres:// URL');
+  // A database URL keeps its form, with ${VAR} (its password) expanded; a directory is relative to this file.
+  if (typeof store === 'string' && isPostgresLocation(store)) store = readSecretText(r, storeEntry!, '`store`');
   const sources = readSources(r, root, entries.get('sources'));
 
   const config: WorkspaceConfig = { path: file, dir, sources };
-  if (typeof store === 'string') config.store = resolve(dir, store);
+  if (typeof store === 'string') config.store = isPostgresLocation(store) ? store.trim() : resolve(dir, store);
   return config;
 }
 

@@ -182,7 +182,7 @@ export interface Store {
 
 export class StoreError extends Error {
   constructor(
-    readonly code: 'store_missing' | 'ontology_mismatch' | 'store_corrupt' | 'store_busy' | 'store_readonly',
+    readonly code: 'store_missing' | 'ontology_mismatch' | 'store_corrupt' | 'store_busy' | 'store_readonly' | 'store_unreachable',
     message: string,
   ) {
     super(message);

@@ -1,7 +1,9 @@
+import { stemmer } from 'stemmer';
+
 /**
  * Identifier-aware tokens. `getOrderById` → `getorderbyid get order by id`; `pull_request.review-comments`
  * → its parts plus each whole identifier. The indexed text and the query go through the same splitter, and
- * SQLite's porter stemmer then folds plurals and tenses on both sides.
+ * `searchTerm` then folds plurals and tenses on both sides, the one place both stores take their terms from.
  */
 
 const WORD = /[\p{L}\p{N}_$]+(?:[.\-/#:][\p{L}\p{N}_$]+)*/gu;
@@ -56,4 +58,32 @@ export function queryTerms(query: string): string[] {
   const unique = [...new Set(parts)];
   const content = unique.filter((t) => !STOP_WORDS.has(t));
   return content.length > 0 ? content : unique;
+}
+
+/** Porter's algorithm leaves shorter words alone, and (as SQLite's porter tokenizer did) longer ones: identifiers. */
+const MIN_STEMMED = 3;
+const MAX_STEMMED_BYTES = 64;
+
+/**
+ * The term a token is indexed and searched under: diacritics folded (`måned` → `maned`) and the Porter stem
+ * (`services` → `servic`). Both stores index and match these terms, so their matches and BM25 statistics agree.
+ */
+export function searchTerm(token: string): string {
+  let term = TERM_CACHE.get(token);
+  if (term !== undefined) return term;
+  term = token.toLowerCase();
+  if (/[^\x00-\x7f]/.test(term)) term = term.normalize('NFD').replace(/\p{M}/gu, '');
+  if (term.length >= MIN_STEMMED && Buffer.byteLength(term) <= MAX_STEMMED_BYTES) term = stemmer(term);
+  if (TERM_CACHE.size >= TERM_CACHE_MAX) TERM_CACHE.clear();
+  TERM_CACHE.set(token, term);
+  return term;
+}
+
+/** Tokens repeat across an estate's names, so their terms are remembered (bounded). */
+const TERM_CACHE = new Map<string, string>();
+const TERM_CACHE_MAX = 200_000;
+
+/** `indexTokens` of a text as search terms. */
+export function searchTerms(text: string | null | undefined): string[] {
+  return indexTokens(text).map(searchTerm);
 }

@@ -81,7 +81,7 @@ async function refresh(rc: RefreshContext, reader: Store, args: Record<string, u
   const source = wanted ?? endpoints[0]!;
   if (scoped && scoped.source !== source) fail({ code: 'invalid_argument', argument: scope!, message: `${scope} \`${String(args[scope!])}\` belongs to source ${scoped.source}, not ${source}.` });
   const dataSources = scoped?.dataSources;
-  const writer = openStore(rc.ontology, rc.storeDir, 'write');
+  const writer = await openStore(rc.ontology, rc.storeDir, 'write');
   try {
     const report = await buildWorkspace(writer, rc.ontology, config, {}, env, { only: [source], ...(dataSources ? { refreshDataSources: dataSources } : {}) });
     const r = report.sources.find((s) => s.name === source)!;

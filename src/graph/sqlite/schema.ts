@@ -24,7 +24,7 @@ export function propertyIndexDdl(name: string): string {
  * stays narrow for the scans that build and use its indexes), one column per filterable scalar property (written
  * from the record at insert: indexing a JSON-extracted column would parse every row's properties once per
  * index; its partial index is `propertyIndexDdl`), list properties as terms, edges indexed both ways by type,
- * FTS5 for search (identifiers and descriptions apart, so a long description does not dilute a name match) and
+ * FTS5 for search over the terms `searchDocOf` gives (identifiers and descriptions apart, so a long description does not dilute a name match) and
  * trigram names for did-you-mean.
  *
  * The search tables index the token texts their `_docs` tables keep, so a row is removed with FTS5's 'delete'
@@ -82,8 +82,8 @@ CREATE INDEX edges_in ON edges(dst, type, src);
 CREATE INDEX edges_source ON edges(source);
 CREATE TABLE search_id_docs (rid INTEGER PRIMARY KEY, name_t TEXT NOT NULL, qn_t TEXT NOT NULL);
 CREATE TABLE search_text_docs (rid INTEGER PRIMARY KEY, text_t TEXT NOT NULL);
-CREATE VIRTUAL TABLE search_id USING fts5(name_t, qn_t, content='search_id_docs', content_rowid='rid', tokenize='porter unicode61');
-CREATE VIRTUAL TABLE search_text USING fts5(text_t, content='search_text_docs', content_rowid='rid', tokenize='porter unicode61');
+CREATE VIRTUAL TABLE search_id USING fts5(name_t, qn_t, content='search_id_docs', content_rowid='rid', tokenize='unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE search_text USING fts5(text_t, content='search_text_docs', content_rowid='rid', tokenize='unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE names USING fts5(name, tokenize='trigram', detail='none');
 CREATE VIRTUAL TABLE names_vocab USING fts5vocab(names, 'row');
 CREATE TABLE name_kinds (nid INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (nid, kind)) WITHOUT ROWID;

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { indexTokens } from '../../search/tokenize.js';
+import { searchTerm } from '../../search/tokenize.js';
 import { trigramScorer, trigrams } from '../../search/similarity.js';
 import { CORE_COLUMNS, STORE_FORMAT, type Ontology } from '../ontology/index.js';
 import {
@@ -22,6 +22,8 @@ import {
   type WriteProgress,
 } from '../store.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
+import { searchDocOf } from '../search-docs.js';
+import { attrsJsonOf, edgeLine, GroupHasher, groupHashes, nodeOrder, rowKey, type GroupContent } from '../groups.js';
 import { propertyColumn, propertyIndexDdl, propertyNames, schemaDdl } from './schema.js';
 import { describeHolder, isBusy, WriterLock } from './writer-lock.js';
 
@@ -134,110 +136,6 @@ const RID_GAP = 1024;
  * thirty such scans were a tenth of a 2,000-file cold index.
  */
 const PROPERTY_INDEX_MIN_NODES = 1000;
-
-/** The order rids follow within a source: (kind, qualified name, id). */
-function nodeOrder(a: NodeRecord, b: NodeRecord): number {
-  return a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : a.qualified_name < b.qualified_name ? -1 : a.qualified_name > b.qualified_name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-interface GroupContent {
-  hash: string;
-  nodes: NodeRecord[];
-  edges: EdgeRecord[];
-}
-
-/**
- * A group's hash: its node rows (fed in (kind, qualified name, id) order) and its edges (in any order: each
- * edge line is hashed on its own and the line hashes are summed and xored, so no line has to be kept).
- * The one definition both the full write (hashing as it inserts) and the patch (hashing what it compares) use.
- */
-class GroupHasher {
-  private readonly nodes = new Map<string, Hash>();
-  /** Per group: sum and xor of two 32-bit hashes of every edge line, and the edge count. */
-  private readonly edges = new Map<string, Uint32Array>();
-
-  node(group: string, key: string): void {
-    let h = this.nodes.get(group);
-    if (!h) this.nodes.set(group, (h = createHash('sha1')));
-    h.update(key).update('\n');
-  }
-
-  edge(group: string, line: string): void {
-    let acc = this.edges.get(group);
-    if (!acc) this.edges.set(group, (acc = new Uint32Array(5)));
-    let a = 0x811c9dc5;
-    let b = 0x9747b28c;
-    for (let i = 0; i < line.length; i++) {
-      const c = line.charCodeAt(i);
-      a = Math.imul(a ^ c, 16777619);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 15;
-    }
-    acc[0] = acc[0]! + a;
-    acc[1] = acc[1]! + b;
-    acc[2] = acc[2]! ^ a;
-    acc[3] = acc[3]! ^ Math.imul(b, 0xcc9e2d51);
-    acc[4] = acc[4]! + 1;
-  }
-
-  /** Hashes by group, for every group that has a node. */
-  finish(): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const [group, h] of this.nodes) {
-      const acc = this.edges.get(group);
-      if (acc) h.update(`edges ${[...acc].map((x) => x.toString(16)).join(' ')}`);
-      out.set(group, h.digest('hex'));
-    }
-    return out;
-  }
-}
-
-function edgeLine(e: EdgeRecord, attrsJson: string): string {
-  return `${e.type}\0${e.from}\0${e.to}\0${e.key ?? ''}\0${attrsJson}`;
-}
-
-function attrsJsonOf(e: EdgeRecord): string {
-  return e.attrs ? JSON.stringify(e.attrs) : '';
-}
-
-/**
- * Nodes grouped by file (no file: group ''), each with the edges leaving it, and a hash of it all; only the
- * groups in `only` when given (the others are known to be unchanged).
- */
-function groupHashes(nodes: readonly NodeRecord[], edges: readonly EdgeRecord[], only?: ReadonlySet<string>): Map<string, GroupContent> {
-  const groups = new Map<string, GroupContent>();
-  const groupOf = new Map<string, string | null>();
-  for (const n of nodes) {
-    const g = n.file ?? '';
-    if (only && !only.has(g)) {
-      groupOf.set(n.id, null);
-      continue;
-    }
-    let content = groups.get(g);
-    if (!content) groups.set(g, (content = { hash: '', nodes: [], edges: [] }));
-    content.nodes.push(n);
-    groupOf.set(n.id, g);
-  }
-  const hasher = new GroupHasher();
-  for (const e of edges) {
-    let g = groupOf.get(e.from);
-    // An edge from another source's node belongs with its target.
-    if (g === undefined) g = groupOf.get(e.to);
-    if (g === undefined || g === null) continue;
-    groups.get(g)!.edges.push(e);
-    hasher.edge(g, edgeLine(e, attrsJsonOf(e)));
-  }
-  for (const [g, content] of groups) for (const n of [...content.nodes].sort(nodeOrder)) hasher.node(g, rowKey(n));
-  for (const [g, hash] of hasher.finish()) groups.get(g)!.hash = hash;
-  return groups;
-}
-
-/** Everything a node row stores, as one comparable string (`propsJson`: the props as stored, when at hand). */
-function rowKey(node: NodeRecord | Row, propsJson?: string): string {
-  const n = node as Row;
-  const props = propsJson ?? (typeof n.props === 'string' ? n.props : JSON.stringify(n.props));
-  return `${n.id}\0${n.kind}\0${n.name}\0${n.qualified_name}\0${n.service ?? ''}\0${n.module ?? ''}\0${n.file ?? ''}\0${n.line ?? ''}\0${props}`;
-}
 
 /** The writer lock's files, beside the index (see WriterLock). */
 function lockFiles(dir: string): { lockFile: string; recordFile: string } {
@@ -704,18 +602,6 @@ export class SqliteStore implements Store {
     return indexes.map((i) => i.sql);
   }
 
-  private searchTextOf(node: NodeRecord): string {
-    const info = this.ontology.kind(node.kind)!;
-    const parts: string[] = [];
-    for (const prop of info.properties) {
-      if (!prop.searchable) continue;
-      const value = node.props[prop.name];
-      if (typeof value === 'string') parts.push(value);
-      else if (Array.isArray(value)) parts.push(value.filter((v) => typeof v === 'string').join(' '));
-    }
-    return indexTokens(parts.join(' ')).join(' ');
-  }
-
   /** Inserts a source's nodes in answer order; feeds each row to `hasher` (in the order group hashes need). */
   private insertNodes(nodes: readonly NodeRecord[], onProgress: ((p: Omit<WriteProgress, 'source'>) => void) | undefined, hasher: GroupHasher): { ridOf: Map<string, number>; groupOf: Map<string, string> } {
     const maxRid = (this.stmt('SELECT coalesce(max(rid), 0) AS m FROM nodes').get() as { m: number }).m;
@@ -774,9 +660,9 @@ export class SqliteStore implements Store {
       row.push(value);
     }
     nodeRows(n.kind).push(row);
-    idRows.push([rid, indexTokens(n.name).join(' '), indexTokens(n.qualified_name).join(' ')]);
-    const text = this.searchTextOf(n);
-    if (text) textRows.push([rid, text]);
+    const doc = searchDocOf(this.ontology, n);
+    idRows.push([rid, doc.name.join(' '), doc.qualifiedName.join(' ')]);
+    if (doc.text.length) textRows.push([rid, doc.text.join(' ')]);
     for (const p of listProps) {
       const v = n.props[p];
       if (Array.isArray(v)) for (const item of new Set(v)) if (typeof item === 'string') termRows.push([p, item, rid]);
@@ -1215,7 +1101,7 @@ export class SqliteStore implements Store {
 
   async searchText(q: TextQuery): Promise<TextHit[]> {
     if (q.terms.length === 0) return [];
-    const match = q.terms.map(ftsQuote).join(q.mode === 'and' ? ' AND ' : ' OR ');
+    const match = q.terms.map((t) => ftsQuote(searchTerm(t))).join(q.mode === 'and' ? ' AND ' : ' OR ');
     const where = this.whereNodes('n', q.kinds, q.predicates ?? []);
     const priorCases = Object.entries(q.kindPriors)
       .map(([kind, prior]) => `WHEN '${kind.replace(/'/g, "''")}' THEN ${Number(prior)}`)
@@ -1248,7 +1134,10 @@ export class SqliteStore implements Store {
     const count = this.stmt(
       `SELECT (SELECT count(*) FROM (SELECT 1 FROM search_id WHERE search_id MATCH ? LIMIT ?)) + (SELECT count(*) FROM (SELECT 1 FROM search_text WHERE search_text MATCH ? LIMIT ?)) AS c`,
     );
-    return terms.map((t) => Math.min(cap, (count.get(ftsQuote(t), cap, ftsQuote(t), cap) as { c: number }).c));
+    return terms.map((t) => {
+      const quoted = ftsQuote(searchTerm(t));
+      return Math.min(cap, (count.get(quoted, cap, quoted, cap) as { c: number }).c);
+    });
   }
 
   async similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]> {

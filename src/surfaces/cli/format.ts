@@ -1,5 +1,7 @@
 /** Readable text for the CLI shortcuts; `--json` prints the structured result instead. */
 
+import { isPostgresLocation, shownPostgresLocation } from '../../graph/postgres/location.js';
+
 type Json = Record<string, unknown>;
 
 export function ref(node: Json): string {
@@ -26,9 +28,14 @@ export interface FormatOptions {
   store?: string;
 }
 
+/** ` --store <location>` for a printed command, a database URL without its password (PGPASSWORD supplies it). */
+export function storeFlag(store: string | undefined): string {
+  return store ? ` --store ${shellQuote(isPostgresLocation(store) ? shownPostgresLocation(store) : store)}` : '';
+}
+
 export function hintsText(result: Json, opts: FormatOptions): string[] {
   const hints = (result.hints as { tool: string; args: unknown; reason: string }[] | undefined) ?? [];
-  const store = opts.store ? ` --store ${shellQuote(opts.store)}` : '';
+  const store = storeFlag(opts.store);
   return hints.length ? ['', 'next:', ...hints.map((h) => `  sextant call ${h.tool} ${shellQuote(JSON.stringify(h.args))}${store}   # ${h.reason}`)] : [];
 }
 

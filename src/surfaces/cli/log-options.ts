@@ -76,6 +76,18 @@ export function knowWorkspaceSecrets(config: WorkspaceConfig): void {
   addLogSecrets(secrets.list());
 }
 
+/** Tells the log's guard the credentials a store URL carries: its password (in the user info or the query). */
+export function knowStoreSecrets(url: string): void {
+  const secrets = new Secrets();
+  try {
+    const u = new URL(url);
+    for (const v of [u.password, decodeURIComponent(u.password), u.searchParams.get('password'), u.searchParams.get('sslpassword')]) if (v) secrets.add(v);
+  } catch {
+    // A URL that does not parse is never shown (see shownPostgresLocation).
+  }
+  addLogSecrets(secrets.list());
+}
+
 /** Tells the log's guard the credentials of the data sources a server or call may query. */
 export function knowDataSecrets(sources: ReadonlyMap<string, DataSourceAccess>): void {
   for (const access of sources.values()) {

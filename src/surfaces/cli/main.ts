@@ -138,7 +138,7 @@ function parseJsonArgs(text: string | undefined): unknown {
 }
 
 async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean; watch?: boolean }, io: Io): Promise<number> {
-  const [{ rm }, { join }, { default: cliProgress }, { BuildError, buildWorkspace }, { defaultStoreDir, indexRoot, resolveTarget, TargetError }, { ConfigError }, { sextantOntology }, { openStore }, { StoreError }, { knowWorkspaceSecrets }, { logEvent }] = await Promise.all([
+  const [{ rm }, { join }, { default: cliProgress }, { BuildError, buildWorkspace }, { defaultStoreDir, indexRoot, resolveTarget, TargetError }, { ConfigError }, { sextantOntology }, { openStore }, { StoreError }, { knowStoreSecrets, knowWorkspaceSecrets }, { logEvent }, { isPostgresLocation }] = await Promise.all([
     import('node:fs/promises'),
     import('node:path'),
     import('cli-progress'),
@@ -150,13 +150,18 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
     import('../../graph/store.js'),
     import('./log-options.js'),
     import('../../log/logger.js'),
+    import('../../graph/postgres/location.js'),
   ]);
   expectErrors(BuildError, TargetError, ConfigError, StoreError);
   const { config, root } = await resolveTarget(target);
   knowWorkspaceSecrets(config);
-  const storeDir = opts.store ?? process.env.SEXTANT_STORE ?? config.store ?? defaultStoreDir(root);
+  const location = opts.store ?? process.env.SEXTANT_STORE ?? config.store ?? defaultStoreDir(root);
+  const remote = isPostgresLocation(location);
+  if (remote) knowStoreSecrets(location);
   const ontology = sextantOntology();
-  const store = openStore(ontology, storeDir, 'write', { reset: Boolean(opts.rebuild) });
+  const store = await openStore(ontology, location, 'write', { reset: Boolean(opts.rebuild) });
+  // Parsed facts are kept on this machine: beside a directory index, else in the indexed root's .sextant/.
+  const storeDir = remote ? defaultStoreDir(root) : location;
   const cacheDir = join(storeDir, 'cache');
   if (opts.rebuild) await rm(cacheDir, { recursive: true, force: true });
   // Stored so a stale index can say how to rebuild it; absolute, since that message is read from anywhere, and
@@ -194,11 +199,11 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
     }, process.env, { cacheDir, ...(session ? { session } : {}) });
     const meta = await store.meta();
     for (const s of report.sources) logEvent('info', 'index_source', { source: s.name, nodes: s.nodes, edges: s.edges, seconds: s.seconds, written: s.written ?? 'full' });
-    if (opts.json) io.out(JSON.stringify({ ok: true, store: storeDir, ...report, counts: meta.counts }, null, 2));
+    if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, ...report, counts: meta.counts }, null, 2));
     else {
       for (const s of report.sources) io.out(`${s.name}: ${s.nodes} nodes, ${s.edges} edges in ${s.seconds}s (${s.origin})${s.written === 'unchanged' ? ' — unchanged, not rewritten' : ''}`);
       for (const r of report.removed) io.out(`${r}: removed (no longer configured)`);
-      io.out(`index: ${storeDir} (${meta.counts.nodes} nodes, ${meta.counts.edges} edges)`);
+      io.out(`index: ${store.location} (${meta.counts.nodes} nodes, ${meta.counts.edges} edges)`);
     }
     if (session) await watchAndUpdate(target, config, storeDir, store, { cacheDir, session }, io);
     return EXIT_OK;
@@ -260,13 +265,12 @@ async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: 
 async function runStatus(opts: { store?: string; json?: boolean }, io: Io): Promise<number> {
   const [{ sextantOntology }, { locateStore, openStore }, { StoreError }] = await Promise.all([import('../../graph/ontology/index.js'), import('../../graph/open.js'), import('../../graph/store.js')]);
   expectErrors(StoreError);
-  const location = locateStore(opts.store);
-  const store = openStore(sextantOntology(), location, 'read');
+  const store = await openStore(sextantOntology(), locateStore(opts.store), 'read');
   try {
     const meta = await store.meta();
-    if (opts.json) io.out(JSON.stringify({ ok: true, store: location, ...meta }, null, 2));
+    if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, ...meta }, null, 2));
     else {
-      io.out(`index: ${location}`);
+      io.out(`index: ${store.location}`);
       io.out(`ontology ${meta.ontology_version}, updated ${meta.updated_at}`);
       for (const s of meta.sources) io.out(`  ${s.name} (${s.kind}): ${s.nodes} nodes, ${s.edges} edges, built ${s.built_at} from ${s.origin}`);
       io.out(`nodes: ${Object.entries(meta.counts.by_kind).map(([k, n]) => `${k} ${n}`).join(', ')}`);
@@ -345,11 +349,13 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
         import('../refresh.js'),
         import('./log-options.js'),
       ]);
-      const handle = new StoreHandle(sextantOntology(), locateStore(opts.store));
+      const location = locateStore(opts.store);
+      if (/^postgres(ql)?:\/\//i.test(location)) (await import('./log-options.js')).knowStoreSecrets(location);
+      const handle = new StoreHandle(sextantOntology(), location);
       // The data sources this server may query, from `--config` or the workspace the index was built from.
       let store: Store | undefined;
       try {
-        store = handle.current();
+        store = await handle.current();
       } catch {
         store = undefined; // no index yet: data tools answer that themselves
       }

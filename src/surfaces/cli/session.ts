@@ -6,6 +6,7 @@
  */
 import { sextantOntology, type Ontology } from '../../graph/ontology/index.js';
 import { locateStore, openStore } from '../../graph/open.js';
+import { isPostgresLocation } from '../../graph/postgres/location.js';
 import { StoreError, type Store } from '../../graph/store.js';
 import type { DataContext } from '../../query/data/access.js';
 import { runToolIn, type ToolResult } from '../../query/run.js';
@@ -55,11 +56,12 @@ export class CliSession {
     private readonly io: SessionIo,
   ) {}
 
-  static open(storeOpt: string | undefined, configTarget: string | undefined, io: SessionIo): CliSession {
+  static async open(storeOpt: string | undefined, configTarget: string | undefined, io: SessionIo): Promise<CliSession> {
     const location = locateStore(storeOpt);
+    if (isPostgresLocation(location)) (await import('./log-options.js')).knowStoreSecrets(location);
     const ontology = sextantOntology();
     try {
-      return new CliSession(location, ontology, openStore(ontology, location, 'read'), undefined, configTarget, io);
+      return new CliSession(location, ontology, await openStore(ontology, location, 'read'), undefined, configTarget, io);
     } catch (err) {
       const message = err instanceof StoreError ? err.message : `Cannot open the index at ${location}: ${(err as Error).message}`;
       return new CliSession(location, ontology, undefined, message, configTarget, io);

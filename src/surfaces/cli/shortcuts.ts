@@ -5,7 +5,7 @@
  */
 import type { ToolResult } from '../../query/run.js';
 import type { CliSession } from './session.js';
-import { absenceText, compositionNote, formatResult, hintsText, linkNote, shellQuote, short, type FormatOptions } from './format.js';
+import { absenceText, compositionNote, formatResult, hintsText, linkNote, shellQuote, short, storeFlag, type FormatOptions } from './format.js';
 
 type Json = Record<string, unknown>;
 type Direction = 'in' | 'out';
@@ -395,7 +395,7 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
   if (!result.target) {
     // Not one node: the resolve answer, with what to type instead.
     const lead = result.status === 'many' ? `${JSON.stringify(result.identifier)} names several nodes; give one of them (its qualified name or id):` : `${def.name}: nothing is named ${JSON.stringify(result.identifier)}.`;
-    const store = opts.store ? ` --store ${shellQuote(opts.store)}` : '';
+    const store = storeFlag(opts.store);
     const first = (result.candidates as { node: Json }[] | undefined)?.[0]?.node;
     const retry = first ? [`  sextant ${def.name} ${shellQuote(String(first.qualified_name))}${store}   # the first candidate`] : [];
     const [, ...rest] = formatResult('resolve', result, opts).split('\n');
@@ -473,7 +473,7 @@ export function formatShortcut(def: ShortcutDef, result: Json, opts: FormatOptio
       const to = l.to as Json;
       lines.push(`  ${short(String(from.qualified_name ?? from.id))}${endpointNote(from)}  ${String(l.type)} → ${String(to.qualified_name ?? to.id)}${endpointNote(to)}${linkNote(l.type, l.attrs as Json | undefined)}${where(from)}`);
     }
-    if (def.name === 'callers' && target.kind === 'symbol') lines.push(`callers of these callers, across services: \`sextant impact ${shellQuote(String(target.qualified_name))}${opts.store ? ` --store ${shellQuote(opts.store)}` : ''}\``);
+    if (def.name === 'callers' && target.kind === 'symbol') lines.push(`callers of these callers, across services: \`sextant impact ${shellQuote(String(target.qualified_name))}${storeFlag(opts.store)}\``);
   }
   return [...lines, ...absenceText(result), ...hintsText(result, opts)].join('\n');
 }

@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Ontology } from '../../graph/ontology/index.js';
 import { openStore } from '../../graph/open.js';
+import { isPostgresLocation } from '../../graph/postgres/location.js';
 import { DB_FILE } from '../../graph/sqlite/store.js';
 import { StoreError, type Store } from '../../graph/store.js';
 import { DATA_TOOLS, listTools, runTool, WRITE_TOOLS, type ToolResult } from '../../query/index.js';
@@ -39,22 +40,38 @@ export class StoreHandle {
     readonly location: string,
   ) {}
 
-  current(): Store {
-    const file = join(this.location, DB_FILE);
-    const inode = existsSync(file) ? statSync(file).ino : undefined;
+  async current(): Promise<Store> {
+    // A database is one server-side index for good; a directory's file may be replaced (by a rebuild) under it.
+    const inode = isPostgresLocation(this.location) ? 0 : this.fileInode();
     if (this.store && inode === this.inode) return this.store;
+    // Concurrent calls share one opening (a database's connection pool is opened once).
+    if (this.opening && inode === this.openingInode) return this.opening;
     void this.store?.close();
     this.store = undefined;
-    this.store = openStore(this.ontology, this.location, 'read');
-    this.inode = inode;
-    return this.store;
+    this.openingInode = inode;
+    this.opening = openStore(this.ontology, this.location, 'read');
+    try {
+      this.store = await this.opening;
+      this.inode = inode;
+      return this.store;
+    } finally {
+      this.opening = undefined;
+    }
+  }
+
+  private opening: Promise<Store> | undefined;
+  private openingInode: number | undefined;
+
+  private fileInode(): number | undefined {
+    const file = join(this.location, DB_FILE);
+    return existsSync(file) ? statSync(file).ino : undefined;
   }
 
   /** Runs a tool of the registry, or of `tools` when given (a tool bound to this server, such as `refresh`). */
   async run(name: string, args: unknown, data?: DataContext, tools?: readonly ToolDef[]): Promise<ToolResult> {
     let store: Store;
     try {
-      store = this.current();
+      store = await this.current();
     } catch (err) {
       const message = err instanceof StoreError ? err.message : `Cannot open the index at ${this.location}: ${(err as Error).message}`;
       return { ok: false, error: { code: 'index_unavailable', message } };
