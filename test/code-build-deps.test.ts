@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sextantOntology } from '../src/graph/ontology/index.js';
-import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { openTestStore } from './helpers/store.js';
 import { buildWorkspace } from '../src/indexer/build.js';
 import { secretReason, configEntries } from '../src/sources/code/config/config-keys.js';
 import { parseScript, parseToml, parseXml } from '../src/sources/code/build/syntax.js';
@@ -409,13 +409,13 @@ describe('build files the reader cannot fully read', () => {
       write('b/settings.gradle', 'rootProject.name = "b"\n');
       write('b/src/main/java/b/B.java', 'package b;\n@org.springframework.boot.autoconfigure.SpringBootApplication\npublic class B {}\n');
       const ontology = sextantOntology();
-      const writer = SqliteStore.open(ontology, store, { mode: 'write' });
+      const writer = await openTestStore(ontology, store, { mode: 'write' });
       const report = await buildWorkspace(writer, ontology, { dir: root, sources: [estateSource(root)] });
       await writer.close();
       const warnings = report.sources[0]!.warnings ?? [];
       assert.ok(warnings.some((w) => /^a\/pom\.xml: cannot read the pom \(<dependencies> is never closed/.test(w)), warnings.join('\n'));
       assert.ok(warnings.some((w) => /^b\/gradle\/libs\.versions\.toml: line 2: unreadable value of bad/.test(w)), warnings.join('\n'));
-      const reader = SqliteStore.open(ontology, store, { mode: 'read' });
+      const reader = await openTestStore(ontology, store, { mode: 'read' });
       try {
         const { nodes } = await reader.findNodes({ kinds: ['dependency'], predicates: [], limit: 50, offset: 0 });
         assert.deepEqual(nodes.map((n) => `${n.file}:${n.line} ${n.qualified_name} ${n.props.version}`).sort(), ['a/pom.xml:1 g:x 1', 'b/build.gradle:2 g:y 2']);

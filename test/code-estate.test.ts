@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
-import { SqliteStore } from '../src/graph/sqlite/store.js';
+import type { Store } from '../src/graph/store.js';
+import { openTestStore } from './helpers/store.js';
 import type { NodeRecord } from '../src/graph/types.js';
 import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
 import { runTool } from '../src/query/index.js';
@@ -19,16 +20,16 @@ import { ESTATE, estateSource, IMPACT_CASES, impactSets } from './helpers/estate
 
 const ontology = sextantOntology();
 let dir: string;
-let store: SqliteStore;
+let store: Store;
 let report: BuildReport;
 const ctx = () => ({ store, ontology });
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sextant-estate-'));
-  const writer = SqliteStore.open(ontology, dir, { mode: 'write' });
+  const writer = await openTestStore(ontology, dir, { mode: 'write' });
   report = await buildWorkspace(writer, ontology, { dir: ESTATE, sources: [estateSource()] });
   await writer.close();
-  store = SqliteStore.open(ontology, dir, { mode: 'read' });
+  store = await openTestStore(ontology, dir, { mode: 'read' });
 });
 after(async () => {
   await store.close();

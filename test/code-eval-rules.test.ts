@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
-import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { openTestStore } from './helpers/store.js';
 import { buildWorkspace } from '../src/indexer/build.js';
 import { runTool } from '../src/query/index.js';
 import { estateSource } from './helpers/estate.js';
@@ -54,10 +54,10 @@ const indexes: Record<string, { dir: string; clients: Map<string, Client[]> }> =
 async function index(language: string): Promise<{ dir: string; clients: Map<string, Client[]> }> {
   const root = join(FIXTURES, language);
   const dir = mkdtempSync(join(tmpdir(), `sextant-eval-rules-${language}-`));
-  const writer = SqliteStore.open(ontology, dir, { mode: 'write' });
+  const writer = await openTestStore(ontology, dir, { mode: 'write' });
   await buildWorkspace(writer, ontology, { dir: root, sources: [estateSource(root)] });
   await writer.close();
-  const store = SqliteStore.open(ontology, dir, { mode: 'read' });
+  const store = await openTestStore(ontology, dir, { mode: 'read' });
   try {
     const ctx = { store, ontology };
     const found = (await runTool(ctx, 'find', { kind: 'client', limit: 500 })) as any;

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
-import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { openTestStore } from './helpers/store.js';
 import { buildWorkspace } from '../src/indexer/build.js';
 import { resolveTarget } from '../src/indexer/target.js';
 import type { LinkEntry } from '../src/query/tools/links.js';
@@ -316,11 +316,11 @@ before(async () => {
   }
   const ontology = sextantOntology();
   const storeDir = join(root, 'store');
-  const writer = SqliteStore.open(ontology, storeDir, { mode: 'write' });
+  const writer = await openTestStore(ontology, storeDir, { mode: 'write' });
   const { config } = await resolveTarget(estate);
   await buildWorkspace(writer, ontology, config);
   await writer.close();
-  const store = SqliteStore.open(ontology, storeDir, { mode: 'read' });
+  const store = await openTestStore(ontology, storeDir, { mode: 'read' });
   links = await reportedLinks({ store, ontology });
   await store.close();
 });

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { sextantOntology } from '../src/graph/ontology/index.js';
-import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { openTestStore } from './helpers/store.js';
 import type { Store } from '../src/graph/store.js';
 import { SourceReader } from '../src/query/source-text.js';
 import { buildWorkspace } from '../src/indexer/build.js';
 import { resolveTarget } from '../src/indexer/target.js';
-import { callTool, connectStdio, hintChecker, indexInto, jsonOf, killAll, runCli, tempDir, type Connection, type HintChecker } from './helpers/e2e.js';
+import { callTool, connectStdio, hintChecker, indexInto, jsonOf, killAll, runCli, tempDir, tempStore, type Connection, type HintChecker } from './helpers/e2e.js';
 import { sharedDir } from './helpers/index.js';
 
 const PETCLINIC = join(sharedDir(), 'corpora', 'spring-petclinic-microservices');
@@ -36,8 +36,8 @@ let mcp: Connection;
 let hints: HintChecker;
 
 before(async () => {
-  petStore = await tempDir('sextant-source-pc-');
-  fixtureStore = await tempDir('sextant-source-fx-');
+  petStore = await tempStore('sextant-source-pc-');
+  fixtureStore = await tempStore('sextant-source-fx-');
   await indexInto(PETCLINIC, petStore);
   await indexInto(FIXTURE, fixtureStore);
   mcp = await connectStdio(petStore);
@@ -264,10 +264,10 @@ describe('reading stays inside the indexed root', () => {
     // Indexed in process (not by the built CLI), so the store is written by the same ontology that reads it.
     const storeDir = await tempDir('sextant-source-root-store-');
     const ontology = sextantOntology();
-    const writer = SqliteStore.open(ontology, storeDir, { mode: 'write' });
+    const writer = await openTestStore(ontology, storeDir, { mode: 'write' });
     await buildWorkspace(writer, ontology, (await resolveTarget(join(dir, 'tree'))).config);
     await writer.close();
-    store = SqliteStore.open(ontology, storeDir, { mode: 'read' });
+    store = await openTestStore(ontology, storeDir, { mode: 'read' });
     reader = new SourceReader(store);
   });
   after(async () => store?.close());

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
-import { SqliteStore } from '../src/graph/sqlite/store.js';
+import type { Store } from '../src/graph/store.js';
+import { openTestStore } from './helpers/store.js';
 import { buildWorkspace } from '../src/indexer/build.js';
 import { runTool } from '../src/query/index.js';
 import { ESTATE, estateSource } from './helpers/estate.js';
@@ -17,14 +18,14 @@ const ontology = sextantOntology();
 const O = 'com.acme.orders.';
 const B = 'com.acme.billing.';
 let dir: string;
-let store: SqliteStore;
+let store: Store;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sextant-trace-'));
-  const writer = SqliteStore.open(ontology, dir, { mode: 'write' });
+  const writer = await openTestStore(ontology, dir, { mode: 'write' });
   await buildWorkspace(writer, ontology, { dir: ESTATE, sources: [estateSource()] });
   await writer.close();
-  store = SqliteStore.open(ontology, dir, { mode: 'read' });
+  store = await openTestStore(ontology, dir, { mode: 'read' });
 });
 after(async () => {
   await store.close();

@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
 import { sextantOntology } from '../src/graph/ontology/index.js';
-import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { dumpIndex, openTestStore, testStoreLocation } from './helpers/store.js';
 import { buildWorkspace } from '../src/indexer/build.js';
 import { extractFile } from '../src/sources/code/index.js';
 import { pointcutTypes } from '../src/sources/code/model/uses.js';
@@ -28,7 +27,7 @@ const ontology = sextantOntology();
 async function usesEdges(root: string): Promise<{ edges: string[]; stat: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sextant-uses-'));
   try {
-    const store = SqliteStore.open(ontology, dir, { mode: 'write' });
+    const store = await openTestStore(ontology, dir, { mode: 'write' });
     let stat: number;
     try {
       const report = await buildWorkspace(store, ontology, { dir: root, sources: [estateSource(root)] }, {}, process.env, {});
@@ -36,14 +35,11 @@ async function usesEdges(root: string): Promise<{ edges: string[]; stat: number 
     } finally {
       await store.close();
     }
-    const db = new Database(join(dir, 'index.db'), { readonly: true });
-    try {
-      const rows = db.prepare("SELECT s.qualified_name AS src, d.qualified_name AS dst, e.key, e.attrs FROM edges e JOIN nodes s ON s.rid = e.src JOIN nodes d ON d.rid = e.dst WHERE e.type = 'USES'").all() as { src: string; dst: string; key: string; attrs: string }[];
-      for (const r of rows) assert.deepEqual(JSON.parse(r.attrs), { via: r.key }, 'each edge is keyed by its via');
-      return { edges: rows.map((r) => `${r.src} -> ${r.dst} ${r.key}`).sort(), stat };
-    } finally {
-      db.close();
-    }
+    const { nodes, edges } = await dumpIndex(await testStoreLocation(dir));
+    const qn = new Map(nodes.map((n) => JSON.parse(n) as { id: string; qualified_name: string }).map((n) => [n.id, n.qualified_name]));
+    const rows = edges.map((e) => JSON.parse(e) as { src: string; type: string; dst: string; key: string; attrs: string }).filter((e) => e.type === 'USES');
+    for (const r of rows) assert.deepEqual(JSON.parse(r.attrs), { via: r.key }, 'each edge is keyed by its via');
+    return { edges: rows.map((r) => `${qn.get(r.src)} -> ${qn.get(r.dst)} ${r.key}`).sort(), stat };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

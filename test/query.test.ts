@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateSynthetic } from '../bench/synthetic.js';
-import { SqliteStore } from '../src/graph/sqlite/store.js';
+import { openTestStore } from './helpers/store.js';
 import { listTools, runTool } from '../src/query/index.js';
 import { indexSchema, SHOP_SDL, type TestIndex } from './helpers/index.js';
 
@@ -347,10 +347,10 @@ describe('an index whose ontology has no routes (the bench\'s own ontology)', ()
   test('resolve of a path or a topic-like name, and trace from a service, answer instead of failing', async () => {
     const g = generateSynthetic({ seed: 7, services: 2, calls: 200 });
     const dir = mkdtempSync(join(tmpdir(), 'sextant-no-routes-'));
-    const writer = SqliteStore.open(g.ontology, dir, { mode: 'write' });
+    const writer = await openTestStore(g.ontology, dir, { mode: 'write' });
     await writer.replaceSource({ name: 'synthetic', kind: 'bench', origin: 'test', built_at: new Date(0).toISOString() }, g.nodes, g.edges);
     await writer.close();
-    const store = SqliteStore.open(g.ontology, dir, { mode: 'read' });
+    const store = await openTestStore(g.ontology, dir, { mode: 'read' });
     try {
       const ctx = { store, ontology: g.ontology };
       for (const identifier of ['/orders/{id}', 'orders.events', 'GET /x', 'NoSuchName']) {

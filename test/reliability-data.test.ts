@@ -224,7 +224,7 @@ describe('8 and 10: what an endpoint sends back', () => {
     });
     dir = tmp();
     writeFileSync(join(dir, 'echo.graphql'), 'type Query { echo: String }\n');
-    store = openStore(ontology, join(dir, '.sextant'), 'write');
+    store = await openStore(ontology, join(dir, '.sextant'), 'write');
     await buildWorkspace(store, ontology, { dir, sources: [{ kind: 'graphql', name: 'echo', schema: [join(dir, 'echo.graphql')], headers: {}, timeout_ms: 5000 }] });
   });
   after(async () => {

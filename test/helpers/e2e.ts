@@ -14,6 +14,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { TEST_STORE, testStoreLocation } from './store.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'sextant.js');
@@ -130,12 +131,17 @@ export async function indexInto(target: string, storeDir: string, extra: string[
   return r;
 }
 
+/** A new test index's location on the store under test (helpers/store.ts): a temp directory, or a new database. */
+export async function tempStore(prefix = 'sextant-e2e-'): Promise<string> {
+  return testStoreLocation(await tempDir(prefix));
+}
+
 /** A temp store holding GitHub's public schema. */
 export async function githubStore(): Promise<string> {
-  const dir = await tempDir('sextant-github-');
-  await indexInto(githubSchemaPath(), dir);
-  assert.ok(existsSync(join(dir, 'index.db')), 'index.db was not written');
-  return dir;
+  const store = await tempStore('sextant-github-');
+  await indexInto(githubSchemaPath(), store);
+  if (TEST_STORE === 'sqlite') assert.ok(existsSync(join(store, 'index.db')), 'index.db was not written');
+  return store;
 }
 
 export interface HttpServerProcess {
@@ -311,7 +317,7 @@ export async function openThreeEstates(prefix: string, corpora: string): Promise
   for (const p of Object.values(paths)) assert.ok(existsSync(p), `${p} is missing: the tests read the workplace's shared corpora in place`);
   const stores = {} as Record<EstateName, string>;
   const mcp = {} as Record<EstateName, Connection>;
-  for (const e of ['pet', 'piggy', 'estate'] as const) stores[e] = join(await tempDir(`${prefix}${e}-`), 'index');
+  for (const e of ['pet', 'piggy', 'estate'] as const) stores[e] = await testStoreLocation(join(await tempDir(`${prefix}${e}-`), 'index'));
   const built = await Promise.all((['pet', 'piggy', 'estate'] as const).map((e) => indexInto(paths[e], stores[e])));
   for (const b of built) assert.equal(b.code, 0, b.stderr);
   for (const e of ['pet', 'piggy', 'estate'] as const) mcp[e] = await connectStdio(stores[e]);

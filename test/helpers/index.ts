@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sextantOntology, type Ontology } from '../../src/graph/ontology/index.js';
-import { SqliteStore } from '../../src/graph/sqlite/store.js';
+import type { Store } from '../../src/graph/store.js';
+import { openTestStore } from './store.js';
 import { buildWorkspace } from '../../src/indexer/build.js';
 import { runTool, type ToolResult } from '../../src/query/index.js';
 import type { ToolContext } from '../../src/query/tool.js';
@@ -15,20 +16,20 @@ export const GITHUB_SDL = fileURLToPath(new URL('../../node_modules/@octokit/gra
 export interface TestIndex {
   dir: string;
   ontology: Ontology;
-  store: SqliteStore;
+  store: Store;
   ctx: ToolContext;
   call: (tool: string, args: unknown) => Promise<ToolResult & Record<string, any>>;
   close: () => Promise<void>;
 }
 
-/** Builds a real index (real GraphQL source, real SQLite store) of one schema file in a temp dir. */
+/** Builds a real index (real GraphQL source, on the store under test: see helpers/store.ts) of one schema file. */
 export async function indexSchema(path: string, sourceName: string): Promise<TestIndex> {
   const dir = mkdtempSync(join(tmpdir(), 'sextant-test-'));
   const ontology = sextantOntology();
-  const writer = SqliteStore.open(ontology, dir, { mode: 'write' });
+  const writer = await openTestStore(ontology, dir, { mode: 'write' });
   await buildWorkspace(writer, ontology, { dir: dirname(path), sources: [{ kind: 'graphql', name: sourceName, schema: [path], headers: {}, timeout_ms: 30000 }] });
   await writer.close();
-  const store = SqliteStore.open(ontology, dir, { mode: 'read' });
+  const store = await openTestStore(ontology, dir, { mode: 'read' });
   const ctx = { store, ontology };
   return {
     dir,
