@@ -10,7 +10,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
-import { openTestStore, testStoreLocation } from './helpers/store.js';
+import { testStoreLocation } from './helpers/store.js';
+import { openStore } from '../src/graph/open.js';
 import { type CliResult, jsonOf, killAll, runCli, tempDir } from './helpers/e2e.js';
 import { compareLinks, ESTATES_DIR, loadExpected, reportedLinks, serviceDirectories } from './helpers/estate-links.js';
 import { sharedDir } from './helpers/index.js';
@@ -58,7 +59,7 @@ describe('links on the 18 real estates (hand-checked, test/estates)', () => {
       // A step that failed on code it could not read is skipped with a warning naming file:line: none on these estates.
       assert.deepEqual(warnings.filter((w) => / skipped: /.test(w)), [], 'no file or step skipped on an error');
       const ontology = sextantOntology();
-      const store = await openTestStore(ontology, stores.get(estate)!, { mode: 'read' });
+      const store = await openStore(ontology, stores.get(estate)!, 'read');
       try {
         const ctx = { store, ontology };
         const differences = compareLinks(loadExpected(estate), await reportedLinks(ctx), await serviceDirectories(ctx)).map((d) => `${d.kind} ${d.at} ${d.text}`);

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { shownUrl } from '../config/endpoint.js';
 import type { WorkspaceConfig } from '../config/types.js';
@@ -108,4 +110,13 @@ function looksLikeCodeTree(root: string): boolean {
 
 export function defaultStoreDir(root: string): string {
   return join(root, '.sextant');
+}
+
+/**
+ * Where `sextant index` keeps a root's parsed facts between runs when the index itself is not a directory (a
+ * database): this user's cache directory (XDG_CACHE_HOME, else ~/.cache), one folder per indexed root.
+ */
+export function localCacheRoot(root: string, env: Record<string, string | undefined> = process.env): string {
+  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'sextant', createHash('sha256').update(resolve(root)).digest('hex').slice(0, 16));
 }

@@ -30,12 +30,12 @@ export function shownPostgresLocation(url: string): string {
  * The connection settings for `pg`: the URL as given (libpq parameters included: sslmode, sslrootcert, options…)
  * with `settings` added to its startup `options` (a URL's own `options` would otherwise replace them).
  */
-export function connectionSettings(url: string, settings: Record<string, string | number>): { connectionString: string; options: string } {
+export function connectionSettings(url: string, settings: Record<string, string | number>): { connectionString: string; options?: string } {
   const u = new URL(url.trim());
   const own = u.searchParams.get('options');
   u.searchParams.delete('options');
-  const added = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`);
-  return { connectionString: u.toString(), options: [own, ...added].filter(Boolean).join(' ') };
+  const options = [own, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].filter(Boolean).join(' ');
+  return { connectionString: u.toString(), ...(options ? { options } : {}) };
 }
 
 /** Where a connection goes, for messages: host and port (or the socket directory) and database. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { searchTerm } from '../../search/tokenize.js';
-import { trigramScorer } from '../../search/similarity.js';
+import { trigramScorer, trigrams } from '../../search/similarity.js';
 import { groupHashes, nodeOrder } from '../groups.js';
 import { CORE_COLUMNS, STORE_FORMAT, type Ontology } from '../ontology/index.js';
 import { BM25_B, BM25_K1, searchDocOf } from '../search-docs.js';
@@ -46,8 +46,6 @@ const RID_GAP = 1024;
 /** A reader's statements stop after this long (a runaway query never holds a server connection for good). */
 const READ_STATEMENT_TIMEOUT_MS = 60_000;
 const POOL_SIZE = { read: 4, write: 2 } as const;
-/** The trigram similarity below which did-you-mean does not even consider a name (it keeps 0.25 and up). */
-const TRIGRAM_CANDIDATE_THRESHOLD = 0.2;
 const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, n.props';
 const LOCK_NOTICE_EVERY_MS = 15_000;
 const LOCK_POLL_MS = 250;
@@ -118,10 +116,10 @@ export class PgStore implements Store {
 
   static async open(ontology: Ontology, url: string, opts: PgOpenOptions): Promise<PgStore> {
     const readOnly = opts.mode === 'read';
-    let settings: { connectionString: string; options: string };
+    let settings: { connectionString: string; options?: string };
     try {
       // A reader never writes, and a runaway query of its never holds a server connection for good.
-      settings = connectionSettings(url, { 'pg_trgm.similarity_threshold': TRIGRAM_CANDIDATE_THRESHOLD, ...(readOnly ? { default_transaction_read_only: 'on', statement_timeout: READ_STATEMENT_TIMEOUT_MS } : {}) });
+      settings = connectionSettings(url, { ...(readOnly ? { default_transaction_read_only: 'on', statement_timeout: READ_STATEMENT_TIMEOUT_MS } : {}) });
     } catch {
       throw new StoreError('store_unreachable', `The store location ${shownPostgresLocation(url)} is not a valid URL: write it like postgres://user@host:5432/database.`);
     }
@@ -795,25 +793,58 @@ export class PgStore implements Store {
     });
   }
 
+  /**
+   * Did-you-mean as the SQLite store finds it, so both suggest the same names: candidates are the distinct names
+   * holding two of the needle's four rarest trigrams (any one of them when that finds too few), case-insensitively,
+   * scored exactly by `trigramScorer`.
+   */
   async similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]> {
     const needle = text.trim();
     if (!needle || !this.ready) return [];
-    const params = new Params();
-    const kinds = opts.kinds && opts.kinds.length > 0 ? `kind = ANY(${params.add([...opts.kinds])}::text[])` : 'TRUE';
-    const candidates = this.trigrams
-      ? await this.query<{ name: string; kinds: string[] }>(
-          `SELECT name, array_agg(DISTINCT kind ORDER BY kind) AS kinds FROM nodes WHERE name % ${params.add(needle)} AND ${kinds} GROUP BY name ORDER BY similarity(name, ${params.add(needle)}) DESC, name LIMIT 3000`,
-          params.values,
-        )
-      : await this.query<{ name: string; kinds: string[] }>(`SELECT name, array_agg(DISTINCT kind ORDER BY kind) AS kinds FROM (SELECT name, kind FROM nodes WHERE ${kinds} LIMIT 50000) x GROUP BY name`, params.values);
+    const grams = [...new Set([...trigrams(needle)].map((g) => g.trim()).filter((g) => g.length === 3))];
+    const like = (g: string) => `%${escapeLike(g)}%`;
+    let names: string[];
+    if (grams.length === 0) {
+      names = (await this.query<{ name: string }>(`SELECT DISTINCT name FROM nodes WHERE translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE $1 ORDER BY name LIMIT 500`, [`${escapeLike(needle.replace(/[A-Z]/g, (c) => c.toLowerCase()))}%`])).map((r) => r.name);
+    } else {
+      const docs = await this.query<{ term: string; doc: number }>(
+        'SELECT g.term, (SELECT count(DISTINCT name) FROM nodes WHERE name ILIKE g.pattern) AS doc FROM unnest($1::text[], $2::text[]) AS g(term, pattern)',
+        [grams, grams.map(like)],
+      );
+      const rare = docs
+        .filter((d) => d.doc > 0)
+        .sort((a, b) => a.doc - b.doc || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
+        .slice(0, 4)
+        .map((d) => d.term);
+      if (rare.length === 0) return [];
+      const matching = async (groups: string[][]): Promise<string[]> => {
+        const params = new Params();
+        const where = groups.map((g) => `(${g.map((t) => `name ILIKE ${params.add(like(t))}`).join(' AND ')})`).join(' OR ');
+        return (await this.query<{ name: string }>(`SELECT DISTINCT name FROM nodes WHERE ${where} ORDER BY name LIMIT 3000`, params.values)).map((r) => r.name);
+      };
+      const pairs = rare.flatMap((a, i) => rare.slice(i + 1).map((b) => [a, b]));
+      names = pairs.length ? await matching(pairs) : [];
+      if (names.length < opts.limit * 4) names = await matching(rare.map((t) => [t]));
+    }
+    const kindFilter = opts.kinds && opts.kinds.length > 0 ? new Set(opts.kinds) : undefined;
     const similarityTo = trigramScorer(needle);
     const sameCase = (name: string) => (name[0] === needle[0] ? 0 : 1);
-    return candidates
-      .map((c) => ({ ...c, similarity: similarityTo(c.name) }))
+    const scored = names
+      .map((name) => ({ name, similarity: similarityTo(name) }))
       .filter((c) => c.similarity >= 0.25)
-      .sort((a, b) => b.similarity - a.similarity || sameCase(a.name) - sameCase(b.name) || a.name.localeCompare(b.name))
-      .slice(0, opts.limit)
-      .map((c) => ({ name: c.name, kinds: c.kinds, similarity: Math.round(c.similarity * 1000) / 1000 }));
+      .sort((a, b) => b.similarity - a.similarity || sameCase(a.name) - sameCase(b.name) || a.name.localeCompare(b.name));
+    const out: NameSuggestion[] = [];
+    for (let i = 0; i < scored.length && out.length < opts.limit; i += 50) {
+      const chunk = scored.slice(i, i + 50);
+      const kindsOf = new Map((await this.query<{ name: string; kinds: string[] }>('SELECT name, array_agg(DISTINCT kind ORDER BY kind) AS kinds FROM nodes WHERE name = ANY($1) GROUP BY name', [chunk.map((c) => c.name)])).map((r) => [r.name, r.kinds]));
+      for (const c of chunk) {
+        const kinds = (kindsOf.get(c.name) ?? []).filter((k) => !kindFilter || kindFilter.has(k));
+        if (kinds.length === 0) continue;
+        out.push({ name: c.name, kinds, similarity: Math.round(c.similarity * 1000) / 1000 });
+        if (out.length === opts.limit) break;
+      }
+    }
+    return out;
   }
 
   async close(): Promise<void> {

@@ -138,7 +138,7 @@ function parseJsonArgs(text: string | undefined): unknown {
 }
 
 async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean; watch?: boolean }, io: Io): Promise<number> {
-  const [{ rm }, { join }, { default: cliProgress }, { BuildError, buildWorkspace }, { defaultStoreDir, indexRoot, resolveTarget, TargetError }, { ConfigError }, { sextantOntology }, { openStore }, { StoreError }, { knowStoreSecrets, knowWorkspaceSecrets }, { logEvent }, { isPostgresLocation }] = await Promise.all([
+  const [{ rm }, { join }, { default: cliProgress }, { BuildError, buildWorkspace }, { defaultStoreDir, indexRoot, localCacheRoot, resolveTarget, TargetError }, { ConfigError }, { sextantOntology }, { openStore }, { StoreError }, { knowStoreSecrets, knowWorkspaceSecrets }, { logEvent }, { isPostgresLocation }] = await Promise.all([
     import('node:fs/promises'),
     import('node:path'),
     import('cli-progress'),
@@ -160,8 +160,8 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   if (remote) knowStoreSecrets(location);
   const ontology = sextantOntology();
   const store = await openStore(ontology, location, 'write', { reset: Boolean(opts.rebuild) });
-  // Parsed facts are kept on this machine: beside a directory index, else in the indexed root's .sextant/.
-  const storeDir = remote ? defaultStoreDir(root) : location;
+  // Parsed facts are kept on this machine: beside a directory index, else in this user's cache directory.
+  const storeDir = remote ? localCacheRoot(root) : location;
   const cacheDir = join(storeDir, 'cache');
   if (opts.rebuild) await rm(cacheDir, { recursive: true, force: true });
   // Stored so a stale index can say how to rebuild it; absolute, since that message is read from anywhere, and
