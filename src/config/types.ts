@@ -21,11 +21,24 @@ export interface GraphqlSourceConfig {
   flavor?: 'auto' | 'hugr' | 'generic';
 }
 
+/** One repository of an estate built as one tree: its directory appears as the folder `name`. */
+export interface CodeMount {
+  name: string;
+  path: string;
+  include_tests: boolean;
+  exclude: string[];
+}
+
 export interface CodeSourceConfig {
   kind: 'code';
   name: string;
   /** Absolute root directory of the Java / Kotlin tree. */
   path: string;
+  /**
+   * Set by the indexer, never by a config file: the tree is these directories side by side, each under its name
+   * (the repositories of one estate, see indexer/estate.ts), each discovered with its own options; `path` is unused.
+   */
+  mounts?: readonly CodeMount[];
   /** Index test source sets (src/test, …) too. Default false. */
   include_tests: boolean;
   /** Extra gitignore-style patterns, relative to `path`. */

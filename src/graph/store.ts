@@ -152,6 +152,12 @@ export interface Store {
     onProgress?: (p: WriteProgress) => void,
   ): Promise<SourceInfo>;
   removeSource(name: string): Promise<boolean>;
+  /**
+   * Runs `task` holding the named lock every writer of this index takes for it, so what it reads from the index and
+   * then writes back (an estate's repositories, re-linked together) is never interleaved with another writer's.
+   * Write mode only. (The embedded store's writer lock already keeps every other writer out.)
+   */
+  exclusive?<T>(name: string, task: () => Promise<T>): Promise<T>;
 
   getNodes(ids: readonly string[]): Promise<NodeRecord[]>;
   findNodes(q: NodeQuery): Promise<{ nodes: NodeRecord[]; total: number }>;

@@ -3,6 +3,7 @@ import type { Ontology } from '../graph/ontology/index.js';
 import type { SourceInfo, SourceWrite, Store, WriteProgress } from '../graph/store.js';
 import type { EdgeRecord, NodeRecord } from '../graph/types.js';
 import { validateGraph } from '../graph/validate.js';
+import { ESTATE_SOURCE, REPOSITORY_ARTIFACT } from './estate-names.js';
 import { buildSource } from './sources.js';
 
 export interface BuildEvents {
@@ -50,7 +51,10 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
   const started = performance.now();
   const configured = new Set(config.sources.map((s) => s.name));
   const current = await store.sources();
-  const removed = options.only ? [] : current.map((s) => s.name).filter((name) => !configured.has(name));
+  // An estate's repositories are published by their own jobs (`--source`) and retired by `sextant remove`, never
+  // removed for not being in this workspace.
+  const removed: string[] = [];
+  if (!options.only) for (const s of current) if (!configured.has(s.name) && s.name !== ESTATE_SOURCE && (await store.artifact(s.name, REPOSITORY_ARTIFACT)) === undefined) removed.push(s.name);
   const writes: SourceWrite[] = [];
   const unchanged: BuildReport['sources'] = [];
   const timings = new Map<string, { seconds: number; warnings: string[]; details?: Record<string, unknown> }>();

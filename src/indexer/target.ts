@@ -21,7 +21,7 @@ function sourceNameFrom(text: string): string {
  * What `sextant index <target>` means: a sextant.yaml (or a directory holding one), a schema file, a
  * directory of schema files, or an http(s) GraphQL endpoint. Returns the workspace and the default store.
  */
-export async function resolveTarget(target: string, env: Record<string, string | undefined> = process.env, read: ReadOptions = {}): Promise<{ config: WorkspaceConfig; root: string }> {
+export async function resolveTarget(target: string, env: Record<string, string | undefined> = process.env, read: ReadOptions & { code?: boolean } = {}): Promise<{ config: WorkspaceConfig; root: string }> {
   if (isEndpoint(target)) {
     let url: URL;
     try {
@@ -58,7 +58,8 @@ export async function resolveTarget(target: string, env: Record<string, string |
   if (schemas.length > 0) {
     return { root: abs, config: { dir: abs, sources: [{ kind: 'graphql', name: sourceNameFrom(basename(abs)), schema: [abs], headers: {}, timeout_ms: 30000 }] } };
   }
-  if (looksLikeCodeTree(abs)) {
+  // A repository published as code (`--source`) is one even with no Java in it: its deployment files link the others.
+  if (read.code || looksLikeCodeTree(abs)) {
     return { root: abs, config: { dir: abs, sources: [{ kind: 'code', name: sourceNameFrom(basename(abs)), path: abs, include_tests: false, exclude: [], roles: { annotations: {}, types: {} }, capabilities: { annotations: {}, types: {} }, links: { clients: {}, destinations: {} } }] } };
   }
   throw new TargetError(`${abs} has no sextant.yaml, no Java or Kotlin sources and no GraphQL schema files (.graphql, .graphqls, .gql). Add a sextant.yaml listing sources (see README), or point at a source tree or a schema file.`);

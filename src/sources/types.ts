@@ -17,6 +17,8 @@ export interface SourceBuild {
   skipIfUnchanged?: boolean;
   /** Named texts to keep with the source in the index (a GraphQL source's schema as SDL, for validating queries). */
   artifacts?: Record<string, string>;
+  /** The files the build read (paths relative to its tree): what the tree must hold to build the same again. */
+  inputs?: string[];
   /** Source-specific figures for the build report (files parsed, reused, …). */
   details?: Record<string, unknown>;
   /**

@@ -45,7 +45,7 @@ const RID_BLOCK = 2 ** 32;
 const RID_GAP = 1024;
 /** A reader's statements stop after this long (a runaway query never holds a server connection for good). */
 const READ_STATEMENT_TIMEOUT_MS = 60_000;
-const POOL_SIZE = { read: 4, write: 2 } as const;
+const POOL_SIZE = { read: 4, write: 3 } as const;
 const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, n.props';
 const LOCK_NOTICE_EVERY_MS = 15_000;
 const LOCK_POLL_MS = 250;
@@ -371,6 +371,35 @@ export class PgStore implements Store {
         noticed = waited + LOCK_NOTICE_EVERY_MS;
       }
       await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+    }
+  }
+
+  async exclusive<T>(name: string, task: () => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.storeError(err);
+    }
+    const { key, hi, lo } = sourceLockKey(`\0lock:${name}`);
+    try {
+      const started = Date.now();
+      let noticed = 0;
+      const waitMs = this.opts.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+      for (;;) {
+        if ((await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [key])).rows[0]?.ok) break;
+        const waited = Date.now() - started;
+        if (waited >= waitMs) throw new StoreError('store_busy', `The ${name} of the index at ${this.location} stayed locked for ${Math.round(waited / 1000)} s by ${await this.lockHolder(client, hi, lo)}; try again once it has finished.`);
+        if (waited >= noticed) {
+          this.opts.onLockWait?.(`waiting for ${await this.lockHolder(client, hi, lo)}, which is writing the ${name} of ${this.location}`);
+          noticed = waited + LOCK_NOTICE_EVERY_MS;
+        }
+        await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+      }
+      return await task();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
+      client.release();
     }
   }
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CodeSourceConfig } from '../../config/types.js';
 import { FILE_HASHES_ARTIFACT, formatFileHashes } from '../../graph/file-hashes.js';
 import type { SourceBuild, SourceContext } from '../types.js';
 import { type CachedFile, loadFactsCache, saveFactsCache } from './cache.js';
-import { discover } from './discover.js';
+import { codeTree } from './tree.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
 import { detectLayout } from './config/layout.js';
 import { readBuildInput } from './build/files.js';
@@ -42,7 +42,8 @@ export { extractFile } from './parse/job.js';
  */
 export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext): Promise<SourceBuild & { details: CodeBuildReport }> {
   const root = cfg.path;
-  const found = await discover(root, { includeTests: cfg.include_tests, exclude: cfg.exclude });
+  const tree = codeTree(cfg);
+  const found = await tree.discover();
   const cacheFile = ctx.cacheDir ? join(ctx.cacheDir, `code-${cfg.name}.facts`) : undefined;
   const session = ctx.session?.get(`code:${cfg.name}`) as CodeSession | undefined;
   const cache = session?.files ?? (cacheFile ? await loadFactsCache(cacheFile) : new Map<string, CachedFile>());
@@ -54,7 +55,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     else {
       // Placeholder keeps discovery order; the job fills it in.
       next.set(file.path, cached ?? { hash: '', facts: emptyFacts(file.path, file.language, '') });
-      jobs.push({ id: jobs.length, abs: join(root, file.path), rel: file.path, language: file.language, ...(cached ? { knownHash: cached.hash } : {}) });
+      jobs.push({ id: jobs.length, abs: tree.abs(file.path), rel: file.path, language: file.language, ...(cached ? { knownHash: cached.hash } : {}) });
     }
   }
   let parsed = 0;
@@ -83,7 +84,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   const auxiliary = new Map<string, string>();
   const readText = (rel: string): string | undefined => {
     try {
-      const text = readFileSync(join(root, rel), 'utf8');
+      const text = readFileSync(tree.abs(rel), 'utf8');
       auxiliary.set(rel, text);
       return text;
     } catch {
@@ -99,7 +100,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     return binder ? { ...s, streamBinder: binder } : s;
   });
   // Routes written only in OpenAPI specs the builds generate controllers from (the specs are read, and hashed, too).
-  const apis = generatedApiOperations({ buildFiles: build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : [])), readText: (rel) => auxiliary.get(rel) ?? readText(rel), listFiles: (dir) => listFilesUnder(root, dir) });
+  const apis = generatedApiOperations({ buildFiles: build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : [])), readText: (rel) => auxiliary.get(rel) ?? readText(rel), listFiles: (dir) => tree.listFiles(dir) });
   const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, services, layout.proxies, layout.proxyServers, layout.connectors, layout.deploymentOnly, apis.operations]);
   const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
   const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
@@ -140,28 +141,8 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     edges: graph.edges,
     warnings,
     details: { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted },
+    inputs: [...new Set([...next.keys(), ...found.configFiles, ...found.buildFiles, ...found.deploymentFiles, ...auxiliary.keys()])].sort(),
     ...(session && graph.changedGroups ? { changed: { since: session.contentHash, groups: graph.changedGroups } } : {}),
   };
 }
 
-/** Files under a directory of the source (paths relative to the source root), bounded: an OpenAPI spec folder. */
-function listFilesUnder(root: string, dir: string, limit = 2000): string[] {
-  const out: string[] = [];
-  const pending = [dir.replace(/^\.?\/?/, '').replace(/\/+$/, '')];
-  while (pending.length && out.length < limit) {
-    const rel = pending.pop()!;
-    let entries: import('node:fs').Dirent[];
-    try {
-      entries = readdirSync(join(root, rel), { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (e.name.startsWith('.') || e.name === 'node_modules' || e.name === 'target' || e.name === 'build') continue;
-      const path = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) pending.push(path);
-      else if (e.isFile()) out.push(path);
-    }
-  }
-  return out.sort();
-}

@@ -4,8 +4,8 @@
  * the MCP SDK; see session.ts).
  */
 import { Command, CommanderError, Option } from 'commander';
-import type { BuildOptions } from '../../indexer/build.js';
-import type { WorkspaceConfig } from '../../config/types.js';
+import type { BuildEvents, BuildOptions } from '../../indexer/build.js';
+import type { CodeSourceConfig, WorkspaceConfig } from '../../config/types.js';
 import type { Store } from '../../graph/store.js';
 import type { DataAccessOptions } from '../mcp/server.js';
 import { VERSION } from '../../version.js';
@@ -137,7 +137,7 @@ function parseJsonArgs(text: string | undefined): unknown {
   }
 }
 
-async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean; watch?: boolean }, io: Io): Promise<number> {
+async function runIndex(target: string, opts: { store?: string; rebuild?: boolean; json?: boolean; watch?: boolean; source?: string }, io: Io): Promise<number> {
   const [{ rm }, { join }, { default: cliProgress }, { BuildError, buildWorkspace }, { defaultStoreDir, indexRoot, localCacheRoot, resolveTarget, TargetError }, { ConfigError }, { sextantOntology }, { openStore }, { StoreError }, { knowStoreSecrets, knowWorkspaceSecrets }, { logEvent }, { isPostgresLocation }] = await Promise.all([
     import('node:fs/promises'),
     import('node:path'),
@@ -153,8 +153,10 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
     import('../../graph/postgres/location.js'),
   ]);
   expectErrors(BuildError, TargetError, ConfigError, StoreError);
-  const { config, root } = await resolveTarget(target);
+  const { config, root } = await resolveTarget(target, process.env, opts.source !== undefined ? { code: true } : {});
   knowWorkspaceSecrets(config);
+  const publish = opts.source === undefined ? undefined : repositoryToPublish(config, opts.source, target);
+  if (publish && opts.watch) throw new UsageError('--watch keeps one workspace fresh; --source publishes a repository once (run it again after each change, as a CI job does).');
   const location = opts.store ?? process.env.SEXTANT_STORE ?? config.store ?? defaultStoreDir(root);
   const remote = isPostgresLocation(location);
   if (remote) knowStoreSecrets(location);
@@ -173,7 +175,7 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   // Under --watch, sources keep their facts and per-file graph in memory, so an update re-emits only what a change reaches.
   const session = opts.watch ? new Map<string, unknown>() : undefined;
   try {
-    const report = await buildWorkspace(store, ontology, config, {
+    const events: BuildEvents = {
       sourceStart: (name, i, total) => {
         logEvent('info', 'index_source_start', { source: name });
         io.err(`indexing ${name} (${i + 1}/${total})`);
@@ -196,7 +198,10 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
         bar.setTotal(p.total || 1);
         bar.update(p.done, { source: name, phase: p.phase });
       },
-    }, process.env, { cacheDir, ...(session ? { session } : {}) });
+    };
+    const report = publish
+      ? await (await import('../../indexer/estate.js')).relinkEstate(store, ontology, { publish }, events, process.env, { cacheDir })
+      : await buildWorkspace(store, ontology, config, events, process.env, { cacheDir, ...(session ? { session } : {}) });
     const meta = await store.meta();
     for (const s of report.sources) logEvent('info', 'index_source', { source: s.name, nodes: s.nodes, edges: s.edges, seconds: s.seconds, written: s.written ?? 'full' });
     if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, ...report, counts: meta.counts }, null, 2));
@@ -262,6 +267,57 @@ async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: 
   await watcher.close();
 }
 
+/** The one code source of a target, renamed to the repository name `--source` gives. */
+function repositoryToPublish(config: WorkspaceConfig, name: string, target: string): CodeSourceConfig {
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new UsageError(`--source ${JSON.stringify(name)}: a source name is letters, digits, _ . and -.`);
+  const code = config.sources.filter((s): s is CodeSourceConfig => s.kind === 'code');
+  if (code.length !== 1 || config.sources.length !== 1) {
+    throw new UsageError(`--source publishes one repository's code: ${target} holds ${config.sources.length === 0 ? 'no source' : config.sources.map((s) => `${s.kind} source ${s.name}`).join(', ')}. Point it at the repository's directory (or a sextant.yaml with its one code source).`);
+  }
+  return { ...code[0]!, name };
+}
+
+async function runRemove(name: string, opts: { store?: string; json?: boolean }, io: Io): Promise<number> {
+  const [{ sextantOntology }, { locateStore, openStore }, { StoreError }, { ESTATE_SOURCE, isEstateMember, relinkEstate }, { BuildError }] = await Promise.all([
+    import('../../graph/ontology/index.js'),
+    import('../../graph/open.js'),
+    import('../../graph/store.js'),
+    import('../../indexer/estate.js'),
+    import('../../indexer/build.js'),
+  ]);
+  expectErrors(StoreError, BuildError);
+  const location = locateStore(opts.store);
+  if (/^postgres(ql)?:\/\//i.test(location)) (await import('./log-options.js')).knowStoreSecrets(location);
+  const ontology = sextantOntology();
+  const store = await openStore(ontology, location, 'write');
+  try {
+    const sources = await store.sources();
+    if (!sources.some((s) => s.name === name)) throw new UsageError(`the index at ${store.location} has no source ${JSON.stringify(name)}; it has: ${sources.map((s) => s.name).join(', ') || 'none'}.`);
+    if (name === ESTATE_SOURCE && sources.some((s) => s.name === ESTATE_SOURCE)) {
+      const members = [];
+      for (const s of sources) if (await isEstateMember(store, s.name)) members.push(s.name);
+      if (members.length) throw new UsageError(`${ESTATE_SOURCE} holds what the estate's repositories share (${members.join(', ')}): remove those repositories, and it goes with the last.`);
+    }
+    let removed: string[];
+    if (await isEstateMember(store, name)) {
+      const report = await relinkEstate(store, ontology, { retire: name }, { warning: (source, w) => io.err(`warning [${source}]: ${w}`) }, process.env);
+      removed = report.removed;
+    } else {
+      await store.removeSource(name);
+      removed = [name];
+    }
+    const meta = await store.meta();
+    if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, removed, sources: meta.sources.map((s) => s.name), counts: meta.counts }, null, 2));
+    else {
+      for (const r of removed) io.out(`${r}: removed`);
+      io.out(`index: ${store.location} (${meta.counts.nodes} nodes, ${meta.counts.edges} edges; sources: ${meta.sources.map((s) => s.name).join(', ') || 'none'})`);
+    }
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
 async function runStatus(opts: { store?: string; json?: boolean }, io: Io): Promise<number> {
   const [{ sextantOntology }, { locateStore, openStore }, { StoreError }] = await Promise.all([import('../../graph/ontology/index.js'), import('../../graph/open.js'), import('../../graph/store.js')]);
   expectErrors(StoreError);
@@ -320,7 +376,16 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
     .option('--rebuild', 'delete the existing index first')
     .option('--json', 'print the build report as JSON')
     .option('--watch', 'after indexing, keep the index up to date as files change (Ctrl+C to stop)')
+    .option('--source <name>', 'publish this code tree as the repository <name> of the store\'s estate, re-linking it with the repositories other jobs published, and leave every other source as it is')
     .action(async (target: string, opts) => setCode(await runIndex(target, opts, io)));
+
+  program
+    .command('remove')
+    .description('Take a source out of the index (a repository of the estate: the others are re-linked without it)')
+    .argument('<source>', 'the source\'s name, as `sextant status` lists it')
+    .addOption(new Option('--store <dir>', 'the index (default: SEXTANT_STORE, else the nearest .sextant/)'))
+    .option('--json', 'print the report as JSON')
+    .action(async (name: string, opts) => setCode(await runRemove(name, opts, io)));
 
   program
     .command('status')
