@@ -110,3 +110,24 @@ export function rowKey(node: NodeRecord | Record<string, unknown>, propsJson?: s
   return `${n.id}\0${n.kind}\0${n.name}\0${n.qualified_name}\0${n.service ?? ''}\0${n.module ?? ''}\0${n.file ?? ''}\0${n.line ?? ''}\0${props}`;
 }
 
+
+/**
+ * The sources, among those written together, that must be emptied before any of them is written: each holds a node
+ * (by id) that another of them now writes, and the one that writes it too (it is rewritten whole, since its patch
+ * would be computed against rows of the other). `sourceOf` tells which source holds an id now.
+ */
+export function movedSources(writes: readonly { source: { name: string }; nodes: readonly NodeRecord[] }[], sourceOf: (id: string) => string | undefined): Set<string> {
+  const written = new Set(writes.map((w) => w.source.name));
+  const out = new Set<string>();
+  if (writes.length < 2) return out;
+  for (const w of writes) {
+    for (const n of w.nodes) {
+      const holder = sourceOf(n.id);
+      if (holder !== undefined && holder !== w.source.name && written.has(holder)) {
+        out.add(holder);
+        out.add(w.source.name);
+      }
+    }
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -169,9 +169,10 @@ async function relink(store: Store, ontology: Ontology, change: { publish: CodeS
         origin = member.snapshot.origin;
       } else {
         const prefix = `${m.name}/`;
-        const files = (built.inputs ?? []).filter((p) => p.startsWith(prefix)).flatMap((p): [string, string][] => {
+        const read = new Set((built.inputs ?? []).filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length)));
+        const files = [...new Set([...read, ...configurationFiles(own!.path)])].sort().flatMap((rel): [string, string][] => {
           try {
-            return [[p.slice(prefix.length), readFileSync(join(own!.path, p.slice(prefix.length)), 'utf8')]];
+            return [[rel, readFileSync(join(own!.path, rel), 'utf8')]];
           } catch {
             return [];
           }
@@ -202,6 +203,44 @@ async function relink(store: Store, ontology: Ontology, change: { publish: CodeS
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Names of files a build may read for what they configure, beyond the ones this build read (see below). */
+const CONFIGURATION_FILE = /\.(ya?ml|properties|json|xml|toml|conf|ctmpl|env|gradle|kts)$|^(Dockerfile|Jenkinsfile)$/i;
+const SKIPPED_DIRS = new Set(['.git', 'node_modules', 'target', 'build', 'out', 'bin', 'dist', '.gradle', '.idea', '.mvn']);
+const MAX_CONFIGURATION_FILE_BYTES = 1 << 20;
+const MAX_CONFIGURATION_FILES = 20_000;
+
+/**
+ * The repository's configuration-like files, whoever reads them: what one build of the estate reads of a repository
+ * depends on the others (a config server's `shared/gateway.yml` is read once a gateway service is there), so a
+ * repository keeps every file a later build with other repositories may read, not only what this one did.
+ */
+function configurationFiles(root: string): string[] {
+  const out: string[] = [];
+  const pending = [''];
+  while (pending.length && out.length < MAX_CONFIGURATION_FILES) {
+    const rel = pending.pop()!;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(join(root, rel), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        if (!SKIPPED_DIRS.has(e.name)) pending.push(path);
+      } else if (e.isFile() && CONFIGURATION_FILE.test(e.name)) {
+        try {
+          if (statSync(join(root, path)).size <= MAX_CONFIGURATION_FILE_BYTES) out.push(path);
+        } catch {
+          // gone since listed
+        }
+      }
+    }
+  }
+  return out;
 }
 
 /**

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { searchTerm } from '../../search/tokenize.js';
 import { trigramScorer, trigrams } from '../../search/similarity.js';
-import { groupHashes, nodeOrder } from '../groups.js';
+import { groupHashes, movedSources, nodeOrder } from '../groups.js';
 import { CORE_COLUMNS, STORE_FORMAT, type Ontology } from '../ontology/index.js';
 import { BM25_B, BM25_K1, searchDocOf } from '../search-docs.js';
 import { propertyColumn, propertyNames } from '../sqlite/schema.js';
@@ -282,8 +282,11 @@ export class PgStore implements Store {
       const names = [...new Set([...writes.map((w) => w.source.name), ...(opts.remove ?? [])])].sort();
       for (const name of names) await this.lockSource(client, name);
       for (const name of opts.remove ?? []) await this.deleteSource(client, name);
+      // A node may move between two sources written together (an estate's repositories): those go first, whole.
+      const moved = await this.sourcesLosingNodes(client, writes);
+      for (const name of moved) await this.deleteSource(client, name);
       for (const write of writes) {
-        const info = await this.writeSource(client, write, opts.onProgress);
+        const info = await this.writeSource(client, moved.has(write.source.name) ? { ...write, incremental: false } : write, opts.onProgress);
         if (info.written !== 'unchanged') wrote += write.nodes.length + write.edges.length;
         infos.push(info);
       }
@@ -417,6 +420,16 @@ export class PgStore implements Store {
       // Who holds it is only for the message.
     }
     return 'another writer';
+  }
+
+  private async sourcesLosingNodes(client: pg.PoolClient, writes: readonly SourceWrite[]): Promise<Set<string>> {
+    if (writes.length < 2) return new Set();
+    const holder = new Map<string, string>();
+    const ids = writes.flatMap((w) => w.nodes.map((n) => n.id));
+    for (let i = 0; i < ids.length; i += 20_000) {
+      for (const r of (await client.query<{ id: string; source: string }>('SELECT id, source FROM nodes WHERE id = ANY($1)', [ids.slice(i, i + 20_000)])).rows) holder.set(r.id, r.source);
+    }
+    return movedSources(writes, (id) => holder.get(id));
   }
 
   private async deleteSource(client: pg.PoolClient, name: string): Promise<void> {

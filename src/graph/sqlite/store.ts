@@ -23,7 +23,7 @@ import {
 } from '../store.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
 import { searchDocOf } from '../search-docs.js';
-import { attrsJsonOf, edgeLine, GroupHasher, groupHashes, nodeOrder, rowKey, type GroupContent } from '../groups.js';
+import { attrsJsonOf, edgeLine, GroupHasher, groupHashes, movedSources, nodeOrder, rowKey, type GroupContent } from '../groups.js';
 import { propertyColumn, propertyIndexDdl, propertyNames, schemaDdl } from './schema.js';
 import { describeHolder, isBusy, WriterLock } from './writer-lock.js';
 
@@ -471,8 +471,12 @@ export class SqliteStore implements Store {
       const reset = this.pendingReset;
       if (reset) this.resetSchema();
       for (const name of opts.remove ?? []) this.deleteSource(name);
+      // A node may move between two sources written together (an estate's repositories): those go first, whole.
+      const movedFrom = reset ? new Set<string>() : this.sourcesLosingNodes(writes);
+      for (const name of movedFrom) this.deleteSource(name);
       let full = false;
-      for (const { source, nodes, edges, incremental, changed, artifacts } of writes) {
+      for (const { source, nodes, edges, incremental: asked, changed, artifacts } of writes) {
+        const incremental = asked && !movedFrom.has(source.name);
         const progress = opts.onProgress && ((p: Omit<WriteProgress, 'source'>) => opts.onProgress!({ ...p, source: source.name }));
         const info: SourceInfo = { ...source, nodes: nodes.length, edges: edges.length };
         const current = reset ? undefined : (this.stmt('SELECT content_hash FROM sources WHERE name = ?').get(source.name) as { content_hash: string | null } | undefined);
@@ -566,6 +570,12 @@ export class SqliteStore implements Store {
     const had = (this.stmt('SELECT count(*) AS c FROM sources WHERE name = ?').get(name) as { c: number }).c > 0;
     if (had) await this.writeSources([], { remove: [name] });
     return had;
+  }
+
+  /** Of the sources written together, those holding a node another of them now writes (see `movedSources`). */
+  private sourcesLosingNodes(writes: readonly SourceWrite[]): Set<string> {
+    const lookup = this.stmt('SELECT source FROM nodes WHERE id = ?');
+    return movedSources(writes, (id) => (lookup.get(id) as { source: string } | undefined)?.source);
   }
 
   private deleteSource(name: string): boolean {

@@ -91,7 +91,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
       return undefined;
     }
   };
-  const layout = detectLayout(found, readText, deployable);
+  const layout = detectLayout(found, readText, deployable, (dir) => tree.listDir(dir));
   // Build files and configuration with their lines: dependency and config_key nodes (a pom edit re-hashes the source).
   const build = readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel));
   // What a service's build brings decides a default the configuration leaves out (the Stream binder).

@@ -13,12 +13,17 @@ export interface CodeTree {
   discover(): Promise<Discovery>;
   /** Files under a directory of the tree (relative paths), bounded: an OpenAPI spec folder. */
   listFiles(dir: string, limit?: number): string[];
+  /** The names of the files in one directory of the tree (not below it), sorted; undefined when there is none. */
+  listDir(dir: string): string[] | undefined;
 }
+
+/** A mounted tree's root, as its discovery names it: no files sit there, and its name is the same for every build. */
+const MOUNTED_ROOT = '/sextant-estate';
 
 export function codeTree(cfg: CodeSourceConfig): CodeTree {
   if (!cfg.mounts) {
     const root = cfg.path;
-    return { abs: (rel) => join(root, rel), discover: () => discover(root, { includeTests: cfg.include_tests, exclude: cfg.exclude }), listFiles: (dir, limit) => listFilesUnder(root, dir, limit) };
+    return { abs: (rel) => join(root, rel), discover: () => discover(root, { includeTests: cfg.include_tests, exclude: cfg.exclude }), listFiles: (dir, limit) => listFilesUnder(root, dir, limit), listDir: (dir) => filesIn(join(root, dir)) };
   }
   return mountedTree(cfg.mounts);
 }
@@ -38,7 +43,7 @@ function mountedTree(mounts: readonly CodeMount[]): CodeTree {
       return at ? join(at.mount.path, at.rest) : join('/nonexistent-sextant-mount', rel);
     },
     discover: async () => {
-      const merged: Discovery = { root: '', files: [], configFiles: [], buildFiles: [], deploymentFiles: [], skipped: { gitignored: 0, buildOutput: 0, tests: 0, excluded: 0 }, warnings: [] };
+      const merged: Discovery = { root: MOUNTED_ROOT, files: [], configFiles: [], buildFiles: [], deploymentFiles: [], skipped: { gitignored: 0, buildOutput: 0, tests: 0, excluded: 0 }, warnings: [] };
       for (const m of [...mounts].sort((a, b) => (a.name < b.name ? -1 : 1))) {
         const found = await discover(m.path, { includeTests: m.include_tests, exclude: m.exclude });
         const under = (p: string) => `${m.name}/${p}`;
@@ -59,7 +64,24 @@ function mountedTree(mounts: readonly CodeMount[]): CodeTree {
       if (!at) return [];
       return listFilesUnder(at.mount.path, at.rest, limit).map((p) => `${at.mount.name}/${p}`);
     },
+    listDir: (dir) => {
+      const at = split(dir);
+      // The root holds the mounts' folders and no file.
+      if (!at) return dir.replace(/^\.?\/*/, '') === '' ? [] : undefined;
+      return filesIn(join(at.mount.path, at.rest));
+    },
   };
+}
+
+function filesIn(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  } catch {
+    return undefined;
+  }
 }
 
 function listFilesUnder(root: string, dir: string, limit = 2000): string[] {

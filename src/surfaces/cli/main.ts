@@ -348,7 +348,7 @@ function collect(value: string, previous: string[] = []): string[] {
  */
 export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?: readonly string[]): Command {
   const program = new Command();
-  const storeOption = () => new Option('--store <dir>', 'index directory (default: SEXTANT_STORE, else the nearest .sextant/)');
+  const storeOption = () => new Option('--store <dir|url>', 'index directory or postgres:// URL (default: SEXTANT_STORE, else the nearest .sextant/)');
   const configOption = () => new Option('--config <path-or-url>', 'workspace whose GraphQL sources data tools may query (default: what the index was built from)');
   program
     .name('sextant')
@@ -372,7 +372,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
     .command('index')
     .description('Build the index from a sextant.yaml, a directory, a GraphQL schema file or an http(s) endpoint')
     .argument('<path-or-config>', 'sextant.yaml, a directory, a schema file (.graphql/.gql/.json) or a URL')
-    .addOption(new Option('--store <dir>', 'index directory (default: SEXTANT_STORE, the config\'s store, else .sextant/ in the indexed root)'))
+    .addOption(new Option('--store <dir|url>', 'index directory or postgres:// URL (default: SEXTANT_STORE, the config\'s store, else .sextant/ in the indexed root)'))
     .option('--rebuild', 'delete the existing index first')
     .option('--json', 'print the build report as JSON')
     .option('--watch', 'after indexing, keep the index up to date as files change (Ctrl+C to stop)')
@@ -383,7 +383,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
     .command('remove')
     .description('Take a source out of the index (a repository of the estate: the others are re-linked without it)')
     .argument('<source>', 'the source\'s name, as `sextant status` lists it')
-    .addOption(new Option('--store <dir>', 'the index (default: SEXTANT_STORE, else the nearest .sextant/)'))
+    .addOption(new Option('--store <dir|url>', 'the index: a directory or a postgres:// URL (default: SEXTANT_STORE, else the nearest .sextant/)'))
     .option('--json', 'print the report as JSON')
     .action(async (name: string, opts) => setCode(await runRemove(name, opts, io)));
 
