@@ -122,7 +122,7 @@ export interface IndexRun {
 
 async function indexOnce(root: string, storeDir: string, ontology: Ontology, rss: RssSampler): Promise<IndexRun> {
   const t0 = performance.now();
-  const store = openStore(ontology, storeDir, 'write', { reset: false });
+  const store = await openStore(ontology, storeDir, 'write', { reset: false });
   const tOpen = performance.now();
   let tSourceStart = tOpen;
   let tParsed = 0;
@@ -199,7 +199,7 @@ async function indexOnce(root: string, storeDir: string, ontology: Ontology, rss
  * the session (not timed), then each round edits a file and times the update.
  */
 async function watchRounds(root: string, storeDir: string, ontology: Ontology, count: number): Promise<{ rounds: WatchRound[]; median_build_ms: number }> {
-  const store = openStore(ontology, storeDir, 'write', { reset: false });
+  const store = await openStore(ontology, storeDir, 'write', { reset: false });
   const session = new Map<string, unknown>();
   const options = { cacheDir: join(storeDir, 'cache'), session };
   const rounds: WatchRound[] = [];
@@ -475,7 +475,7 @@ export async function runCodeEstate(opts: CodeOptions, toolBudgetsP95: Readonly<
     const incremental = { watching, one_shot: { rounds, median_build_ms: round(median(rounds.map((r) => r.build_ms)), 1), median_total_ms: round(median(rounds.map((r) => r.total_ms)), 1) } };
 
     // Tools on a read-mode store, as a server would.
-    const reader = openStore(ontology, storeDir, 'read');
+    const reader = await openStore(ontology, storeDir, 'read');
     const tools: Record<string, ToolReport> = {};
     let errors = 0;
     let workload: Workload;

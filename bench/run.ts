@@ -15,8 +15,11 @@
  * Latency budgets (p95, synthetic graph) live here, not in tests. The exit code is 0 when over budget (this is a
  * report) and 1 when any tool answered `{ok: false}` (a bug) or the run failed.
  *
+ *   - postgres: the synthetic graph loaded into PostgreSQL, beside SQLite in the same run: load time and rows/s, tool
+ *     p50/p95 over loopback against its own budgets, answers compared with SQLite's; `--pg-scale[=N]` adds a run of N
+ *     services published as N sources by 4 concurrent writers (postgres.ts).
  * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github / 50
- * code), --only=github|synthetic|code|cli, --keep (leave the temporary stores on disk for investigation). The code
+ * code), --only=github|synthetic|postgres|code|cli|shapes|links, --pg-scale[=N], --keep (leave the temporary stores on disk for investigation). The code
  * estate's sizes come from SEXTANT_BENCH_CODE_* environment variables (see code.ts).
  */
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
@@ -28,6 +31,7 @@ import { codeOptions, runCodeEstate, type CodeEstateReport } from './code.js';
 import { cliCalls, runCli, type CliReport } from './cli.js';
 import { runLinks } from './links.js';
 import { runShapes } from './shapes.js';
+import { runPostgres, type PostgresReport } from './postgres.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
 import { RssSampler, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolReport } from './util.js';
@@ -38,12 +42,14 @@ const TOOLS = ['search', 'find', 'describe', 'neighbors', 'resolve'] as const;
 /** Untimed calls per tool before timing starts. */
 const WARMUP = 20;
 
-const ONLY = ['github', 'synthetic', 'code', 'cli', 'shapes', 'links'] as const;
+const ONLY = ['github', 'synthetic', 'postgres', 'code', 'cli', 'shapes', 'links'] as const;
 
 interface Options {
   calls?: number;
-  only?: 'github' | 'synthetic' | 'code' | 'cli' | 'shapes' | 'links';
+  only?: (typeof ONLY)[number];
   keep: boolean;
+  /** `--pg-scale[=N]`: the PostgreSQL scale run, N services published as N sources (default 100). */
+  pgScale?: number;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -53,7 +59,8 @@ function parseArgs(argv: string[]): Options {
     if (key === '--keep') opts.keep = true;
     else if (key === '--calls' && value && /^\d+$/.test(value)) opts.calls = Math.max(1, Number(value));
     else if (key === '--only' && (ONLY as readonly string[]).includes(value ?? '')) opts.only = value as Options['only'];
-    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=${ONLY.join('|')}, --keep)`);
+    else if (key === '--pg-scale' && (value === undefined || /^\d+$/.test(value))) opts.pgScale = value ? Math.max(2, Number(value)) : 100;
+    else throw new Error(`unknown bench option ${arg} (use --calls=N, --only=${ONLY.join('|')}, --pg-scale[=N], --keep)`);
   }
   return opts;
 }
@@ -73,7 +80,8 @@ interface SyntheticReport {
   errors: number;
 }
 
-async function runSynthetic(opts: { calls: number; keep: boolean }, rss: RssSampler): Promise<SyntheticReport> {
+/** `then` runs with the SQLite store of the synthetic graph still on disk (the PostgreSQL section compares with it). */
+async function runSynthetic(opts: { calls: number; keep: boolean; then?: (dir: string) => Promise<void> }, rss: RssSampler): Promise<SyntheticReport> {
   const t0 = performance.now();
   log('synthetic: generating');
   const g = generateSynthetic(DEFAULT_SYNTHETIC);
@@ -142,6 +150,7 @@ async function runSynthetic(opts: { calls: number; keep: boolean }, rss: RssSamp
       log(`synthetic ${tool}: ${report.calls} calls, median ${report.median_ms} ms, p95 ${report.p95_ms} ms, max ${report.max_ms} ms, errors ${report.errors}`);
     }
     await reader.close();
+    await opts.then?.(dir);
     return {
       description: `generated code estate: ${DEFAULT_SYNTHETIC.services} services, classes, methods; CALLS targets Zipf-skewed (hubs)`,
       seed: DEFAULT_SYNTHETIC.seed,
@@ -201,8 +210,17 @@ async function main(): Promise<void> {
     errors += github.errors;
     gc();
   }
-  if (opts.only === undefined || opts.only === 'synthetic') {
-    const synthetic = await runSynthetic({ calls: opts.calls ?? 300, keep: opts.keep }, rss);
+  if (opts.only === undefined || opts.only === 'synthetic' || opts.only === 'postgres') {
+    const withPostgres = opts.only !== 'synthetic';
+    const synthetic = await runSynthetic(
+      {
+        calls: opts.calls ?? 300,
+        keep: opts.keep,
+        ...(withPostgres ? { then: async (dir: string) => void (out.postgres = await runPostgres({ calls: opts.calls ?? 300, warmup: WARMUP, sqliteDir: dir, ...(opts.pgScale ? { scale: opts.pgScale } : {}) }, rss)) } : {}),
+      },
+      rss,
+    );
+    if (out.postgres) errors += (out.postgres as PostgresReport).errors;
     out.synthetic = synthetic;
     errors += synthetic.errors;
     out.budgets = { graph: 'synthetic', metric: 'p95_ms', p95_ms: BUDGETS_P95_MS };

@@ -114,10 +114,10 @@ export function defaultStoreDir(root: string): string {
 }
 
 /**
- * Where `sextant index` keeps a root's parsed facts between runs when the index itself is not a directory (a
- * database): this user's cache directory (XDG_CACHE_HOME, else ~/.cache), one folder per indexed root.
+ * Where `sextant index` keeps parsed facts between runs when the index itself is not a directory (a database):
+ * this user's cache directory (XDG_CACHE_HOME, else ~/.cache), one folder per key (an indexed root, or an estate).
  */
-export function localCacheRoot(root: string, env: Record<string, string | undefined> = process.env): string {
+export function localCacheRoot(key: string, env: Record<string, string | undefined> = process.env): string {
   const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'sextant', createHash('sha256').update(resolve(root)).digest('hex').slice(0, 16));
+  return join(base, 'sextant', createHash('sha256').update(key).digest('hex').slice(0, 16));
 }

@@ -162,8 +162,9 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
   if (remote) knowStoreSecrets(location);
   const ontology = sextantOntology();
   const store = await openStore(ontology, location, 'write', { reset: Boolean(opts.rebuild) });
-  // Parsed facts are kept on this machine: beside a directory index, else in this user's cache directory.
-  const storeDir = remote ? localCacheRoot(root) : location;
+  // Parsed facts are kept on this machine: beside a directory index, else in this user's cache directory, per
+  // indexed tree (an estate's publications share one: each builds every repository of the estate).
+  const storeDir = remote ? localCacheRoot(publish ? `estate of ${store.location}` : root) : location;
   const cacheDir = join(storeDir, 'cache');
   if (opts.rebuild) await rm(cacheDir, { recursive: true, force: true });
   // Stored so a stale index can say how to rebuild it; absolute, since that message is read from anywhere, and

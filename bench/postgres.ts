@@ -1,0 +1,237 @@
+/**
+ * The PostgreSQL store, beside SQLite in the same run:
+ *   - load: the synthetic graph (200k nodes, 1M edges) written as one source (time, rows per second), then every
+ *     tool's p50/p95 over loopback against `PG_BUDGETS_P95_MS`, and whether the answers equal SQLite's;
+ *   - scale (`--pg-scale[=services]`, not run by default): a generated estate of that many services (100), each
+ *     published as its own source (`sextant index <svc> --source <svc>`) by 4 CLI writers at once into one database:
+ *     total time, each writer's peak RSS, tool p95 afterwards, and whether the links equal a one-source build's.
+ * The server: SEXTANT_BENCH_PG (an admin URL), else a throwaway cluster (scripts/pg-cluster.sh) for the run.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { sextantOntology } from '../src/graph/ontology/index.js';
+import { openStore } from '../src/graph/open.js';
+import type { Store } from '../src/graph/store.js';
+import { runTool } from '../src/query/index.js';
+import { generateEstate } from './estate.js';
+import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
+import { gc, log, mb, round, timeTool, type RssSampler, type ToolReport } from './util.js';
+
+/** p95 budgets over loopback on this 2-core machine (SQLite's, in-process, are tighter: run.ts). */
+export const PG_BUDGETS_P95_MS: Readonly<Record<string, number>> = { search: 100, find: 20, describe: 20, neighbors: 20, resolve: 20 };
+const TOOLS = ['search', 'find', 'describe', 'neighbors', 'resolve'] as const;
+const REPO = resolve(import.meta.dirname, '..', '..');
+
+interface Server {
+  admin: string;
+  stop: () => void;
+}
+
+function startServer(): Server | { skipped: string } {
+  if (process.env.SEXTANT_BENCH_PG) return { admin: process.env.SEXTANT_BENCH_PG, stop: () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-pg-'));
+  const started = spawnSync('bash', [join(REPO, 'scripts', 'pg-cluster.sh'), 'start', dir], { encoding: 'utf8' });
+  if (started.status !== 0) return { skipped: `no PostgreSQL to run against: ${started.stderr.trim().split('\n')[0]} (set SEXTANT_BENCH_PG to a server's admin URL)` };
+  return {
+    admin: started.stdout.trim(),
+    stop: () => {
+      spawnSync('bash', [join(REPO, 'scripts', 'pg-cluster.sh'), 'stop', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function newDatabase(admin: string): Promise<string> {
+  const name = `bench_${randomBytes(5).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export interface PostgresReport {
+  server?: string;
+  skipped?: string;
+  load?: { seconds: number; nodes: number; edges: number; rows_per_s: number; nodes_per_s: number; edges_per_s: number; database_mb: number; rss_mb: number };
+  tools?: Record<string, ToolReport>;
+  within_budget?: Record<string, unknown>;
+  same_answers_as_sqlite?: { compared: number; equal: number; first_difference?: string };
+  scale?: ScaleReport;
+  errors: number;
+}
+
+/** Answers on both stores for the same calls: how many are equal (ids, order, scores). */
+async function compareAnswers(a: Store, b: Store, ontology: Store['ontology'], calls: { tool: string; args: unknown }[]): Promise<{ compared: number; equal: number; first_difference?: string }> {
+  let equal = 0;
+  let first: string | undefined;
+  for (const c of calls) {
+    const [x, y] = [await runTool({ store: a, ontology }, c.tool, c.args), await runTool({ store: b, ontology }, c.tool, c.args)];
+    if (JSON.stringify(x) === JSON.stringify(y)) equal++;
+    else first ??= `${c.tool} ${JSON.stringify(c.args)}`;
+  }
+  return { compared: calls.length, equal, ...(first ? { first_difference: first } : {}) };
+}
+
+export async function runPostgres(opts: { calls: number; warmup: number; sqliteDir?: string; scale?: number }, rss: RssSampler): Promise<PostgresReport> {
+  const server = startServer();
+  if ('skipped' in server) {
+    log(`postgres: skipped (${server.skipped})`);
+    return { skipped: server.skipped, errors: 0 };
+  }
+  const report: PostgresReport = { server: new URL(server.admin).host, errors: 0 };
+  try {
+    const g = generateSynthetic(DEFAULT_SYNTHETIC);
+    const url = await newDatabase(server.admin);
+    log(`postgres: loading ${g.nodes.length} nodes, ${g.edges.length} edges`);
+    const writer = await openStore(g.ontology, url, 'write');
+    const t0 = performance.now();
+    let searchRows = 0;
+    await writer.replaceSource({ name: BENCH_SOURCE, kind: 'bench', origin: 'synthetic', built_at: new Date().toISOString() }, g.nodes, g.edges, (p) => {
+      rss.sample();
+      if (p.phase === 'search') searchRows = p.done;
+    });
+    const seconds = (performance.now() - t0) / 1000;
+    await writer.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const size = Number((await client.query('SELECT pg_database_size(current_database()) AS b')).rows[0].b);
+    await client.end();
+    const nodes = g.nodes.length;
+    const edges = g.edges.length;
+    report.load = { seconds: round(seconds, 2), nodes, edges, rows_per_s: Math.round((nodes + edges + searchRows) / seconds), nodes_per_s: Math.round(nodes / seconds), edges_per_s: Math.round(edges / seconds), database_mb: mb(size), rss_mb: mb(process.memoryUsage.rss()) };
+    log(`postgres: loaded in ${round(seconds, 1)} s (${report.load.rows_per_s} rows/s), ${mb(size)} MB`);
+    const workload = syntheticWorkload(g, DEFAULT_SYNTHETIC.seed + 1, opts.calls + opts.warmup);
+    const ontology = g.ontology;
+    (g as { nodes: unknown }).nodes = [];
+    (g as { edges: unknown }).edges = [];
+    gc();
+    const reader = await openStore(ontology, url, 'read');
+    const tools: Record<string, ToolReport> = {};
+    const within: Record<string, unknown> = {};
+    let all = true;
+    for (const tool of TOOLS) {
+      const r = await timeTool({ store: reader, ontology }, tool, workload[tool], opts.warmup);
+      tools[tool] = r;
+      report.errors += r.errors;
+      const pass = r.p95_ms < PG_BUDGETS_P95_MS[tool]!;
+      all &&= pass;
+      within[tool] = { p95_ms: r.p95_ms, budget_ms: PG_BUDGETS_P95_MS[tool], pass };
+      log(`postgres ${tool}: median ${r.median_ms} ms, p95 ${r.p95_ms} ms, errors ${r.errors}`);
+    }
+    within.all = all;
+    report.tools = tools;
+    report.within_budget = within;
+    if (opts.sqliteDir) {
+      const sqlite = await openStore(ontology, opts.sqliteDir, 'read');
+      const sample = TOOLS.flatMap((tool) => workload[tool].slice(opts.warmup, opts.warmup + 40).map((c) => ({ tool, args: c.args })));
+      report.same_answers_as_sqlite = await compareAnswers(reader, sqlite, ontology, sample);
+      await sqlite.close();
+    }
+    await reader.close();
+    if (opts.scale) report.scale = await runScale(server.admin, opts.scale, opts.warmup);
+  } finally {
+    server.stop();
+  }
+  return report;
+}
+
+// ------------------------------------------------------------------------------------------- scale
+
+export interface ScaleReport {
+  services: number;
+  files: number;
+  writers: number;
+  total_seconds: number;
+  publication_seconds: { median: number; max: number };
+  writer_peak_rss_mb: { median: number; max: number };
+  tools: Record<string, { p95_ms: number; median_ms: number }>;
+  links: { one_source: number; published: number; equal: boolean };
+}
+
+/** One CLI run, with its peak RSS (GNU time's %M, in KB) and wall time. */
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number; seconds: number; rssMb: number; stderr: string }> {
+  return new Promise((done) => {
+    const t0 = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', 'SEXTANT_RSS_KB=%M', process.execPath, join(REPO, 'bin', 'sextant.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => {
+      const kb = Number(/SEXTANT_RSS_KB=(\d+)/.exec(stderr)?.[1] ?? 0);
+      done({ code: code ?? 1, seconds: (performance.now() - t0) / 1000, rssMb: Math.round(kb / 1024), stderr });
+    });
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+async function runScale(admin: string, services: number, warmup: number): Promise<ScaleReport> {
+  const root = mkdtempSync(join(tmpdir(), 'sextant-bench-pg-scale-'));
+  try {
+    const stats = await generateEstate(root, { services, filesPerService: 8 });
+    log(`postgres scale: ${services} services, ${stats.files} files`);
+    const published = await newDatabase(admin);
+    const single = await newDatabase(admin);
+    const env = { XDG_CACHE_HOME: join(root, '.cache') };
+    const queue = [...stats.services];
+    const runs: { seconds: number; rssMb: number }[] = [];
+    const t0 = performance.now();
+    const writer = async () => {
+      for (let s = queue.shift(); s; s = queue.shift()) {
+        const r = await cli(['index', join(root, s), '--source', s, '--store', published], env);
+        if (r.code !== 0) throw new Error(`publishing ${s} failed: ${r.stderr.slice(-2000)}`);
+        runs.push({ seconds: r.seconds, rssMb: r.rssMb });
+        if (runs.length % 10 === 0) log(`postgres scale: ${runs.length}/${services} published`);
+      }
+    };
+    await Promise.all([writer(), writer(), writer(), writer()]);
+    const total = (performance.now() - t0) / 1000;
+    const one = await cli(['index', root, '--store', single], { XDG_CACHE_HOME: join(root, '.cache-single') });
+    if (one.code !== 0) throw new Error(`the one-source build failed: ${one.stderr.slice(-2000)}`);
+    const ontology = sextantOntology();
+    const [a, b] = [await openStore(ontology, published, 'read'), await openStore(ontology, single, 'read')];
+    const linksOf = async (store: Store) => {
+      const r = (await runTool({ store, ontology }, 'links', { include: 'all', limit: 2000 })) as Record<string, any>;
+      return (r.links as any[]).map((l) => `${l.kind} ${l.service} ${l.name} ${l.status} ${l.member ?? ''} ${(l.targets ?? []).map((t: any) => t.qualified_name).join(',')}`).sort();
+    };
+    const [la, lb] = [await linksOf(a), await linksOf(b)];
+    const tools: Record<string, { p95_ms: number; median_ms: number }> = {};
+    const someService = stats.services[0]!;
+    const calls: Record<string, { args: Record<string, unknown> }[]> = {
+      search: ['order service', 'payment client', 'controller', 'repository find'].map((query) => ({ args: { query } })),
+      find: [{ args: { kind: 'route', filter: { service: someService } } }, { args: { kind: 'client' } }],
+      resolve: [{ args: { name: `${someService}` } }],
+      describe: (await a.findNodes({ kinds: ['symbol'], predicates: [], limit: 20, offset: 0 })).nodes.map((n) => ({ args: { id: n.id } })),
+      neighbors: (await a.findNodes({ kinds: ['route'], predicates: [], limit: 20, offset: 0 })).nodes.map((n) => ({ args: { id: n.id } })),
+    };
+    for (const tool of TOOLS) {
+      const list = calls[tool]!;
+      const all = Array.from({ length: 60 + warmup }, (_, i) => ({ tool, args: list[i % list.length]!.args }));
+      const r = await timeTool({ store: a, ontology }, tool, all, warmup);
+      tools[tool] = { p95_ms: r.p95_ms, median_ms: r.median_ms };
+    }
+    await a.close();
+    await b.close();
+    return {
+      services,
+      files: stats.files,
+      writers: 4,
+      total_seconds: round(total, 1),
+      publication_seconds: { median: round(median(runs.map((r) => r.seconds)), 1), max: round(Math.max(...runs.map((r) => r.seconds)), 1) },
+      writer_peak_rss_mb: { median: median(runs.map((r) => r.rssMb)), max: Math.max(...runs.map((r) => r.rssMb)) },
+      tools,
+      links: { one_source: lb.length, published: la.length, equal: JSON.stringify(la) === JSON.stringify(lb) },
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
