@@ -18,6 +18,7 @@ import { comparable, compareIpcWithJson } from './helpers/ipc-compare.js';
 import { ADMIN_TOKEN, HARNESS_ROWS, SECRET, startHarnessServer } from './hugr-server/fixture.js';
 import { geoJsonToWkb } from './hugr-server/ipc.js';
 import type { HugrTestServer } from './hugr-server/server.js';
+import { testStoreLocation } from './helpers/store.js';
 
 const T = { timeout: 60000 };
 
@@ -57,7 +58,7 @@ describe('graphql_query format: table', () => {
     const dir = await tempDir('sextant-table-');
     const source = (name: string, extra: string[]) => [`  - name: ${name}`, '    kind: graphql', `    endpoint: ${hugr.url}/query`, ...extra, '    headers:', '      x-hugr-secret-key: ${HUGR_SECRET}', '    data:', '      token: ${HUGR_USER_TOKEN}'];
     await writeFile(join(dir, 'sextant.yaml'), ['sources:', ...source('hugr', []), ...source('plain', ['    flavor: generic']), ''].join('\n'));
-    store = join(dir, '.sextant');
+    store = await testStoreLocation(join(dir, '.sextant'));
     process.env['HUGR_SECRET'] = SECRET;
     try {
       await indexInto(dir, store);

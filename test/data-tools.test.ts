@@ -14,6 +14,7 @@ import { buildSchema, graphql } from 'graphql';
 import { callTool, connectHttp, connectStdio, hintChecker, indexInto, jsonOf, killAll, runCli, startHttpServer, tempDir, TOOL_NAMES, type Connection, type HttpServerProcess } from './helpers/e2e.js';
 import { ADMIN_TOKEN, ANALYST_TOKEN, SECRET, startHarnessServer } from './hugr-server/fixture.js';
 import type { HugrTestServer } from './hugr-server/server.js';
+import { testStoreLocation } from './helpers/store.js';
 
 const T = { timeout: 60000 };
 
@@ -23,7 +24,7 @@ async function workspace(url: string, data: string[]): Promise<{ dir: string; st
     join(dir, 'sextant.yaml'),
     ['sources:', '  - name: hugr', '    kind: graphql', `    endpoint: ${url}/query`, '    headers:', '      x-hugr-secret-key: ${HUGR_SECRET}', '    data:', ...data.map((d) => `      ${d}`), ''].join('\n'),
   );
-  const store = join(dir, '.sextant');
+  const store = await testStoreLocation(join(dir, '.sextant'));
   const r = await indexInto(dir, store);
   assert.equal(r.code, 0, r.stderr);
   return { dir, store };
@@ -332,7 +333,7 @@ describe('data tools against a generic GraphQL endpoint (no Hugr extensions)', (
   test('indexed without a Hugr model; query, local jq and validate work as the caller', { timeout: 120000 }, async () => {
     const dir = await tempDir('sextant-generic-');
     await writeFile(join(dir, 'sextant.yaml'), ['sources:', '  - name: books', '    kind: graphql', `    endpoint: ${url}`, '    data:', '      token: ${BOOKS_TOKEN}', ''].join('\n'));
-    const store = join(dir, '.sextant');
+    const store = await testStoreLocation(join(dir, '.sextant'));
     const r = await indexInto(dir, store);
     assert.equal(r.code, 0, r.stderr);
     const conn = await connectStdio(store, { env: { BOOKS_TOKEN: 'reader-1' } });

@@ -13,6 +13,7 @@ import { callTool, connectHttp, connectStdio, indexInto, killAll, REPO_ROOT, sta
 import { ADMIN_TOKEN, SECRET, startHarnessServer } from './hugr-server/fixture.js';
 import type { HugrTestServer } from './hugr-server/server.js';
 import { HUGR_GUIDE_URI } from '../src/surfaces/mcp/guide.js';
+import { testStoreLocation } from './helpers/store.js';
 
 const T = { timeout: 60000 };
 const GUIDE_FILE = join(REPO_ROOT, 'docs', 'guide-hugr.md');
@@ -117,7 +118,7 @@ describe('the Hugr guide', () => {
     schema = await introspect(hugr.url);
     const dir = await tempDir('sextant-guide-');
     await writeFile(join(dir, 'sextant.yaml'), ['sources:', '  - name: hugr', '    kind: graphql', `    endpoint: ${hugr.url}/query`, '    headers:', `      x-hugr-secret-key: ${SECRET}`, '    data:', '      token: ${HUGR_USER_TOKEN}', ''].join('\n'));
-    store = join(dir, '.sextant');
+    store = await testStoreLocation(join(dir, '.sextant'));
     await indexInto(dir, store);
     // Data tools run as the caller: on stdio, the configured user token (an admin's, who sees every field).
     stdio = await connectStdio(store, { env: { HUGR_USER_TOKEN: ADMIN_TOKEN } });

@@ -23,6 +23,7 @@ import { HARNESS_FILES } from './hugr-server/fixture.js';
 import type { HugrGeneration } from './hugr-server/catalog.js';
 import type { DataSourceInfo } from './hugr-server/meta.js';
 import { startHugrTestServer, type HugrTestServer } from './hugr-server/server.js';
+import { testStoreLocation } from './helpers/store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HUGR = path.join(sharedDir(), 'fixtures/hugr');
@@ -85,7 +86,7 @@ async function factsOf(store: string): Promise<Facts> {
 async function indexWorkspace(lines: string[], env: Record<string, string> = {}): Promise<string> {
   const dir = await tempDir('sextant-generations-');
   await writeFile(path.join(dir, 'sextant.yaml'), ['sources:', '  - name: hugr', '    kind: graphql', ...lines.map((l) => `    ${l}`), ''].join('\n'));
-  const store = path.join(dir, '.sextant');
+  const store = await testStoreLocation(path.join(dir, '.sextant'));
   const r = await runCli(['index', path.join(dir, 'sextant.yaml'), '--store', store], { env });
   assert.equal(r.code, 0, `index failed:\n${r.stderr}\n${r.stdout}`);
   return store;
