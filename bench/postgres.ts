@@ -75,8 +75,9 @@ async function compareAnswers(a: Store, b: Store, ontology: Store['ontology'], c
   let equal = 0;
   let first: string | undefined;
   for (const c of calls) {
-    const [x, y] = [await runTool({ store: a, ontology }, c.tool, c.args), await runTool({ store: b, ontology }, c.tool, c.args)];
-    if (JSON.stringify(x) === JSON.stringify(y)) equal++;
+    // Each index says when it was written (`index`): that differs by store, as it should.
+    const answer = async (store: Store) => JSON.stringify({ ...(await runTool({ store, ontology }, c.tool, c.args)), index: undefined });
+    if ((await answer(a)) === (await answer(b))) equal++;
     else first ??= `${c.tool} ${JSON.stringify(c.args)}`;
   }
   return { compared: calls.length, equal, ...(first ? { first_difference: first } : {}) };

@@ -71,6 +71,8 @@ export async function openTestStore(ontology: Ontology, dir: string, opts: { mod
  * Everything a test index holds, on either store: nodes in row order (the order answers follow) and edges in
  * (from, type, to, key) order, each row as JSON, without row ids. Two indexes with equal dumps answer alike.
  */
+const EDGE_SQL = 'SELECT s.id AS src, e.type, d.id AS dst, e.key, e.confidence, e.attrs FROM edges e JOIN nodes s ON s.rid = e.src JOIN nodes d ON d.rid = e.dst ORDER BY src, e.type, dst, e.key';
+
 export async function dumpIndex(location: string): Promise<{ nodes: string[]; edges: string[] }> {
   const nodeSql = (props: string) => `SELECT n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, ${props} AS props FROM nodes n`;
   if (location.startsWith('postgres')) {
@@ -78,7 +80,7 @@ export async function dumpIndex(location: string): Promise<{ nodes: string[]; ed
     await client.connect();
     try {
       const nodes = (await client.query(`${nodeSql('n.props')} ORDER BY n.rid`)).rows.map((r) => JSON.stringify(r));
-      const edges = (await client.query('SELECT e.src, e.type, e.dst, e.key, e.confidence, e.attrs FROM edges e JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst ORDER BY e.src, e.type, e.dst, e.key')).rows.map((r) => JSON.stringify(r));
+      const edges = (await client.query(EDGE_SQL)).rows.map((r) => JSON.stringify(r));
       return { nodes, edges };
     } finally {
       await client.end();
@@ -88,7 +90,7 @@ export async function dumpIndex(location: string): Promise<{ nodes: string[]; ed
   const db = new Database(join(location, 'index.db'), { readonly: true });
   try {
     const nodes = (db.prepare(`${nodeSql('p.props')} JOIN node_props p ON p.rid = n.rid ORDER BY n.rid`).all() as Record<string, unknown>[]).map((r) => JSON.stringify(r));
-    const edges = (db.prepare('SELECT s.id AS src, e.type, d.id AS dst, e.key, e.confidence, e.attrs FROM edges e JOIN nodes s ON s.rid = e.src JOIN nodes d ON d.rid = e.dst ORDER BY src, e.type, dst, e.key').all() as Record<string, unknown>[]).map((r) => JSON.stringify(r));
+    const edges = (db.prepare(EDGE_SQL).all() as Record<string, unknown>[]).map((r) => JSON.stringify(r));
     return { nodes, edges };
   } finally {
     db.close();

@@ -16,6 +16,7 @@ import type { EdgeRecord, NodeRecord } from '../../src/graph/types.js';
 import { buildWorkspace } from '../../src/indexer/build.js';
 import { resolveTarget } from '../../src/indexer/target.js';
 import { runTool } from '../../src/query/index.js';
+import { queryTerms } from '../../src/search/tokenize.js';
 import { jsonOf, runCli } from '../helpers/e2e.js';
 import { GITHUB_SDL, sharedDir, SHOP_SDL } from '../helpers/index.js';
 import { adminQuery, databaseUrl, newTestDatabase, testPostgresUrl } from '../helpers/store.js';
@@ -86,6 +87,15 @@ describe('the same ranking as SQLite', () => {
       const both = await indexBoth(target);
       try {
         for (const q of QUERIES[name]!) assert.deepEqual(await searchAnswer(both.pg, q), await searchAnswer(both.sqlite, q), `search ${JSON.stringify(q)}`);
+        // The store's own hits, unrounded: the same BM25 in the same double arithmetic.
+        const priors = Object.fromEntries(ontology.kinds().map((k) => [k.def.name, k.def.searchPrior]));
+        for (const q of QUERIES[name]!) {
+          for (const mode of ['and', 'or'] as const) {
+            const tq = { terms: queryTerms(String(q.query)), mode, weights: { name: 4, qualified_name: 1, text: 0.5 }, kindPriors: priors, limit: 50 };
+            const raw = async (store: Store) => (await store.searchText(tq)).map((h) => [h.node.id, h.score, h.components.identifier, h.components.text]);
+            assert.deepEqual(await raw(both.pg), await raw(both.sqlite), `raw ${mode} hits for ${String(q.query)}`);
+          }
+        }
         for (const typo of TYPOS[name]!) {
           const [a, b] = [await both.pg.similarNames(typo, { limit: 5 }), await both.sqlite.similarNames(typo, { limit: 5 })];
           assert.ok(b.length > 0, `SQLite suggests something for ${typo}`);

@@ -6,7 +6,7 @@ import { propertyColumn, propertyNames } from '../sqlite/schema.js';
 const TEXT = 'text COLLATE "C"';
 
 /** The tables this store owns, in the order `DROP` takes them (a rebuild drops exactly these). */
-export const PG_TABLES = ['search_df', 'search_docs', 'node_terms', 'edges', 'nodes', 'source_artifacts', 'sources', 'meta'] as const;
+export const PG_TABLES = ['name_grams', 'search_df', 'search_docs', 'node_terms', 'edges', 'nodes', 'source_artifacts', 'sources', 'meta'] as const;
 export const PG_SEQUENCES = ['rid_blocks'] as const;
 
 function columnType(ontology: Ontology, property: string): string {
@@ -26,11 +26,13 @@ function columnType(ontology: Ontology, property: string): string {
  *
  * - nodes with one typed column per filterable property (partial index each) and their properties' JSON as text
  *   (kept byte for byte, key order included, as written);
- * - edges by node id, not row id, so a source rewritten by one writer never leaves another source's edges
- *   pointing at row ids that moved;
+ * - edges by row id, as on SQLite: walking an edge index in row-id order is the order answers come in, so a page of
+ *   a hub's callers stops after the page; an edge goes with either end's source when that is written again (as
+ *   on SQLite), so no edge outlives the row ids it holds;
  * - search: each node's terms (`searchDocOf`) as arrays under GIN indexes, and per source the document
  *   frequency of every term and its token totals, so BM25 is computed as SQLite's FTS5 computes it with no
  *   table shared between concurrent writers of different sources;
+ * - did-you-mean: per source, how many of its distinct names hold each trigram (to pick a misspelling's rarest);
  * - every row carries its source, so replacing one source deletes by an index.
  */
 export function pgSchemaDdl(ontology: Ontology): string {
@@ -74,9 +76,9 @@ CREATE TABLE node_terms (prop ${TEXT} NOT NULL, value ${TEXT} NOT NULL, rid bigi
 CREATE INDEX node_terms_rid ON node_terms(rid);
 CREATE INDEX node_terms_source ON node_terms(source);
 CREATE TABLE edges (
-  src ${TEXT} NOT NULL,
+  src bigint NOT NULL,
   type ${TEXT} NOT NULL,
-  dst ${TEXT} NOT NULL,
+  dst bigint NOT NULL,
   key ${TEXT} NOT NULL DEFAULT '',
   source ${TEXT} NOT NULL,
   confidence double precision,
@@ -91,6 +93,8 @@ CREATE INDEX search_docs_text ON search_docs USING gin (text_t);
 CREATE INDEX search_docs_source ON search_docs(source);
 CREATE TABLE search_df (term ${TEXT} NOT NULL, source ${TEXT} NOT NULL, id_docs integer NOT NULL, text_docs integer NOT NULL, PRIMARY KEY (term, source));
 CREATE INDEX search_df_source ON search_df(source);
+CREATE TABLE name_grams (gram ${TEXT} NOT NULL, source ${TEXT} NOT NULL, names integer NOT NULL, PRIMARY KEY (gram, source));
+CREATE INDEX name_grams_source ON name_grams(source);
 CREATE TABLE source_artifacts (source ${TEXT} NOT NULL, name ${TEXT} NOT NULL, content text NOT NULL, PRIMARY KEY (source, name));
 `;
 }

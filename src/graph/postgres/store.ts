@@ -87,6 +87,26 @@ function sourceLockKey(source: string): { key: string; hi: number; lo: number } 
   return { key: digest.readBigInt64BE(0).toString(), hi, lo };
 }
 
+/** A trigram did-you-mean looks names up by: three letters or digits, lower-cased, as SQLite's trigram index folds them. */
+const NAME_GRAM = /^[\p{L}\p{N}]{3}$/u;
+
+/** For each trigram, how many of these nodes' distinct names hold it. */
+function nameGramCounts(nodes: readonly NodeRecord[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const name of new Set(nodes.map((n) => n.name))) {
+    const chars = [...name.toLowerCase()];
+    const seen = new Set<string>();
+    for (let i = 0; i + 3 <= chars.length; i++) {
+      const gram = chars[i]! + chars[i + 1]! + chars[i + 2]!;
+      if (!seen.has(gram) && NAME_GRAM.test(gram)) {
+        seen.add(gram);
+        counts.set(gram, (counts.get(gram) ?? 0) + 1);
+      }
+    }
+  }
+  return counts;
+}
+
 /** The lock every schema change (create, rebuild) takes, so two first writers do not both create the tables. */
 const SCHEMA_LOCK = sourceLockKey('\0schema').key;
 
@@ -435,9 +455,9 @@ export class PgStore implements Store {
   private async deleteSource(client: pg.PoolClient, name: string): Promise<void> {
     await client.query('DELETE FROM edges WHERE source = $1', [name]);
     // As on SQLite: another source's edges to or from this one's nodes go with them.
-    await client.query('DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE source = $1)', [name]);
-    await client.query('DELETE FROM edges WHERE dst IN (SELECT id FROM nodes WHERE source = $1)', [name]);
-    for (const table of ['node_terms', 'search_docs', 'search_df', 'nodes', 'source_artifacts', 'sources']) {
+    await client.query('DELETE FROM edges WHERE src IN (SELECT rid FROM nodes WHERE source = $1)', [name]);
+    await client.query('DELETE FROM edges WHERE dst IN (SELECT rid FROM nodes WHERE source = $1)', [name]);
+    for (const table of ['node_terms', 'search_docs', 'search_df', 'name_grams', 'nodes', 'source_artifacts', 'sources']) {
       await client.query(`DELETE FROM ${table} WHERE ${table === 'sources' ? 'name' : 'source'} = $1`, [name]);
     }
   }
@@ -535,11 +555,14 @@ export class PgStore implements Store {
     await copyRows(client, 'search_df', ['term', 'source', 'id_docs', 'text_docs'], (function* () {
       for (const [term, d] of df) yield [term, source.name, d.id, d.text];
     })());
+    await copyRows(client, 'name_grams', ['gram', 'source', 'names'], (function* () {
+      for (const [gram, n] of nameGramCounts(nodes)) yield [gram, source.name, n];
+    })());
     // Endpoints in other sources must exist (as SQLite's rid lookup requires).
     const foreign = [...new Set(edges.flatMap((e) => [e.from, e.to]).filter((id) => !ridOf.has(id)))];
     if (foreign.length) {
-      const found = new Set((await client.query<{ id: string }>('SELECT id FROM nodes WHERE id = ANY($1)', [foreign])).rows.map((r) => r.id));
-      const missing = foreign.find((id) => !found.has(id));
+      for (const r of (await client.query<{ id: string; rid: number }>('SELECT id, rid FROM nodes WHERE id = ANY($1)', [foreign])).rows) ridOf.set(r.id, r.rid);
+      const missing = foreign.find((id) => !ridOf.has(id));
       if (missing) throw new StoreError('store_corrupt', `edge endpoint ${missing} is not a node of this index`);
     }
     const seen = new Set<string>();
@@ -555,7 +578,7 @@ export class PgStore implements Store {
           if (seen.has(k)) continue;
           seen.add(k);
           const attrs = e.attrs && Object.keys(e.attrs).length > 0 ? e.attrs : undefined;
-          yield [e.from, e.type, e.to, e.key ?? '', source.name, typeof attrs?.confidence === 'number' ? attrs.confidence : null, attrs ? JSON.stringify(e.attrs) : null];
+          yield [ridOf.get(e.from)!, e.type, ridOf.get(e.to)!, e.key ?? '', source.name, typeof attrs?.confidence === 'number' ? attrs.confidence : null, attrs ? JSON.stringify(e.attrs) : null];
         }
       })(),
       (done) => progress({ phase: 'edges', done, total: edges.length }),
@@ -705,25 +728,29 @@ export class PgStore implements Store {
 
   async edges(q: EdgeQuery): Promise<{ rows: EdgeRow[]; total: number }> {
     if (q.ids.length === 0 || q.types.length === 0 || !this.ready) return { rows: [], total: 0 };
-    const origins = (await this.query<{ id: string }>(`SELECT id FROM nodes WHERE id = ANY($1) ORDER BY id`, [[...q.ids]])).map((r) => r.id);
+    const origins = await this.query<{ id: string; rid: number }>(`SELECT id, rid FROM nodes WHERE id = ANY($1) ORDER BY id`, [[...q.ids]]);
     if (origins.length === 0) return { rows: [], total: 0 };
+    const originId = new Map(origins.map((o) => [o.rid, o.id]));
     const filtered = (q.other?.kinds?.length ?? 0) > 0 || (q.other?.predicates.length ?? 0) > 0;
     const params = new Params();
-    const ids = params.add(origins);
+    const rids = params.add(origins.map((o) => o.rid));
     const types = params.add([...q.types]);
     const other = filtered ? this.whereNodes('n', q.other?.kinds, q.other?.predicates ?? [], params) : 'TRUE';
     const edge = this.edgeWhere(q.edge, params);
     const dirs = q.direction === 'both' ? (['out', 'in'] as const) : [q.direction];
+    // Pages are cut on edge keys alone, in the order the (near, type, far) index yields them; the other ends' full
+    // rows are read for the page only. Existence of the other end is guaranteed (edges go with their ends' sources).
     const parts = dirs.map((dir) => {
       const [near, far] = dir === 'out' ? ['src', 'dst'] : ['dst', 'src'];
-      return `SELECT e.${near} AS e_origin, e.type AS e_type, e.key AS e_key, e.attrs AS e_attrs, '${dir}' AS e_dir, n.rid AS n_rid, n.id AS n_id
-              FROM edges e JOIN nodes n ON n.id = e.${far}
-              WHERE e.${near} = ANY(${ids}::text[]) AND e.type = ANY(${types}::text[]) AND ${other} AND ${edge}`;
+      return `SELECT e.${near} AS e_origin, e.type AS e_type, e.key AS e_key, e.attrs AS e_attrs, '${dir}'::text AS e_dir, e.${far} AS n_rid
+              FROM edges e${filtered ? ` JOIN nodes n ON n.rid = e.${far}` : ''}
+              WHERE e.${near} = ANY(${rids}::bigint[]) AND e.type = ANY(${types}::text[]) AND ${other} AND ${edge}`;
     });
     const all = parts.join(' UNION ALL ');
-    const order = `ORDER BY ${origins.length > 1 ? `array_position(${ids}::text[], e_origin), ` : ''}e_type, ${dirs.length > 1 ? 'e_dir DESC, ' : ''}n_rid, e_key`;
+    const order = `ORDER BY ${origins.length > 1 ? `array_position(${rids}::bigint[], e_origin), ` : ''}e_type, ${dirs.length > 1 ? 'e_dir DESC, ' : ''}n_rid, e_key`;
     const countValues = [...params.values];
-    const page = await this.query(`SELECT * FROM (${all}) x ${order} LIMIT ${params.add(q.limit)} OFFSET ${params.add(q.offset)}`, params.values);
+    const pageSql = dirs.length > 1 || origins.length > 1 ? `SELECT * FROM (${all}) x ${order}` : `${parts[0]} ${order}`;
+    const page = await this.query(`${pageSql} LIMIT ${params.add(q.limit)} OFFSET ${params.add(q.offset)}`, params.values);
     const total = page.length < q.limit && (q.offset === 0 || page.length > 0) ? q.offset + page.length : ((await this.query<{ c: number }>(`SELECT count(*) AS c FROM (${all}) x`, countValues))[0]?.c ?? 0);
     const nodeRows = page.length ? await this.query(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.rid = ANY($1)`, [[...new Set(page.map((r) => r.n_rid as number))]]) : [];
     const byRid = new Map(nodeRows.map((r) => [r.rid as number, this.toNode(r)]));
@@ -732,7 +759,7 @@ export class PgStore implements Store {
       rows: page.map((r) => {
         const otherNode = byRid.get(r.n_rid as number)!;
         const dir = r.e_dir as 'in' | 'out';
-        const origin = r.e_origin as string;
+        const origin = originId.get(r.e_origin as number)!;
         return {
           type: r.e_type as string,
           direction: dir,
@@ -751,16 +778,13 @@ export class PgStore implements Store {
     const out = new Map<string, Record<string, { in: number; out: number }>>();
     for (const id of ids) out.set(id, {});
     if (ids.length === 0 || !this.ready) return out;
-    // Only edges whose other end exists count, as on SQLite (whose edges hold row ids of existing nodes).
     const rows = await this.query<{ id: string; type: string; dir: 'in' | 'out'; c: number }>(
-      `SELECT e.src AS id, e.type, 'out' AS dir, count(*) AS c FROM edges e WHERE e.src = ANY($1) AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.dst) GROUP BY e.src, e.type
+      `SELECT o.id, e.type, 'out' AS dir, count(*) AS c FROM nodes o JOIN edges e ON e.src = o.rid WHERE o.id = ANY($1) GROUP BY o.id, e.type
        UNION ALL
-       SELECT e.dst AS id, e.type, 'in' AS dir, count(*) AS c FROM edges e WHERE e.dst = ANY($1) AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.src) GROUP BY e.dst, e.type`,
+       SELECT o.id, e.type, 'in' AS dir, count(*) AS c FROM nodes o JOIN edges e ON e.dst = o.rid WHERE o.id = ANY($1) GROUP BY o.id, e.type`,
       [[...ids]],
     );
-    const known = new Set((await this.query<{ id: string }>('SELECT id FROM nodes WHERE id = ANY($1)', [[...ids]])).map((r) => r.id));
     for (const r of rows) {
-      if (!known.has(r.id)) continue;
       const counts = out.get(r.id)!;
       counts[r.type] ??= { in: 0, out: 0 };
       counts[r.type]![r.dir] = r.c;
@@ -781,39 +805,39 @@ export class PgStore implements Store {
     const t = params.add(terms);
     const where = this.whereNodes('n', q.kinds, q.predicates ?? [], params);
     const priorCases = Object.entries(q.kindPriors)
-      .map(([kind, prior]) => `WHEN ${params.add(kind)} THEN ${Number(prior)}::double precision`)
+      .map(([kind, prior]) => `WHEN ${params.add(kind)} THEN ${Number(prior)}::float8`)
       .join(' ');
-    const prior = priorCases ? `(CASE n.kind ${priorCases} ELSE 1.0::double precision END)` : '1.0::double precision';
+    const prior = priorCases ? `(CASE n.kind ${priorCases} ELSE 1::float8 END)` : '1::float8';
     const w = q.weights;
     const op = q.mode === 'and' ? '@>' : '&&';
-    const k1 = BM25_K1;
-    const b = BM25_B;
-    // FTS5: idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6; per term f (weighted occurrences), per row D (tokens).
-    const idf = (n: string, df: string) => `(CASE WHEN ln((${n} - ${df} + 0.5) / (${df} + 0.5)) <= 0 THEN 1e-6 ELSE ln((${n} - ${df} + 0.5) / (${df} + 0.5)) END)`;
-    const bm25 = (f: string, idfCol: string, len: string, avg: string) => `${idfCol} * (${f} * ${k1 + 1}) / (${f} + ${k1} * (1 - ${b} + ${b} * ${len} / ${avg}))`;
+    const f8 = (n: number) => `${Number(n)}::float8`;
+    const [k1, b] = [f8(BM25_K1), f8(BM25_B)];
+    // FTS5's arithmetic, in its order and in doubles: idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6; per term
+    // idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + b * D / avgdl))), summed over the terms in query order.
+    const idf = (n: string, df: string) => `(CASE WHEN ln((${n} - ${df} + 0.5::float8) / (${df} + 0.5::float8)) <= 0 THEN 1e-6::float8 ELSE ln((${n} - ${df} + 0.5::float8) / (${df} + 0.5::float8)) END)`;
+    const bm25 = (f: string, idfCol: string, len: string, avg: string) => `${idfCol} * ((${f} * (${k1} + 1::float8)) / (${f} + ${k1} * (1::float8 - ${b} + ${b} * ${len} / ${avg})))`;
     const rows = await this.query(
       `WITH st AS (
-         SELECT coalesce(sum(id_docs), 0)::double precision AS id_n, coalesce(sum(id_tokens), 0)::double precision AS id_tok,
-                coalesce(sum(text_docs), 0)::double precision AS text_n, coalesce(sum(text_tokens), 0)::double precision AS text_tok FROM sources
+         SELECT coalesce(sum(id_docs), 0)::float8 AS id_n, coalesce(sum(id_tokens), 0)::float8 AS id_tok,
+                coalesce(sum(text_docs), 0)::float8 AS text_n, coalesce(sum(text_tokens), 0)::float8 AS text_tok FROM sources
        ), qt AS (
-         SELECT u.term, u.ord,
-                ${idf('st.id_n', 'coalesce(d.id_df, 0)')} AS idf_id, ${idf('st.text_n', 'coalesce(d.text_df, 0)')} AS idf_text
+         SELECT u.term, u.ord, ${idf('st.id_n', 'coalesce(d.id_df, 0::float8)')} AS idf_id, ${idf('st.text_n', 'coalesce(d.text_df, 0::float8)')} AS idf_text
          FROM unnest(${t}::text[]) WITH ORDINALITY AS u(term, ord) CROSS JOIN st
-         LEFT JOIN LATERAL (SELECT sum(id_docs)::double precision AS id_df, sum(text_docs)::double precision AS text_df FROM search_df s WHERE s.term = u.term) d ON TRUE
+         LEFT JOIN LATERAL (SELECT sum(id_docs)::float8 AS id_df, sum(text_docs)::float8 AS text_df FROM search_df s WHERE s.term = u.term) d ON TRUE
        ), hits AS (
-         SELECT d.rid,
-           CASE WHEN d.id_t ${op} ${t}::text[] THEN (
-             SELECT sum(${bm25('f.f', 'qt.idf_id', 'cardinality(d.id_t)', '(st.id_tok / st.id_n)')} ORDER BY qt.ord)
-             FROM qt CROSS JOIN st CROSS JOIN LATERAL (SELECT ${Number(w.name)} * cardinality(array_positions(d.name_t, qt.term)) + ${Number(w.qualified_name)} * cardinality(array_positions(d.qn_t, qt.term)) AS f) f
-           ) ELSE 0 END AS s_id,
-           CASE WHEN d.text_t ${op} ${t}::text[] THEN (
-             SELECT sum(${bm25('f.f', 'qt.idf_text', 'cardinality(d.text_t)', '(st.text_tok / st.text_n)')} ORDER BY qt.ord) * ${Number(w.text)}
-             FROM qt CROSS JOIN st CROSS JOIN LATERAL (SELECT cardinality(array_positions(d.text_t, qt.term))::double precision AS f) f
-           ) ELSE 0 END AS s_text
+         SELECT d.rid, d.name_t, d.qn_t, d.id_t, d.text_t, d.id_t ${op} ${t}::text[] AS id_match, coalesce(d.text_t ${op} ${t}::text[], false) AS text_match
          FROM search_docs d WHERE d.id_t ${op} ${t}::text[] OR d.text_t ${op} ${t}::text[]
+       ), scored AS (
+         SELECT h.rid,
+           coalesce(sum(CASE WHEN h.id_match THEN ${bm25('f.fi', 'qt.idf_id', 'cardinality(h.id_t)::float8', '(st.id_tok / st.id_n)')} END ORDER BY qt.ord), 0::float8) AS s_id,
+           coalesce(sum(CASE WHEN h.text_match THEN ${bm25('f.ft', 'qt.idf_text', 'cardinality(h.text_t)::float8', '(st.text_tok / st.text_n)')} END ORDER BY qt.ord), 0::float8) * ${f8(w.text)} AS s_text
+         FROM hits h CROSS JOIN qt CROSS JOIN st
+         CROSS JOIN LATERAL (SELECT (${f8(w.name)} * cardinality(array_positions(h.name_t, qt.term)) + ${f8(w.qualified_name)} * cardinality(array_positions(h.qn_t, qt.term))) AS fi,
+                                    coalesce(cardinality(array_positions(h.text_t, qt.term)), 0)::float8 AS ft) f
+         GROUP BY h.rid
        )
        SELECT ${NODE_COLUMNS}, (h.s_id + h.s_text) * ${prior} AS score, h.s_id AS c_id, h.s_text AS c_text
-       FROM hits h JOIN nodes n ON n.rid = h.rid
+       FROM scored h JOIN nodes n ON n.rid = h.rid
        WHERE ${where}
        ORDER BY score DESC, n.qualified_name, n.id LIMIT ${params.add(q.limit)}`,
       params.values,
@@ -849,10 +873,7 @@ export class PgStore implements Store {
     if (grams.length === 0) {
       names = (await this.query<{ name: string }>(`SELECT DISTINCT name FROM nodes WHERE translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE $1 ORDER BY name LIMIT 500`, [`${escapeLike(needle.replace(/[A-Z]/g, (c) => c.toLowerCase()))}%`])).map((r) => r.name);
     } else {
-      const docs = await this.query<{ term: string; doc: number }>(
-        'SELECT g.term, (SELECT count(DISTINCT name) FROM nodes WHERE name ILIKE g.pattern) AS doc FROM unnest($1::text[], $2::text[]) AS g(term, pattern)',
-        [grams, grams.map(like)],
-      );
+      const docs = await this.query<{ term: string; doc: number }>('SELECT gram AS term, sum(names) AS doc FROM name_grams WHERE gram = ANY($1) GROUP BY gram', [grams]);
       const rare = docs
         .filter((d) => d.doc > 0)
         .sort((a, b) => a.doc - b.doc || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
@@ -878,7 +899,7 @@ export class PgStore implements Store {
     const out: NameSuggestion[] = [];
     for (let i = 0; i < scored.length && out.length < opts.limit; i += 50) {
       const chunk = scored.slice(i, i + 50);
-      const kindsOf = new Map((await this.query<{ name: string; kinds: string[] }>('SELECT name, array_agg(DISTINCT kind ORDER BY kind) AS kinds FROM nodes WHERE name = ANY($1) GROUP BY name', [chunk.map((c) => c.name)])).map((r) => [r.name, r.kinds]));
+      const kindsOf = new Map((await this.query<{ name: string; kinds: string[] }>('SELECT name, array_agg(DISTINCT kind ORDER BY kind) AS kinds FROM nodes WHERE name_lc = ANY($2) AND name = ANY($1) GROUP BY name', [chunk.map((c) => c.name), chunk.map((c) => c.name.toLowerCase())])).map((r) => [r.name, r.kinds]));
       for (const c of chunk) {
         const kinds = (kindsOf.get(c.name) ?? []).filter((k) => !kindFilter || kindFilter.has(k));
         if (kinds.length === 0) continue;
