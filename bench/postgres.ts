@@ -148,6 +148,17 @@ export async function runPostgres(opts: { calls: number; warmup: number; sqliteD
 
 // ------------------------------------------------------------------------------------------- scale
 
+/** The scale run alone (`--only=pg-scale`). */
+export async function runPostgresScale(services: number, warmup: number): Promise<PostgresReport> {
+  const server = startServer();
+  if ('skipped' in server) return { skipped: server.skipped, errors: 0 };
+  try {
+    return { server: new URL(server.admin).host, scale: await runScale(server.admin, services, warmup), errors: 0 };
+  } finally {
+    server.stop();
+  }
+}
+
 export interface ScaleReport {
   services: number;
   files: number;

@@ -19,7 +19,7 @@
  *     p50/p95 over loopback against its own budgets, answers compared with SQLite's; `--pg-scale[=N]` adds a run of N
  *     services published as N sources by 4 concurrent writers (postgres.ts).
  * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github / 50
- * code), --only=github|synthetic|postgres|code|cli|shapes|links, --pg-scale[=N], --keep (leave the temporary stores on disk for investigation). The code
+ * code), --only=github|synthetic|postgres|pg-scale|code|cli|shapes|links, --pg-scale[=N] (--only=pg-scale: that run alone), --keep (leave the temporary stores on disk for investigation). The code
  * estate's sizes come from SEXTANT_BENCH_CODE_* environment variables (see code.ts).
  */
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
@@ -31,7 +31,7 @@ import { codeOptions, runCodeEstate, type CodeEstateReport } from './code.js';
 import { cliCalls, runCli, type CliReport } from './cli.js';
 import { runLinks } from './links.js';
 import { runShapes } from './shapes.js';
-import { runPostgres, type PostgresReport } from './postgres.js';
+import { runPostgres, runPostgresScale, type PostgresReport } from './postgres.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
 import { RssSampler, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolReport } from './util.js';
@@ -42,7 +42,7 @@ const TOOLS = ['search', 'find', 'describe', 'neighbors', 'resolve'] as const;
 /** Untimed calls per tool before timing starts. */
 const WARMUP = 20;
 
-const ONLY = ['github', 'synthetic', 'postgres', 'code', 'cli', 'shapes', 'links'] as const;
+const ONLY = ['github', 'synthetic', 'postgres', 'pg-scale', 'code', 'cli', 'shapes', 'links'] as const;
 
 interface Options {
   calls?: number;
@@ -236,6 +236,10 @@ async function main(): Promise<void> {
     within.all = all;
     out.within_budget = within;
     gc();
+  }
+  if (opts.only === 'pg-scale') {
+    out.postgres = await runPostgresScale(opts.pgScale ?? 100, WARMUP);
+    errors += (out.postgres as PostgresReport).errors;
   }
   if (opts.only === undefined || opts.only === 'code') {
     const code: CodeEstateReport = await runCodeEstate(codeOptions(process.env, { ...(opts.calls !== undefined ? { calls: opts.calls } : {}), keep: opts.keep }), BUDGETS_P95_MS);

@@ -203,7 +203,7 @@ describe('writers and readers', () => {
     } finally {
       await w.close();
     }
-    const rows = await adminQuery(`SELECT (SELECT count(*) FROM nodes WHERE source = 'delta') AS n, (SELECT count(*) FROM search_docs WHERE source = 'delta') AS d, (SELECT count(*) FROM search_df WHERE source = 'delta') AS f, (SELECT count(*) FROM edges WHERE source = 'delta') AS e`, new URL(url).pathname.slice(1));
+    const rows = await adminQuery(`SELECT (SELECT count(*) FROM nodes WHERE source = 'delta') AS n, (SELECT count(*) FROM search_postings WHERE source = 'delta') AS d, (SELECT count(*) FROM search_df WHERE source = 'delta') AS f, (SELECT count(*) FROM edges WHERE source = 'delta') AS e`, new URL(url).pathname.slice(1));
     assert.deepEqual(rows.rows[0], { n: '0', d: '0', f: '0', e: '0' });
   });
 });

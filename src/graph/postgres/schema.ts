@@ -6,7 +6,7 @@ import { propertyColumn, propertyNames } from '../sqlite/schema.js';
 const TEXT = 'text COLLATE "C"';
 
 /** The tables this store owns, in the order `DROP` takes them (a rebuild drops exactly these). */
-export const PG_TABLES = ['name_grams', 'search_df', 'search_docs', 'node_terms', 'edges', 'nodes', 'source_artifacts', 'sources', 'meta'] as const;
+export const PG_TABLES = ['name_grams', 'search_df', 'search_postings', 'node_terms', 'edges', 'nodes', 'source_artifacts', 'sources', 'meta'] as const;
 export const PG_SEQUENCES = ['rid_blocks'] as const;
 
 function columnType(ontology: Ontology, property: string): string {
@@ -29,9 +29,10 @@ function columnType(ontology: Ontology, property: string): string {
  * - edges by row id, as on SQLite: walking an edge index in row-id order is the order answers come in, so a page of
  *   a hub's callers stops after the page; an edge goes with either end's source when that is written again (as
  *   on SQLite), so no edge outlives the row ids it holds;
- * - search: each node's terms (`searchDocOf`) as arrays under GIN indexes, and per source the document
- *   frequency of every term and its token totals, so BM25 is computed as SQLite's FTS5 computes it with no
- *   table shared between concurrent writers of different sources;
+ * - search: a posting per node and term (`searchDocOf`) with the term's occurrences in the name, the qualified
+ *   name and the text and the node's lengths, and per source the document frequency of every term and its token
+ *   totals, so BM25 is computed as SQLite's FTS5 computes it, from one index range per query term, with no table
+ *   shared between concurrent writers of different sources;
  * - did-you-mean: per source, how many of its distinct names hold each trigram (to pick a misspelling's rarest);
  * - every row carries its source, so replacing one source deletes by an index.
  */
@@ -87,10 +88,12 @@ CREATE TABLE edges (
 );
 CREATE INDEX edges_in ON edges(dst, type, src);
 CREATE INDEX edges_source ON edges(source);
-CREATE TABLE search_docs (rid bigint PRIMARY KEY, source ${TEXT} NOT NULL, name_t text[] NOT NULL, qn_t text[] NOT NULL, id_t text[] NOT NULL, text_t text[]);
-CREATE INDEX search_docs_id ON search_docs USING gin (id_t);
-CREATE INDEX search_docs_text ON search_docs USING gin (text_t);
-CREATE INDEX search_docs_source ON search_docs(source);
+CREATE TABLE search_postings (
+  term ${TEXT} NOT NULL, rid bigint NOT NULL, source ${TEXT} NOT NULL,
+  in_name integer NOT NULL, in_qn integer NOT NULL, id_len integer NOT NULL, in_text integer NOT NULL, text_len integer NOT NULL,
+  PRIMARY KEY (term, rid)
+);
+CREATE INDEX search_postings_source ON search_postings(source);
 CREATE TABLE search_df (term ${TEXT} NOT NULL, source ${TEXT} NOT NULL, id_docs integer NOT NULL, text_docs integer NOT NULL, PRIMARY KEY (term, source));
 CREATE INDEX search_df_source ON search_df(source);
 CREATE TABLE name_grams (gram ${TEXT} NOT NULL, source ${TEXT} NOT NULL, names integer NOT NULL, PRIMARY KEY (gram, source));

@@ -324,7 +324,7 @@ export class PgStore implements Store {
     }
     try {
       // Fresh statistics let the planner pick property indexes (as on SQLite after a full write).
-      if (wrote > 10_000) await client.query('ANALYZE nodes, edges, node_terms, search_docs, search_df');
+      if (wrote > 10_000) await client.query('ANALYZE nodes, edges, node_terms, search_postings, search_df');
     } catch {
       // Statistics are an optimisation; autovacuum gathers them too.
     } finally {
@@ -457,7 +457,7 @@ export class PgStore implements Store {
     // As on SQLite: another source's edges to or from this one's nodes go with them.
     await client.query('DELETE FROM edges WHERE src IN (SELECT rid FROM nodes WHERE source = $1)', [name]);
     await client.query('DELETE FROM edges WHERE dst IN (SELECT rid FROM nodes WHERE source = $1)', [name]);
-    for (const table of ['node_terms', 'search_docs', 'search_df', 'name_grams', 'nodes', 'source_artifacts', 'sources']) {
+    for (const table of ['node_terms', 'search_postings', 'search_df', 'name_grams', 'nodes', 'source_artifacts', 'sources']) {
       await client.query(`DELETE FROM ${table} WHERE ${table === 'sources' ? 'name' : 'source'} = $1`, [name]);
     }
   }
@@ -520,34 +520,43 @@ export class PgStore implements Store {
         }
       })(),
     );
+    // Per source: document counts and token totals of each search column, and each term's document frequency.
     const stats = { idDocs: 0, idTokens: 0, textDocs: 0, textTokens: 0 };
     const df = new Map<string, { id: number; text: number }>();
     const ontology = this.ontology;
     await copyRows(
       client,
-      'search_docs',
-      ['rid', 'source', 'name_t', 'qn_t', 'id_t', 'text_t'],
+      'search_postings',
+      ['term', 'rid', 'source', 'in_name', 'in_qn', 'id_len', 'in_text', 'text_len'],
       (function* () {
         for (const n of ordered) {
           const doc = searchDocOf(ontology, n);
-          const id = [...doc.name, ...doc.qualifiedName];
+          const idLen = doc.name.length + doc.qualifiedName.length;
+          const postings = new Map<string, [number, number, number]>();
+          const count = (terms: readonly string[], at: 0 | 1 | 2) => {
+            for (const t of terms) {
+              let p = postings.get(t);
+              if (!p) postings.set(t, (p = [0, 0, 0]));
+              p[at]++;
+            }
+          };
+          count(doc.name, 0);
+          count(doc.qualifiedName, 1);
+          count(doc.text, 2);
           stats.idDocs++;
-          stats.idTokens += id.length;
-          for (const t of new Set(id)) {
-            let d = df.get(t);
-            if (!d) df.set(t, (d = { id: 0, text: 0 }));
-            d.id++;
-          }
+          stats.idTokens += idLen;
           if (doc.text.length) {
             stats.textDocs++;
             stats.textTokens += doc.text.length;
-            for (const t of new Set(doc.text)) {
-              let d = df.get(t);
-              if (!d) df.set(t, (d = { id: 0, text: 0 }));
-              d.text++;
-            }
           }
-          yield [ridOf.get(n.id)!, source.name, doc.name, doc.qualifiedName, id, doc.text.length ? doc.text : null];
+          const rid = ridOf.get(n.id)!;
+          for (const [term, [inName, inQn, inText]] of postings) {
+            let d = df.get(term);
+            if (!d) df.set(term, (d = { id: 0, text: 0 }));
+            if (inName + inQn > 0) d.id++;
+            if (inText > 0) d.text++;
+            yield [term, rid, source.name, inName, inQn, idLen, inText, doc.text.length];
+          }
         }
         progress({ phase: 'search', done: nodes.length, total: nodes.length });
       })(),
@@ -809,7 +818,6 @@ export class PgStore implements Store {
       .join(' ');
     const prior = priorCases ? `(CASE n.kind ${priorCases} ELSE 1::float8 END)` : '1::float8';
     const w = q.weights;
-    const op = q.mode === 'and' ? '@>' : '&&';
     const f8 = (n: number) => `${Number(n)}::float8`;
     const [k1, b] = [f8(BM25_K1), f8(BM25_B)];
     // FTS5's arithmetic, in its order and in doubles: idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6; per term
@@ -824,20 +832,27 @@ export class PgStore implements Store {
          SELECT u.term, u.ord, ${idf('st.id_n', 'coalesce(d.id_df, 0::float8)')} AS idf_id, ${idf('st.text_n', 'coalesce(d.text_df, 0::float8)')} AS idf_text
          FROM unnest(${t}::text[]) WITH ORDINALITY AS u(term, ord) CROSS JOIN st
          LEFT JOIN LATERAL (SELECT sum(id_docs)::float8 AS id_df, sum(text_docs)::float8 AS text_df FROM search_df s WHERE s.term = u.term) d ON TRUE
-       ), hits AS (
-         SELECT d.rid, d.name_t, d.qn_t, d.id_t, d.text_t, d.id_t ${op} ${t}::text[] AS id_match, coalesce(d.text_t ${op} ${t}::text[], false) AS text_match
-         FROM search_docs d WHERE d.id_t ${op} ${t}::text[] OR d.text_t ${op} ${t}::text[]
+       ), matched AS (
+         SELECT p.rid, qt.ord, qt.idf_id, qt.idf_text,
+                (${f8(w.name)} * p.in_name + ${f8(w.qualified_name)} * p.in_qn) AS fi, p.in_text::float8 AS ft, p.id_len::float8 AS id_len, p.text_len::float8 AS text_len
+         FROM qt JOIN search_postings p ON p.term = qt.term
        ), scored AS (
-         SELECT h.rid,
-           coalesce(sum(CASE WHEN h.id_match THEN ${bm25('f.fi', 'qt.idf_id', 'cardinality(h.id_t)::float8', '(st.id_tok / st.id_n)')} END ORDER BY qt.ord), 0::float8) AS s_id,
-           coalesce(sum(CASE WHEN h.text_match THEN ${bm25('f.ft', 'qt.idf_text', 'cardinality(h.text_t)::float8', '(st.text_tok / st.text_n)')} END ORDER BY qt.ord), 0::float8) * ${f8(w.text)} AS s_text
-         FROM hits h CROSS JOIN qt CROSS JOIN st
-         CROSS JOIN LATERAL (SELECT (${f8(w.name)} * cardinality(array_positions(h.name_t, qt.term)) + ${f8(w.qualified_name)} * cardinality(array_positions(h.qn_t, qt.term))) AS fi,
-                                    coalesce(cardinality(array_positions(h.text_t, qt.term)), 0)::float8 AS ft) f
-         GROUP BY h.rid
+         SELECT m.rid,
+           count(*) FILTER (WHERE m.fi > 0) AS id_terms, count(*) FILTER (WHERE m.ft > 0) AS text_terms,
+           coalesce(sum(${bm25('m.fi', 'm.idf_id', 'm.id_len', '(st.id_tok / st.id_n)')} ORDER BY m.ord) FILTER (WHERE m.fi > 0), 0::float8) AS s_id_all,
+           coalesce(sum(${bm25('m.ft', 'm.idf_text', 'm.text_len', '(st.text_tok / st.text_n)')} ORDER BY m.ord) FILTER (WHERE m.ft > 0), 0::float8) AS s_text_all
+         FROM matched m CROSS JOIN st
+         GROUP BY m.rid
+       ), hits AS (
+         -- Each part counts where it matched: every query term (and) or any (or), as FTS5 matches each table apart.
+         SELECT rid,
+           CASE WHEN ${q.mode === 'and' ? 'id_terms = (SELECT count(*) FROM qt)' : 'id_terms > 0'} THEN s_id_all ELSE 0::float8 END AS s_id,
+           CASE WHEN ${q.mode === 'and' ? 'text_terms = (SELECT count(*) FROM qt)' : 'text_terms > 0'} THEN s_text_all * ${f8(w.text)} ELSE 0::float8 END AS s_text
+         FROM scored
+         WHERE ${q.mode === 'and' ? 'id_terms = (SELECT count(*) FROM qt) OR text_terms = (SELECT count(*) FROM qt)' : 'TRUE'}
        )
        SELECT ${NODE_COLUMNS}, (h.s_id + h.s_text) * ${prior} AS score, h.s_id AS c_id, h.s_text AS c_text
-       FROM scored h JOIN nodes n ON n.rid = h.rid
+       FROM hits h JOIN nodes n ON n.rid = h.rid
        WHERE ${where}
        ORDER BY score DESC, n.qualified_name, n.id LIMIT ${params.add(q.limit)}`,
       params.values,
