@@ -31,8 +31,9 @@ function columnType(ontology: Ontology, property: string): string {
  *   on SQLite), so no edge outlives the row ids it holds;
  * - search: a posting per node and term (`searchDocOf`) with the term's occurrences in the name, the qualified
  *   name and the text and the node's lengths, and per source the document frequency of every term and its token
- *   totals, so BM25 is computed as SQLite's FTS5 computes it, from one index range per query term, with no table
- *   shared between concurrent writers of different sources;
+ *   totals, so BM25 is computed as SQLite's FTS5 computes it, from one range of a covering index per query term
+ *   (the node's kind is there too, for the prior and a kinds filter), with no table shared between concurrent
+ *   writers of different sources;
  * - did-you-mean: per source, how many of its distinct names hold each trigram (to pick a misspelling's rarest);
  * - every row carries its source, so replacing one source deletes by an index.
  */
@@ -89,9 +90,9 @@ CREATE TABLE edges (
 CREATE INDEX edges_in ON edges(dst, type, src);
 CREATE INDEX edges_source ON edges(source);
 CREATE TABLE search_postings (
-  term ${TEXT} NOT NULL, rid bigint NOT NULL, source ${TEXT} NOT NULL,
+  term ${TEXT} NOT NULL, rid bigint NOT NULL, source ${TEXT} NOT NULL, kind ${TEXT} NOT NULL,
   in_name integer NOT NULL, in_qn integer NOT NULL, id_len integer NOT NULL, in_text integer NOT NULL, text_len integer NOT NULL,
-  PRIMARY KEY (term, rid)
+  PRIMARY KEY (term, rid) INCLUDE (kind, in_name, in_qn, id_len, in_text, text_len)
 );
 CREATE INDEX search_postings_source ON search_postings(source);
 CREATE TABLE search_df (term ${TEXT} NOT NULL, source ${TEXT} NOT NULL, id_docs integer NOT NULL, text_docs integer NOT NULL, PRIMARY KEY (term, source));

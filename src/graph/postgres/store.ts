@@ -323,8 +323,12 @@ export class PgStore implements Store {
       throw this.storeError(err);
     }
     try {
-      // Fresh statistics let the planner pick property indexes (as on SQLite after a full write).
-      if (wrote > 10_000) await client.query('ANALYZE nodes, edges, node_terms, search_postings, search_df');
+      // Fresh statistics let the planner pick property indexes (as on SQLite after a full write); a vacuumed
+      // postings table is read from its covering index alone (its pages marked all-visible).
+      if (wrote > 10_000) {
+        await client.query('ANALYZE nodes, edges, node_terms, search_df');
+        await client.query('VACUUM (ANALYZE) search_postings');
+      }
     } catch {
       // Statistics are an optimisation; autovacuum gathers them too.
     } finally {
@@ -527,7 +531,7 @@ export class PgStore implements Store {
     await copyRows(
       client,
       'search_postings',
-      ['term', 'rid', 'source', 'in_name', 'in_qn', 'id_len', 'in_text', 'text_len'],
+      ['term', 'rid', 'source', 'kind', 'in_name', 'in_qn', 'id_len', 'in_text', 'text_len'],
       (function* () {
         for (const n of ordered) {
           const doc = searchDocOf(ontology, n);
@@ -555,7 +559,7 @@ export class PgStore implements Store {
             if (!d) df.set(term, (d = { id: 0, text: 0 }));
             if (inName + inQn > 0) d.id++;
             if (inText > 0) d.text++;
-            yield [term, rid, source.name, inName, inQn, idLen, inText, doc.text.length];
+            yield [term, rid, source.name, n.kind, inName, inQn, idLen, inText, doc.text.length];
           }
         }
         progress({ phase: 'search', done: nodes.length, total: nodes.length });
@@ -812,11 +816,15 @@ export class PgStore implements Store {
     const terms = q.terms.map(searchTerm);
     const params = new Params();
     const t = params.add(terms);
-    const where = this.whereNodes('n', q.kinds, q.predicates ?? [], params);
+    // With no condition but kinds, the page is chosen from the postings alone (they carry the kind); other
+    // conditions are on the nodes, read for every hit.
+    const narrow = (q.predicates ?? []).length === 0;
+    const kindsCond = narrow && q.kinds && q.kinds.length > 0 ? `p.kind = ANY(${params.add([...q.kinds])}::text[])` : 'TRUE';
+    const where = narrow ? 'TRUE' : this.whereNodes('n', q.kinds, q.predicates ?? [], params);
     const priorCases = Object.entries(q.kindPriors)
       .map(([kind, prior]) => `WHEN ${params.add(kind)} THEN ${Number(prior)}::float8`)
       .join(' ');
-    const prior = priorCases ? `(CASE n.kind ${priorCases} ELSE 1::float8 END)` : '1::float8';
+    const prior = priorCases ? `(CASE h.kind ${priorCases} ELSE 1::float8 END)` : '1::float8';
     const w = q.weights;
     const f8 = (n: number) => `${Number(n)}::float8`;
     const [k1, b] = [f8(BM25_K1), f8(BM25_B)];
@@ -829,32 +837,49 @@ export class PgStore implements Store {
          SELECT coalesce(sum(id_docs), 0)::float8 AS id_n, coalesce(sum(id_tokens), 0)::float8 AS id_tok,
                 coalesce(sum(text_docs), 0)::float8 AS text_n, coalesce(sum(text_tokens), 0)::float8 AS text_tok FROM sources
        ), qt AS (
-         SELECT u.term, u.ord, ${idf('st.id_n', 'coalesce(d.id_df, 0::float8)')} AS idf_id, ${idf('st.text_n', 'coalesce(d.text_df, 0::float8)')} AS idf_text
+         SELECT u.term, u.ord, coalesce(d.id_df, 0::float8) + coalesce(d.text_df, 0::float8) AS df,
+                ${idf('st.id_n', 'coalesce(d.id_df, 0::float8)')} AS idf_id, ${idf('st.text_n', 'coalesce(d.text_df, 0::float8)')} AS idf_text
          FROM unnest(${t}::text[]) WITH ORDINALITY AS u(term, ord) CROSS JOIN st
          LEFT JOIN LATERAL (SELECT sum(id_docs)::float8 AS id_df, sum(text_docs)::float8 AS text_df FROM search_df s WHERE s.term = u.term) d ON TRUE
-       ), matched AS (
-         SELECT p.rid, qt.ord, qt.idf_id, qt.idf_text,
+       ), ${
+         q.mode === 'and'
+           ? // A node matching every term holds the rarest: its postings are the candidates, each looked up per term.
+             `cand AS (SELECT p.rid FROM search_postings p WHERE p.term = (SELECT term FROM qt ORDER BY df, ord LIMIT 1) AND ${narrow ? kindsCond : 'TRUE'}), postings AS (
+                SELECT qt.ord, qt.idf_id, qt.idf_text, p.* FROM cand c CROSS JOIN qt JOIN LATERAL (SELECT * FROM search_postings p WHERE p.term = qt.term AND p.rid = c.rid) p ON TRUE)`
+           : `postings AS (SELECT qt.ord, qt.idf_id, qt.idf_text, p.* FROM qt JOIN search_postings p ON p.term = qt.term WHERE ${narrow ? kindsCond : 'TRUE'})`
+       }, matched AS (
+         SELECT p.rid, p.kind, p.ord, p.idf_id, p.idf_text,
                 (${f8(w.name)} * p.in_name + ${f8(w.qualified_name)} * p.in_qn) AS fi, p.in_text::float8 AS ft, p.id_len::float8 AS id_len, p.text_len::float8 AS text_len
-         FROM qt JOIN search_postings p ON p.term = qt.term
+         FROM postings p
        ), scored AS (
-         SELECT m.rid,
+         SELECT m.rid, m.kind,
            count(*) FILTER (WHERE m.fi > 0) AS id_terms, count(*) FILTER (WHERE m.ft > 0) AS text_terms,
            coalesce(sum(${bm25('m.fi', 'm.idf_id', 'm.id_len', '(st.id_tok / st.id_n)')} ORDER BY m.ord) FILTER (WHERE m.fi > 0), 0::float8) AS s_id_all,
            coalesce(sum(${bm25('m.ft', 'm.idf_text', 'm.text_len', '(st.text_tok / st.text_n)')} ORDER BY m.ord) FILTER (WHERE m.ft > 0), 0::float8) AS s_text_all
          FROM matched m CROSS JOIN st
-         GROUP BY m.rid
+         GROUP BY m.rid, m.kind
        ), hits AS (
          -- Each part counts where it matched: every query term (and) or any (or), as FTS5 matches each table apart.
-         SELECT rid,
+         SELECT rid, kind,
            CASE WHEN ${q.mode === 'and' ? 'id_terms = (SELECT count(*) FROM qt)' : 'id_terms > 0'} THEN s_id_all ELSE 0::float8 END AS s_id,
            CASE WHEN ${q.mode === 'and' ? 'text_terms = (SELECT count(*) FROM qt)' : 'text_terms > 0'} THEN s_text_all * ${f8(w.text)} ELSE 0::float8 END AS s_text
          FROM scored
          WHERE ${q.mode === 'and' ? 'id_terms = (SELECT count(*) FROM qt) OR text_terms = (SELECT count(*) FROM qt)' : 'TRUE'}
+       ), weighted AS (
+         SELECT h.rid, (h.s_id + h.s_text) * ${prior} AS score, h.s_id, h.s_text FROM hits h
+       ), ranked AS (
+         ${
+           narrow
+             ? // The page's scores, ties at its end included, then the nodes for the (qualified name, id) order.
+               `SELECT w.*, n.qualified_name, n.id FROM weighted w JOIN nodes n ON n.rid = w.rid
+                WHERE w.score >= (SELECT min(score) FROM (SELECT score FROM weighted ORDER BY score DESC LIMIT ${params.add(q.limit)}) top)`
+             : `SELECT w.*, n.qualified_name, n.id FROM weighted w JOIN nodes n ON n.rid = w.rid WHERE ${where}`
+         }
+         ORDER BY score DESC, n.qualified_name, n.id LIMIT ${params.add(q.limit)}
        )
-       SELECT ${NODE_COLUMNS}, (h.s_id + h.s_text) * ${prior} AS score, h.s_id AS c_id, h.s_text AS c_text
-       FROM hits h JOIN nodes n ON n.rid = h.rid
-       WHERE ${where}
-       ORDER BY score DESC, n.qualified_name, n.id LIMIT ${params.add(q.limit)}`,
+       SELECT ${NODE_COLUMNS}, r.score, r.s_id AS c_id, r.s_text AS c_text
+       FROM ranked r JOIN nodes n ON n.rid = r.rid
+       ORDER BY r.score DESC, r.qualified_name, r.id`,
       params.values,
     );
     return rows.map((r) => ({ node: this.toNode(r), score: r.score as number, components: { identifier: r.c_id as number, text: r.c_text as number } }));
