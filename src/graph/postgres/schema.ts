@@ -6,7 +6,7 @@ import { propertyColumn, propertyNames } from '../sqlite/schema.js';
 const TEXT = 'text COLLATE "C"';
 
 /** The tables this store owns, in the order `DROP` takes them (a rebuild drops exactly these). */
-export const PG_TABLES = ['name_grams', 'search_df', 'search_postings', 'node_terms', 'edges', 'nodes', 'source_artifacts', 'sources', 'meta'] as const;
+export const PG_TABLES = ['source_names', 'name_grams', 'search_df', 'search_postings', 'node_terms', 'edges', 'nodes', 'source_artifacts', 'sources', 'meta'] as const;
 export const PG_SEQUENCES = ['rid_blocks'] as const;
 
 function columnType(ontology: Ontology, property: string): string {
@@ -34,7 +34,8 @@ function columnType(ontology: Ontology, property: string): string {
  *   totals, so BM25 is computed as SQLite's FTS5 computes it, from one range of a covering index per query term
  *   (the node's kind is there too, for the prior and a kinds filter), with no table shared between concurrent
  *   writers of different sources;
- * - did-you-mean: per source, how many of its distinct names hold each trigram (to pick a misspelling's rarest);
+ * - did-you-mean: per source, its distinct names with their kinds (under a trigram index), and how many of them hold
+ *   each trigram (to pick a misspelling's rarest);
  * - every row carries its source, so replacing one source deletes by an index.
  */
 export function pgSchemaDdl(ontology: Ontology): string {
@@ -97,6 +98,8 @@ CREATE TABLE search_postings (
 CREATE INDEX search_postings_source ON search_postings(source);
 CREATE TABLE search_df (term ${TEXT} NOT NULL, source ${TEXT} NOT NULL, id_docs integer NOT NULL, text_docs integer NOT NULL, PRIMARY KEY (term, source));
 CREATE INDEX search_df_source ON search_df(source);
+CREATE TABLE source_names (name ${TEXT} NOT NULL, source ${TEXT} NOT NULL, kinds text[] NOT NULL, PRIMARY KEY (name, source));
+CREATE INDEX source_names_source ON source_names(source);
 CREATE TABLE name_grams (gram ${TEXT} NOT NULL, source ${TEXT} NOT NULL, names integer NOT NULL, PRIMARY KEY (gram, source));
 CREATE INDEX name_grams_source ON name_grams(source);
 CREATE TABLE source_artifacts (source ${TEXT} NOT NULL, name ${TEXT} NOT NULL, content text NOT NULL, PRIMARY KEY (source, name));
@@ -104,7 +107,7 @@ CREATE TABLE source_artifacts (source ${TEXT} NOT NULL, name ${TEXT} NOT NULL, c
 }
 
 /** Did-you-mean's trigram index, where the server has pg_trgm (without it, names are compared by a bounded scan). */
-export const TRIGRAM_DDL = 'CREATE INDEX IF NOT EXISTS nodes_name_trgm ON nodes USING gin (name gin_trgm_ops);';
+export const TRIGRAM_DDL = 'CREATE INDEX IF NOT EXISTS source_names_trgm ON source_names USING gin (name gin_trgm_ops);';
 
 /** Hash of the DDL, so a database written by a different layout is refused rather than misread. */
 export function pgSchemaHash(ontology: Ontology): string {

@@ -461,7 +461,7 @@ export class PgStore implements Store {
     // As on SQLite: another source's edges to or from this one's nodes go with them.
     await client.query('DELETE FROM edges WHERE src IN (SELECT rid FROM nodes WHERE source = $1)', [name]);
     await client.query('DELETE FROM edges WHERE dst IN (SELECT rid FROM nodes WHERE source = $1)', [name]);
-    for (const table of ['node_terms', 'search_postings', 'search_df', 'name_grams', 'nodes', 'source_artifacts', 'sources']) {
+    for (const table of ['node_terms', 'search_postings', 'search_df', 'name_grams', 'source_names', 'nodes', 'source_artifacts', 'sources']) {
       await client.query(`DELETE FROM ${table} WHERE ${table === 'sources' ? 'name' : 'source'} = $1`, [name]);
     }
   }
@@ -567,6 +567,15 @@ export class PgStore implements Store {
     );
     await copyRows(client, 'search_df', ['term', 'source', 'id_docs', 'text_docs'], (function* () {
       for (const [term, d] of df) yield [term, source.name, d.id, d.text];
+    })());
+    const kindsByName = new Map<string, Set<string>>();
+    for (const n of nodes) {
+      let kinds = kindsByName.get(n.name);
+      if (!kinds) kindsByName.set(n.name, (kinds = new Set()));
+      kinds.add(n.kind);
+    }
+    await copyRows(client, 'source_names', ['name', 'source', 'kinds'], (function* () {
+      for (const [name, kinds] of kindsByName) yield [name, source.name, [...kinds].sort()];
     })());
     await copyRows(client, 'name_grams', ['gram', 'source', 'names'], (function* () {
       for (const [gram, n] of nameGramCounts(nodes)) yield [gram, source.name, n];
@@ -867,14 +876,12 @@ export class PgStore implements Store {
          WHERE ${q.mode === 'and' ? 'id_terms = (SELECT count(*) FROM qt) OR text_terms = (SELECT count(*) FROM qt)' : 'TRUE'}
        ), weighted AS (
          SELECT h.rid, (h.s_id + h.s_text) * ${prior} AS score, h.s_id, h.s_text FROM hits h
+       ), filtered AS (
+         ${narrow ? 'SELECT * FROM weighted' : `SELECT w.* FROM weighted w WHERE w.rid IN (SELECT n.rid FROM nodes n WHERE ${where})`}
        ), ranked AS (
-         ${
-           narrow
-             ? // The page's scores, ties at its end included, then the nodes for the (qualified name, id) order.
-               `SELECT w.*, n.qualified_name, n.id FROM weighted w JOIN nodes n ON n.rid = w.rid
-                WHERE w.score >= (SELECT min(score) FROM (SELECT score FROM weighted ORDER BY score DESC LIMIT ${params.add(q.limit)}) top)`
-             : `SELECT w.*, n.qualified_name, n.id FROM weighted w JOIN nodes n ON n.rid = w.rid WHERE ${where}`
-         }
+         -- The page's scores, ties at its end included, then the nodes for the (qualified name, id) order.
+         SELECT f.*, n.qualified_name, n.id FROM filtered f JOIN nodes n ON n.rid = f.rid
+         WHERE f.score >= (SELECT min(score) FROM (SELECT score FROM filtered ORDER BY score DESC LIMIT ${params.add(q.limit)}) top)
          ORDER BY score DESC, n.qualified_name, n.id LIMIT ${params.add(q.limit)}
        )
        SELECT ${NODE_COLUMNS}, r.score, r.s_id AS c_id, r.s_text AS c_text
@@ -911,7 +918,7 @@ export class PgStore implements Store {
     const like = (g: string) => `%${escapeLike(g)}%`;
     let names: string[];
     if (grams.length === 0) {
-      names = (await this.query<{ name: string }>(`SELECT DISTINCT name FROM nodes WHERE translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE $1 ORDER BY name LIMIT 500`, [`${escapeLike(needle.replace(/[A-Z]/g, (c) => c.toLowerCase()))}%`])).map((r) => r.name);
+      names = (await this.query<{ name: string }>(`SELECT DISTINCT name FROM source_names WHERE translate(name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE $1 ORDER BY name LIMIT 500`, [`${escapeLike(needle.replace(/[A-Z]/g, (c) => c.toLowerCase()))}%`])).map((r) => r.name);
     } else {
       const docs = await this.query<{ term: string; doc: number }>('SELECT gram AS term, sum(names) AS doc FROM name_grams WHERE gram = ANY($1) GROUP BY gram', [grams]);
       const rare = docs
@@ -923,7 +930,7 @@ export class PgStore implements Store {
       const matching = async (groups: string[][]): Promise<string[]> => {
         const params = new Params();
         const where = groups.map((g) => `(${g.map((t) => `name ILIKE ${params.add(like(t))}`).join(' AND ')})`).join(' OR ');
-        return (await this.query<{ name: string }>(`SELECT DISTINCT name FROM nodes WHERE ${where} ORDER BY name LIMIT 3000`, params.values)).map((r) => r.name);
+        return (await this.query<{ name: string }>(`SELECT DISTINCT name FROM source_names WHERE ${where} ORDER BY name LIMIT 3000`, params.values)).map((r) => r.name);
       };
       const pairs = rare.flatMap((a, i) => rare.slice(i + 1).map((b) => [a, b]));
       names = pairs.length ? await matching(pairs) : [];
@@ -939,7 +946,7 @@ export class PgStore implements Store {
     const out: NameSuggestion[] = [];
     for (let i = 0; i < scored.length && out.length < opts.limit; i += 50) {
       const chunk = scored.slice(i, i + 50);
-      const kindsOf = new Map((await this.query<{ name: string; kinds: string[] }>('SELECT name, array_agg(DISTINCT kind ORDER BY kind) AS kinds FROM nodes WHERE name_lc = ANY($2) AND name = ANY($1) GROUP BY name', [chunk.map((c) => c.name), chunk.map((c) => c.name.toLowerCase())])).map((r) => [r.name, r.kinds]));
+      const kindsOf = new Map((await this.query<{ name: string; kinds: string[] }>('SELECT s.name, array_agg(DISTINCT k ORDER BY k) AS kinds FROM source_names s CROSS JOIN unnest(s.kinds) AS k WHERE s.name = ANY($1) GROUP BY s.name', [chunk.map((c) => c.name)])).map((r) => [r.name, r.kinds]));
       for (const c of chunk) {
         const kinds = (kindsOf.get(c.name) ?? []).filter((k) => !kindFilter || kindFilter.has(k));
         if (kinds.length === 0) continue;
