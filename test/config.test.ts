@@ -112,6 +112,15 @@ describe('valid configs', () => {
     ]);
   });
 
+  test('a database `store`: kept as a URL with ${VAR} expanded; an unset variable is taught without the value', () => {
+    const url = lines('store: postgres://ci:${PG_PW}@db.internal:5432/sextant?sslmode=require', MINIMAL);
+    assert.equal(parse(url, { PG_PW: 's3cret' }).store, 'postgres://ci:s3cret@db.internal:5432/sextant?sslmode=require');
+    const issue = only(fails(url));
+    assert.equal(issue.code, 'env_unset');
+    assert.match(issue.message, /`store` uses environment variable `PG_PW`, which is not set/);
+    assert.equal(parse(lines('store: ./idx', MINIMAL)).store, `${WS}/idx`, 'a directory is still relative to the file');
+  });
+
   test('graphql `flavor`: hugr or generic are kept, auto is the default, a misspelling is taught', () => {
     const withFlavor = (f: string) => lines('sources:', '  - name: api', '    kind: graphql', '    schema: schema.graphql', `    flavor: ${f}`);
     assert.equal((parse(withFlavor('hugr')).sources[0] as { flavor?: string }).flavor, 'hugr');
@@ -407,7 +416,7 @@ describe('wrong types', () => {
     );
     const got = err.issues.map((i) => [i.line, i.column, i.code, i.message.split('. ')[0]]);
     assert.deepEqual(got, [
-      [1, 8, 'wrong_type', '`store` must be a directory path (a string), got an integer'],
+      [1, 8, 'wrong_type', '`store` must be a directory path or a postgres:// URL (a string), got an integer'],
       [2, 10, 'wrong_type', '`version` must be the number 1, got a list'],
       [4, 11, 'wrong_type', '`name` in `sources[0]` must be a source name (a string), got an integer'],
       [6, 13, 'wrong_type', '`schema` in `sources[0]` must be a path or a list of paths, got a map'],
