@@ -14,7 +14,14 @@ SUITES=(
 )
 
 cluster=""
-cleanup() { [ -n "$cluster" ] && bash scripts/pg-cluster.sh stop "$cluster"; [ -n "$cluster" ] && rm -rf "$cluster"; }
+# An EXIT trap's last status becomes the script's under `set -e`: it must end in success.
+cleanup() {
+  if [ -n "$cluster" ]; then
+    bash scripts/pg-cluster.sh stop "$cluster" || true
+    rm -rf "$cluster" || true
+  fi
+  return 0
+}
 trap cleanup EXIT
 if [ -z "${SEXTANT_TEST_PG:-}" ]; then
   if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
