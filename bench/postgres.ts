@@ -9,7 +9,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -194,7 +194,9 @@ async function runScale(admin: string, services: number, warmup: number): Promis
     const published = await newDatabase(admin);
     const single = await newDatabase(admin);
     const env = { XDG_CACHE_HOME: join(root, '.cache') };
-    const queue = [...stats.services];
+    // One repository per service directory (`svc-00`, …), published under the directory's name.
+    const repositories = readdirSync(root).filter((d) => d.startsWith('svc-')).sort();
+    const queue = [...repositories];
     const runs: { seconds: number; rssMb: number }[] = [];
     const t0 = performance.now();
     const writer = async () => {
@@ -218,6 +220,7 @@ async function runScale(admin: string, services: number, warmup: number): Promis
     const [la, lb] = [await linksOf(a), await linksOf(b)];
     const tools: Record<string, { p95_ms: number; median_ms: number }> = {};
     const someService = stats.services[0]!;
+    if (repositories.length !== services) throw new Error(`the generated estate has ${repositories.length} service directories, not ${services}`);
     const calls: Record<string, { args: Record<string, unknown> }[]> = {
       search: ['order service', 'payment client', 'controller', 'repository find'].map((query) => ({ args: { query } })),
       find: [{ args: { kind: 'route', filter: { service: someService } } }, { args: { kind: 'client' } }],
