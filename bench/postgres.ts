@@ -230,6 +230,7 @@ async function runScale(admin: string, services: number, warmup: number): Promis
     };
     for (const tool of TOOLS) {
       const list = calls[tool]!;
+      if (list.length === 0) continue;
       const all = Array.from({ length: 60 + warmup }, (_, i) => ({ tool, args: list[i % list.length]!.args }));
       const r = await timeTool({ store: a, ontology }, tool, all, warmup);
       tools[tool] = { p95_ms: r.p95_ms, median_ms: r.median_ms };
