@@ -384,17 +384,23 @@ export class PgStore implements Store {
 
   /** Takes the transaction's lock on one source, saying whom it waits for while another writer holds it. */
   private async lockSource(client: pg.PoolClient, source: string): Promise<void> {
-    const { key, hi, lo } = sourceLockKey(source);
+    await this.waitForLock(client, sourceLockKey(source), 'pg_try_advisory_xact_lock', `source ${source}`);
+  }
+
+  /**
+   * Polls `tryLock` on `key` until it is granted, telling `onLockWait` whom it waits for (at once and every
+   * `LOCK_NOTICE_EVERY_MS`) and giving up after `lockWaitMs`. `what` names the locked thing in both messages.
+   */
+  private async waitForLock(client: pg.PoolClient, { key, hi, lo }: ReturnType<typeof sourceLockKey>, tryLock: 'pg_try_advisory_xact_lock' | 'pg_try_advisory_lock', what: string): Promise<void> {
     const started = Date.now();
     let noticed = 0;
     const waitMs = this.opts.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
     for (;;) {
-      const [row] = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [key])).rows;
-      if (row?.ok) return;
+      if ((await client.query<{ ok: boolean }>(`SELECT ${tryLock}($1) AS ok`, [key])).rows[0]?.ok) return;
       const waited = Date.now() - started;
-      if (waited >= waitMs) throw new StoreError('store_busy', `Source ${source} of the index at ${this.location} stayed locked for ${Math.round(waited / 1000)} s by ${await this.lockHolder(client, hi, lo)}; try again once it has finished.`);
+      if (waited >= waitMs) throw new StoreError('store_busy', `The ${what} of the index at ${this.location} stayed locked for ${Math.round(waited / 1000)} s by ${await this.lockHolder(client, hi, lo)}; try again once it has finished.`);
       if (waited >= noticed) {
-        this.opts.onLockWait?.(`waiting for ${await this.lockHolder(client, hi, lo)}, which is writing source ${source} into ${this.location}`);
+        this.opts.onLockWait?.(`waiting for ${await this.lockHolder(client, hi, lo)}, which is writing ${what} into ${this.location}`);
         noticed = waited + LOCK_NOTICE_EVERY_MS;
       }
       await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
@@ -408,24 +414,12 @@ export class PgStore implements Store {
     } catch (err) {
       throw this.storeError(err);
     }
-    const { key, hi, lo } = sourceLockKey(`\0lock:${name}`);
+    const lock = sourceLockKey(`\0lock:${name}`);
     try {
-      const started = Date.now();
-      let noticed = 0;
-      const waitMs = this.opts.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
-      for (;;) {
-        if ((await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [key])).rows[0]?.ok) break;
-        const waited = Date.now() - started;
-        if (waited >= waitMs) throw new StoreError('store_busy', `The ${name} of the index at ${this.location} stayed locked for ${Math.round(waited / 1000)} s by ${await this.lockHolder(client, hi, lo)}; try again once it has finished.`);
-        if (waited >= noticed) {
-          this.opts.onLockWait?.(`waiting for ${await this.lockHolder(client, hi, lo)}, which is writing the ${name} of ${this.location}`);
-          noticed = waited + LOCK_NOTICE_EVERY_MS;
-        }
-        await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
-      }
+      await this.waitForLock(client, lock, 'pg_try_advisory_lock', `the ${name}`);
       return await task();
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
+      await client.query('SELECT pg_advisory_unlock($1)', [lock.key]).catch(() => undefined);
       client.release();
     }
   }
