@@ -47,3 +47,20 @@ export function toRef(node: NodeRecord): NodeRef {
   if (node.line != null) ref.line = node.line;
   return ref;
 }
+
+/** A node as both stores read it back: the core columns, its properties' JSON text, no null location fields. */
+export function nodeFromRow(row: Record<string, unknown>): NodeRecord {
+  const node: NodeRecord = {
+    id: row.id as string,
+    kind: row.kind as string,
+    name: row.name as string,
+    qualified_name: row.qualified_name as string,
+    source: row.source as string,
+    props: JSON.parse(row.props as string) as Record<string, PropValue>,
+  };
+  if (row.service != null) node.service = row.service as string;
+  if (row.module != null) node.module = row.module as string;
+  if (row.file != null) node.file = row.file as string;
+  if (row.line != null) node.line = row.line as number;
+  return node;
+}

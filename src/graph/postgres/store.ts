@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { searchTerm } from '../../search/tokenize.js';
 import { trigramScorer, trigrams } from '../../search/similarity.js';
+import { nodeFromRow } from '../types.js';
 import { groupHashes, movedSources, nodeOrder } from '../groups.js';
 import { CORE_COLUMNS, STORE_FORMAT, type Ontology } from '../ontology/index.js';
 import { BM25_B, BM25_K1, searchDocOf } from '../search-docs.js';
@@ -624,19 +625,7 @@ export class PgStore implements Store {
   // ---------------------------------------------------------------- reading
 
   private toNode(row: Row): NodeRecord {
-    const node: NodeRecord = {
-      id: row.id as string,
-      kind: row.kind as string,
-      name: row.name as string,
-      qualified_name: row.qualified_name as string,
-      source: row.source as string,
-      props: JSON.parse(row.props as string) as Record<string, PropValue>,
-    };
-    if (row.service != null) node.service = row.service as string;
-    if (row.module != null) node.module = row.module as string;
-    if (row.file != null) node.file = row.file as string;
-    if (row.line != null) node.line = row.line as number;
-    return node;
+    return nodeFromRow(row);
   }
 
   async getNodes(ids: readonly string[]): Promise<NodeRecord[]> {

@@ -23,6 +23,7 @@ import {
 } from '../store.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
 import { searchDocOf } from '../search-docs.js';
+import { nodeFromRow } from '../types.js';
 import { attrsJsonOf, edgeLine, GroupHasher, groupHashes, movedSources, nodeOrder, rowKey, type GroupContent } from '../groups.js';
 import { propertyColumn, propertyIndexDdl, propertyNames, schemaDdl } from './schema.js';
 import { describeHolder, isBusy, WriterLock } from './writer-lock.js';
@@ -881,19 +882,7 @@ export class SqliteStore implements Store {
   // ---------------------------------------------------------------- reading
 
   private toNode(row: Row): NodeRecord {
-    const node: NodeRecord = {
-      id: row.id as string,
-      kind: row.kind as string,
-      name: row.name as string,
-      qualified_name: row.qualified_name as string,
-      source: row.source as string,
-      props: JSON.parse(row.props as string) as Record<string, PropValue>,
-    };
-    if (row.service != null) node.service = row.service as string;
-    if (row.module != null) node.module = row.module as string;
-    if (row.file != null) node.file = row.file as string;
-    if (row.line != null) node.line = row.line as number;
-    return node;
+    return nodeFromRow(row);
   }
 
   async getNodes(ids: readonly string[]): Promise<NodeRecord[]> {
