@@ -139,7 +139,10 @@ export async function runPostgres(opts: { calls: number; warmup: number; sqliteD
       await sqlite.close();
     }
     await reader.close();
-    if (opts.scale) report.scale = await runScale(server.admin, opts.scale, opts.warmup);
+    if (opts.scale) {
+      report.scale = await runScale(server.admin, opts.scale, opts.warmup);
+      report.errors += scaleErrors(report.scale);
+    }
   } finally {
     server.stop();
   }
@@ -153,10 +156,16 @@ export async function runPostgresScale(services: number, warmup: number): Promis
   const server = startServer();
   if ('skipped' in server) return { skipped: server.skipped, errors: 0 };
   try {
-    return { server: new URL(server.admin).host, scale: await runScale(server.admin, services, warmup), errors: 0 };
+    const scale = await runScale(server.admin, services, warmup);
+    return { server: new URL(server.admin).host, scale, errors: scaleErrors(scale) };
   } finally {
     server.stop();
   }
+}
+
+/** Failed tool calls, plus one per answer that differs from the one-source build's. */
+function scaleErrors(s: ScaleReport): number {
+  return Object.values(s.tools).reduce((n, t) => n + t.errors, 0) + (s.links.equal ? 0 : 1) + (s.traces.compared - s.traces.equal);
 }
 
 export interface ScaleReport {
@@ -166,8 +175,9 @@ export interface ScaleReport {
   total_seconds: number;
   publication_seconds: { median: number; max: number };
   writer_peak_rss_mb: { median: number; max: number };
-  tools: Record<string, { p95_ms: number; median_ms: number }>;
-  links: { one_source: number; published: number; equal: boolean };
+  tools: Record<string, { calls: number; p95_ms: number; median_ms: number; errors: number; empty: number; error_samples?: unknown[] }>;
+  links: { one_source: number; published: number; equal: boolean; only_one_source?: string; only_published?: string };
+  traces: { compared: number; equal: number };
 }
 
 /** One CLI run, with its peak RSS (GNU time's %M, in KB) and wall time. */
@@ -184,12 +194,51 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
   });
 }
 
+/** Enough files that every generated service has controllers, Feign clients, producers and listeners (13+ Java files). */
+const FILES_PER_SERVICE = 20;
+const NODE_ID = /^[a-z]{2}_[0-9a-z]{16}$/;
+
+/**
+ * A tool answer as compared across the published and the one-source builds: node ids (which hash the source a
+ * node was built under) become kind and qualified name; sources, files (relative to a different root), modules,
+ * hints and index freshness are left out.
+ */
+async function comparable(store: Store, value: unknown): Promise<string> {
+  const ids = new Set<string>();
+  const collect = (v: unknown): void => {
+    if (typeof v === 'string' && NODE_ID.test(v)) ids.add(v);
+    else if (Array.isArray(v)) v.forEach(collect);
+    else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+  };
+  collect(value);
+  const names = new Map((await store.getNodes([...ids])).map((n) => [n.id, `${n.kind}:${n.qualified_name}`]));
+  const rewrite = (v: unknown): unknown => {
+    if (typeof v === 'string') return names.get(v) ?? v;
+    if (Array.isArray(v)) return v.map(rewrite);
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) if (!['source', 'file', 'module', 'hints', 'index'].includes(k)) out[k] = rewrite(x);
+      return out;
+    }
+    return v;
+  };
+  return JSON.stringify(rewrite(value));
+}
+
+/** The first entry each side lacks, to point at a difference. */
+function firstDifference(oneSource: string[], published: string[]): { only_one_source?: string; only_published?: string } {
+  const [a, b] = [new Set(oneSource), new Set(published)];
+  const onlyOne = oneSource.find((x) => !b.has(x));
+  const onlyPublished = published.find((x) => !a.has(x));
+  return { ...(onlyOne ? { only_one_source: onlyOne } : {}), ...(onlyPublished ? { only_published: onlyPublished } : {}) };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function runScale(admin: string, services: number, warmup: number): Promise<ScaleReport> {
   const root = mkdtempSync(join(tmpdir(), 'sextant-bench-pg-scale-'));
   try {
-    const stats = await generateEstate(root, { services, filesPerService: 8 });
+    const stats = await generateEstate(root, { services, filesPerService: FILES_PER_SERVICE });
     log(`postgres scale: ${services} services, ${stats.files} files`);
     const published = await newDatabase(admin);
     const single = await newDatabase(admin);
@@ -214,26 +263,36 @@ async function runScale(admin: string, services: number, warmup: number): Promis
     const ontology = sextantOntology();
     const [a, b] = [await openStore(ontology, published, 'read'), await openStore(ontology, single, 'read')];
     const linksOf = async (store: Store) => {
-      const r = (await runTool({ store, ontology }, 'links', { include: 'all', limit: 2000 })) as Record<string, any>;
-      return (r.links as any[]).map((l) => `${l.kind} ${l.service} ${l.name} ${l.status} ${l.member ?? ''} ${(l.targets ?? []).map((t: any) => t.qualified_name).join(',')}`).sort();
+      const out: string[] = [];
+      for (let offset = 0; ; offset += 2000) {
+        const r = (await runTool({ store, ontology }, 'links', { include: 'all', limit: 2000, offset })) as Record<string, any>;
+        if (r.ok !== true) throw new Error(`links failed: ${JSON.stringify(r.error)}`);
+        for (const l of r.links as any[]) out.push(`${l.kind} ${l.service} ${l.name} ${l.status} ${l.member ?? ''} ${(l.targets ?? []).map((t: any) => t.qualified_name).join(',')}`);
+        if (!r.has_more) return out.sort();
+      }
     };
     const [la, lb] = [await linksOf(a), await linksOf(b)];
-    const tools: Record<string, { p95_ms: number; median_ms: number }> = {};
+    let tracesEqual = 0;
+    for (const from of stats.services) {
+      const [ta, tb] = [await runTool({ store: a, ontology }, 'trace', { from }), await runTool({ store: b, ontology }, 'trace', { from })];
+      if ((await comparable(a, ta)) === (await comparable(b, tb))) tracesEqual++;
+    }
+    const tools: ScaleReport['tools'] = {};
     const someService = stats.services[0]!;
     if (repositories.length !== services) throw new Error(`the generated estate has ${repositories.length} service directories, not ${services}`);
     const calls: Record<string, { args: Record<string, unknown> }[]> = {
       search: ['order service', 'payment client', 'controller', 'repository find'].map((query) => ({ args: { query } })),
       find: [{ args: { kind: 'route', filter: { service: someService } } }, { args: { kind: 'client' } }],
-      resolve: [{ args: { name: `${someService}` } }],
+      resolve: stats.services.slice(0, 10).map((identifier) => ({ args: { identifier } })),
       describe: (await a.findNodes({ kinds: ['symbol'], predicates: [], limit: 20, offset: 0 })).nodes.map((n) => ({ args: { id: n.id } })),
-      neighbors: (await a.findNodes({ kinds: ['route'], predicates: [], limit: 20, offset: 0 })).nodes.map((n) => ({ args: { id: n.id } })),
+      neighbors: (await a.findNodes({ kinds: ['route'], predicates: [], limit: 20, offset: 0 })).nodes.map((n) => ({ args: { id: n.id, direction: 'both', edge_types: ['EXPOSES', 'HTTP_CALLS', 'FORWARDS'] } })),
     };
     for (const tool of TOOLS) {
       const list = calls[tool]!;
       if (list.length === 0) continue;
       const all = Array.from({ length: 60 + warmup }, (_, i) => ({ tool, args: list[i % list.length]!.args }));
       const r = await timeTool({ store: a, ontology }, tool, all, warmup);
-      tools[tool] = { p95_ms: r.p95_ms, median_ms: r.median_ms };
+      tools[tool] = { calls: r.calls, p95_ms: r.p95_ms, median_ms: r.median_ms, errors: r.errors, empty: r.empty, ...(r.error_samples ? { error_samples: r.error_samples.slice(0, 2) } : {}) };
     }
     await a.close();
     await b.close();
@@ -245,7 +304,8 @@ async function runScale(admin: string, services: number, warmup: number): Promis
       publication_seconds: { median: round(median(runs.map((r) => r.seconds)), 1), max: round(Math.max(...runs.map((r) => r.seconds)), 1) },
       writer_peak_rss_mb: { median: median(runs.map((r) => r.rssMb)), max: Math.max(...runs.map((r) => r.rssMb)) },
       tools,
-      links: { one_source: lb.length, published: la.length, equal: JSON.stringify(la) === JSON.stringify(lb) },
+      links: { one_source: lb.length, published: la.length, equal: JSON.stringify(la) === JSON.stringify(lb), ...firstDifference(lb, la) },
+      traces: { compared: stats.services.length, equal: tracesEqual },
     };
   } finally {
     rmSync(root, { recursive: true, force: true });

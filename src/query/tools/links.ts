@@ -280,7 +280,17 @@ export async function linkEntries(ctx: ToolContext, kinds: ReadonlySet<LinkKind>
       }
     }
   }
-  return mergeCallSites(out).sort((a, b) => `${a.service ?? ''}\0${a.file ?? ''}\0${String(a.line ?? 0).padStart(7, '0')}\0${a.kind}\0${a.id}`.localeCompare(`${b.service ?? ''}\0${b.file ?? ''}\0${String(b.line ?? 0).padStart(7, '0')}\0${b.kind}\0${b.id}`));
+  const merged = mergeCallSites(out);
+  for (const e of merged) e.targets.sort(byTargetOrder);
+  return merged.sort((a, b) => `${a.service ?? ''}\0${a.file ?? ''}\0${String(a.line ?? 0).padStart(7, '0')}\0${a.kind}\0${a.id}`.localeCompare(`${b.service ?? ''}\0${b.file ?? ''}\0${String(b.line ?? 0).padStart(7, '0')}\0${b.kind}\0${b.id}`));
+}
+
+/**
+ * Targets best first (highest confidence), then by name: an order of what they are, not of their ids, so the same
+ * estate lists the same targets in the same order however it was split into sources.
+ */
+function byTargetOrder(a: LinkTarget, b: LinkTarget): number {
+  return (b.confidence ?? 1) - (a.confidence ?? 1) || a.qualified_name.localeCompare(b.qualified_name) || (a.via ?? '').localeCompare(b.via ?? '') || a.id.localeCompare(b.id);
 }
 
 /** How far a link got, best first: a call site whose value takes several forms (one per environment) is as good as its best. */
