@@ -165,7 +165,7 @@ export async function runPostgresScale(services: number, warmup: number): Promis
 
 /** Failed tool calls, plus one per answer that differs from the one-source build's. */
 function scaleErrors(s: ScaleReport): number {
-  return Object.values(s.tools).reduce((n, t) => n + t.errors, 0) + (s.links.equal ? 0 : 1) + (s.traces.compared - s.traces.equal);
+  return Object.values(s.tools).reduce((n, t) => n + t.errors, 0) + (s.links.equal ? 0 : 1) + (s.traces.compared - s.traces.equal) + (s.impacts.compared - s.impacts.equal);
 }
 
 export interface ScaleReport {
@@ -177,7 +177,15 @@ export interface ScaleReport {
   writer_peak_rss_mb: { median: number; max: number };
   tools: Record<string, { calls: number; p95_ms: number; median_ms: number; errors: number; empty: number; error_samples?: unknown[] }>;
   links: { one_source: number; published: number; equal: boolean; only_one_source?: string; only_published?: string };
-  traces: { compared: number; equal: number };
+  traces: SameAnswers;
+  impacts: SameAnswers;
+}
+
+/** One tool's answers on the published build against the one-source build's, the first differences shown. */
+interface SameAnswers {
+  compared: number;
+  equal: number;
+  differ?: { args: Record<string, unknown>; one_source: string; published: string }[];
 }
 
 /** One CLI run, with its peak RSS (GNU time's %M, in KB) and wall time. */
@@ -263,20 +271,35 @@ async function runScale(admin: string, services: number, warmup: number): Promis
     const ontology = sextantOntology();
     const [a, b] = [await openStore(ontology, published, 'read'), await openStore(ontology, single, 'read')];
     const linksOf = async (store: Store) => {
-      const out: string[] = [];
+      const out: any[] = [];
       for (let offset = 0; ; offset += 2000) {
         const r = (await runTool({ store, ontology }, 'links', { include: 'all', limit: 2000, offset })) as Record<string, any>;
         if (r.ok !== true) throw new Error(`links failed: ${JSON.stringify(r.error)}`);
-        for (const l of r.links as any[]) out.push(`${l.kind} ${l.service} ${l.name} ${l.status} ${l.member ?? ''} ${(l.targets ?? []).map((t: any) => t.qualified_name).join(',')}`);
-        if (!r.has_more) return out.sort();
+        out.push(...r.links);
+        if (!r.has_more) return out;
       }
     };
-    const [la, lb] = [await linksOf(a), await linksOf(b)];
-    let tracesEqual = 0;
-    for (const from of stats.services) {
-      const [ta, tb] = [await runTool({ store: a, ontology }, 'trace', { from }), await runTool({ store: b, ontology }, 'trace', { from })];
-      if ((await comparable(a, ta)) === (await comparable(b, tb))) tracesEqual++;
-    }
+    const linkKeys = (links: any[]) => links.map((l) => `${l.kind} ${l.service} ${l.name} ${l.status} ${l.member ?? ''} ${(l.targets ?? []).map((t: any) => t.qualified_name).join(',')}`).sort();
+    const oneSourceLinks = await linksOf(b);
+    const [la, lb] = [linkKeys(await linksOf(a)), linkKeys(oneSourceLinks)];
+    // The trace from every service, and the impact of every route a client reaches, on both builds.
+    const sameAnswers = async (tool: string, argsList: Record<string, unknown>[]): Promise<SameAnswers> => {
+      const report: SameAnswers = { compared: argsList.length, equal: 0 };
+      for (const args of argsList) {
+        const [pa, pb] = [await comparable(a, await runTool({ store: a, ontology }, tool, args)), await comparable(b, await runTool({ store: b, ontology }, tool, args))];
+        if (pa === pb) report.equal++;
+        else if ((report.differ ??= []).length < 3) {
+          let i = 0;
+          while (pa[i] === pb[i]) i++;
+          const at = Math.max(0, i - 150);
+          report.differ.push({ args, one_source: pb.slice(at, i + 250), published: pa.slice(at, i + 250) });
+        }
+      }
+      return report;
+    };
+    const traces = await sameAnswers('trace', stats.services.map((from) => ({ from })));
+    const routes = [...new Set(oneSourceLinks.filter((l) => l.kind === 'http').flatMap((l) => (l.targets ?? []).map((t: any) => t.qualified_name as string)))].sort();
+    const impacts = await sameAnswers('impact', routes.slice(0, 50).map((id) => ({ id })));
     const tools: ScaleReport['tools'] = {};
     const someService = stats.services[0]!;
     if (repositories.length !== services) throw new Error(`the generated estate has ${repositories.length} service directories, not ${services}`);
@@ -305,7 +328,8 @@ async function runScale(admin: string, services: number, warmup: number): Promis
       writer_peak_rss_mb: { median: median(runs.map((r) => r.rssMb)), max: Math.max(...runs.map((r) => r.rssMb)) },
       tools,
       links: { one_source: lb.length, published: la.length, equal: JSON.stringify(la) === JSON.stringify(lb), ...firstDifference(lb, la) },
-      traces: { compared: stats.services.length, equal: tracesEqual },
+      traces,
+      impacts,
     };
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -66,7 +66,7 @@ function passable(node: NodeRecord, includeExternal: boolean): boolean {
   return true;
 }
 
-/** Next steps from `ids`, grouped by origin in the store's stable order. */
+/** Next steps from `ids`, grouped by origin, in `edgesAround`'s order. */
 async function stepsFrom(ctx: ToolContext, ids: readonly string[], steps: readonly Step[], minConfidence: number): Promise<Map<string, EdgeRow[]>> {
   const byOrigin = new Map<string, EdgeRow[]>();
   for (const direction of ['out', 'in'] as const) {
@@ -80,7 +80,7 @@ async function stepsFrom(ctx: ToolContext, ids: readonly string[], steps: readon
   }
   // Leaving the service first, so a breadth cap drops local detail before a remote call.
   const rank = (t: string) => (t === 'EXPOSES' || t === 'DECLARES_CLIENT' || t === 'DECLARES_PRODUCER' || CROSSING.has(t) ? 0 : t === 'OVERRIDES' ? 1 : 2);
-  for (const list of byOrigin.values()) list.sort((a, b) => rank(a.type) - rank(b.type));
+  for (const list of byOrigin.values()) list.sort((a, b) => rank(a.type) - rank(b.type)); // stable: edgesAround's order within a rank
   return byOrigin;
 }
 
