@@ -317,6 +317,14 @@ describe('search', () => {
     assert.equal(r.results.length, 0);
     assert.match(r.absence.reason, /none pass the kinds/);
   });
+
+  test('found by some words but filtered out: says so', async () => {
+    // No node holds both words: the explanation falls back to nodes holding any of them.
+    const r = await ok('search', { query: 'customer qwxzvbn', kinds: ['module'] });
+    assert.equal(r.results.length, 0);
+    assert.match(r.absence.reason, /none pass the kinds/);
+    assert.ok(r.absence.without_restrictions.type >= 1, JSON.stringify(r.absence));
+  });
 });
 
 describe('tool surface', () => {

@@ -68,6 +68,8 @@ describe('the same ranking as SQLite', () => {
       { query: 'deleted', limit: 30, offset: 10 },
       { query: 'reactions' },
       { query: 'gist comments' },
+      // A word twice (the same stem twice): each occurrence is a term, as FTS5 counts it.
+      { query: 'comment comments review' },
     ],
     petclinic: [
       { query: 'owner' },
@@ -78,6 +80,8 @@ describe('the same ranking as SQLite', () => {
       { query: 'findById', kinds: ['symbol'] },
       { query: 'customers service route' },
       { query: 'config server' },
+      { query: 'find owner', kinds: ['symbol'], filter: { service: 'customers-service' } },
+      { query: 'visit', kinds: ['symbol'], filter: { service: 'visits-service' } },
     ],
   };
   const TYPOS: Record<string, string[]> = { github: ['Repositry', 'PullReqest', 'createIsue', 'viewr'], petclinic: ['OwnerResourse', 'VisitRepo', 'petTyp'] };

@@ -811,7 +811,8 @@ export class PgStore implements Store {
     // With no condition but kinds, the page is chosen from the postings alone (they carry the kind); other
     // conditions are on the nodes, read for every hit.
     const narrow = (q.predicates ?? []).length === 0;
-    const kindsCond = narrow && q.kinds && q.kinds.length > 0 ? `p.kind = ANY(${params.add([...q.kinds])}::text[])` : 'TRUE';
+    const kindsParam = narrow && q.kinds && q.kinds.length > 0 ? params.add([...q.kinds]) : undefined;
+    const kindsOf = (p: string) => (kindsParam ? `${p}.kind = ANY(${kindsParam}::text[])` : 'TRUE');
     const where = narrow ? 'TRUE' : this.whereNodes('n', q.kinds, q.predicates ?? [], params);
     const priorCases = Object.entries(q.kindPriors)
       .map(([kind, prior]) => `WHEN ${params.add(kind)} THEN ${Number(prior)}::float8`)
@@ -824,40 +825,53 @@ export class PgStore implements Store {
     // idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + b * D / avgdl))), summed over the terms in query order.
     const idf = (n: string, df: string) => `(CASE WHEN ln((${n} - ${df} + 0.5::float8) / (${df} + 0.5::float8)) <= 0 THEN 1e-6::float8 ELSE ln((${n} - ${df} + 0.5::float8) / (${df} + 0.5::float8)) END)`;
     const bm25 = (f: string, idfCol: string, len: string, avg: string) => `${idfCol} * ((${f} * (${k1} + 1::float8)) / (${f} + ${k1} * (1::float8 - ${b} + ${b} * ${len} / ${avg})))`;
+    // A node's terms summed in query order, as FTS5 adds them: ((0 + c1) + c2) + …, an unmatched term adding 0 (which
+    // leaves a double unchanged). One column per term rather than `sum(… ORDER BY ord)`, which sorts every group.
+    const inQueryOrder = (term: string, f: string) =>
+      terms.reduce((sum, _, i) => `(${sum} + coalesce(max(${term}) FILTER (WHERE m.ord = ${i + 1} AND ${f} > 0), 0::float8))`, '0::float8');
+    const idAvg = '(st.id_tok / st.id_n)';
+    const textAvg = '(st.text_tok / st.text_n)';
+    const fi = (p: string) => `(${f8(w.name)} * ${p}.in_name + ${f8(w.qualified_name)} * ${p}.in_qn)`;
+    const ft = (p: string) => `${p}.in_text::float8`;
+    // `and`: a node holds every term, so its postings for the terms are joined on the node (index order, no grouping),
+    // one row per node with a column per term. `or`: a node holds any term, its postings grouped by node.
+    const hits =
+      q.mode === 'and'
+        ? (() => {
+            const ps = terms.map((_, i) => `p${i + 1}`);
+            const all = (f: (p: string) => string) => ps.map((p) => `${f(p)} > 0`).join(' AND ');
+            const sumInOrder = (part: (p: string, i: number) => string) => ps.reduce((sum, p, i) => `(${sum} + ${part(p, i + 1)})`, '0::float8');
+            const joins = ps.slice(1).map((p, i) => `JOIN search_postings ${p} ON ${p}.rid = p1.rid AND ${p}.term = ${params.add(terms[i + 1]!)}`).join(' ');
+            return `q AS (
+                SELECT ${ps.map((_, i) => `max(idf_id) FILTER (WHERE ord = ${i + 1}) AS idf_id_${i + 1}, max(idf_text) FILTER (WHERE ord = ${i + 1}) AS idf_text_${i + 1}`).join(', ')} FROM qt
+              ), hits AS (
+                SELECT p1.rid, p1.kind,
+                  CASE WHEN ${all(fi)} THEN ${sumInOrder((p, i) => bm25(fi(p), `q.idf_id_${i}`, 'p1.id_len::float8', idAvg))} ELSE 0::float8 END AS s_id,
+                  CASE WHEN ${all(ft)} THEN ${sumInOrder((p, i) => bm25(ft(p), `q.idf_text_${i}`, 'p1.text_len::float8', textAvg))} * ${f8(w.text)} ELSE 0::float8 END AS s_text
+                FROM search_postings p1 ${joins} CROSS JOIN q CROSS JOIN st
+                WHERE p1.term = ${params.add(terms[0]!)} AND ${kindsOf('p1')} AND ((${all(fi)}) OR (${all(ft)}))
+              )`;
+          })()
+        : `matched AS (
+             SELECT qt.ord, p.rid, p.kind, qt.idf_id, qt.idf_text, ${fi('p')} AS fi, ${ft('p')} AS ft, p.id_len::float8 AS id_len, p.text_len::float8 AS text_len
+             FROM qt JOIN search_postings p ON p.term = qt.term WHERE ${kindsOf('p')}
+           ), hits AS (
+             -- Each part counts where it matched any term, as FTS5 matches each table apart.
+             SELECT m.rid, m.kind,
+               ${inQueryOrder(bm25('m.fi', 'm.idf_id', 'm.id_len', idAvg), 'm.fi')} AS s_id,
+               ${inQueryOrder(bm25('m.ft', 'm.idf_text', 'm.text_len', textAvg), 'm.ft')} * ${f8(w.text)} AS s_text
+             FROM matched m CROSS JOIN st
+             GROUP BY m.rid, m.kind
+           )`;
     const rows = await this.query(
       `WITH st AS (
          SELECT coalesce(sum(id_docs), 0)::float8 AS id_n, coalesce(sum(id_tokens), 0)::float8 AS id_tok,
                 coalesce(sum(text_docs), 0)::float8 AS text_n, coalesce(sum(text_tokens), 0)::float8 AS text_tok FROM sources
        ), qt AS (
-         SELECT u.term, u.ord, coalesce(d.id_df, 0::float8) + coalesce(d.text_df, 0::float8) AS df,
-                ${idf('st.id_n', 'coalesce(d.id_df, 0::float8)')} AS idf_id, ${idf('st.text_n', 'coalesce(d.text_df, 0::float8)')} AS idf_text
+         SELECT u.term, u.ord, ${idf('st.id_n', 'coalesce(d.id_df, 0::float8)')} AS idf_id, ${idf('st.text_n', 'coalesce(d.text_df, 0::float8)')} AS idf_text
          FROM unnest(${t}::text[]) WITH ORDINALITY AS u(term, ord) CROSS JOIN st
          LEFT JOIN LATERAL (SELECT sum(id_docs)::float8 AS id_df, sum(text_docs)::float8 AS text_df FROM search_df s WHERE s.term = u.term) d ON TRUE
-       ), ${
-         q.mode === 'and'
-           ? // A node matching every term holds the rarest: its postings are the candidates, each looked up per term.
-             `cand AS (SELECT p.rid FROM search_postings p WHERE p.term = (SELECT term FROM qt ORDER BY df, ord LIMIT 1) AND ${narrow ? kindsCond : 'TRUE'}), postings AS (
-                SELECT qt.ord, qt.idf_id, qt.idf_text, p.* FROM cand c CROSS JOIN qt JOIN LATERAL (SELECT * FROM search_postings p WHERE p.term = qt.term AND p.rid = c.rid) p ON TRUE)`
-           : `postings AS (SELECT qt.ord, qt.idf_id, qt.idf_text, p.* FROM qt JOIN search_postings p ON p.term = qt.term WHERE ${narrow ? kindsCond : 'TRUE'})`
-       }, matched AS (
-         SELECT p.rid, p.kind, p.ord, p.idf_id, p.idf_text,
-                (${f8(w.name)} * p.in_name + ${f8(w.qualified_name)} * p.in_qn) AS fi, p.in_text::float8 AS ft, p.id_len::float8 AS id_len, p.text_len::float8 AS text_len
-         FROM postings p
-       ), scored AS (
-         SELECT m.rid, m.kind,
-           count(*) FILTER (WHERE m.fi > 0) AS id_terms, count(*) FILTER (WHERE m.ft > 0) AS text_terms,
-           coalesce(sum(${bm25('m.fi', 'm.idf_id', 'm.id_len', '(st.id_tok / st.id_n)')} ORDER BY m.ord) FILTER (WHERE m.fi > 0), 0::float8) AS s_id_all,
-           coalesce(sum(${bm25('m.ft', 'm.idf_text', 'm.text_len', '(st.text_tok / st.text_n)')} ORDER BY m.ord) FILTER (WHERE m.ft > 0), 0::float8) AS s_text_all
-         FROM matched m CROSS JOIN st
-         GROUP BY m.rid, m.kind
-       ), hits AS (
-         -- Each part counts where it matched: every query term (and) or any (or), as FTS5 matches each table apart.
-         SELECT rid, kind,
-           CASE WHEN ${q.mode === 'and' ? 'id_terms = (SELECT count(*) FROM qt)' : 'id_terms > 0'} THEN s_id_all ELSE 0::float8 END AS s_id,
-           CASE WHEN ${q.mode === 'and' ? 'text_terms = (SELECT count(*) FROM qt)' : 'text_terms > 0'} THEN s_text_all * ${f8(w.text)} ELSE 0::float8 END AS s_text
-         FROM scored
-         WHERE ${q.mode === 'and' ? 'id_terms = (SELECT count(*) FROM qt) OR text_terms = (SELECT count(*) FROM qt)' : 'TRUE'}
-       ), weighted AS (
+       ), ${hits}, weighted AS (
          SELECT h.rid, (h.s_id + h.s_text) * ${prior} AS score, h.s_id, h.s_text FROM hits h
        ), filtered AS (
          ${narrow ? 'SELECT * FROM weighted' : `SELECT w.* FROM weighted w WHERE w.rid IN (SELECT n.rid FROM nodes n WHERE ${where})`}

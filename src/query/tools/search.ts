@@ -157,7 +157,10 @@ async function searchAbsence(ctx: ToolContext, query: string, terms: string[], k
   const absence: Record<string, unknown> = {};
   if (kinds || predicates.length) {
     const kindPriors = Object.fromEntries(ctx.ontology.kinds().map((k) => [k.def.name, k.def.searchPrior]));
-    const unfiltered = await ctx.store.searchText({ terms, mode: 'or', predicates: [], weights: SEARCH_WEIGHTS, kindPriors, limit: 50 });
+    // Every term first (cheap, and what the search ranked first), then any term.
+    const unrestricted = { terms, predicates: [], weights: SEARCH_WEIGHTS, kindPriors, limit: 50 };
+    let unfiltered = await ctx.store.searchText({ ...unrestricted, mode: 'and' });
+    if (!unfiltered.length && terms.length > 1) unfiltered = await ctx.store.searchText({ ...unrestricted, mode: 'or' });
     if (unfiltered.length) {
       const byKind: Record<string, number> = {};
       for (const h of unfiltered) byKind[h.node.kind] = (byKind[h.node.kind] ?? 0) + 1;
