@@ -527,11 +527,12 @@ function suggestion(node: NodeRecord, similarity?: number): Suggestion {
 /** Did-you-mean nodes for a near name: each name's nodes, with their kind and qualified name. */
 async function nearNodes(ctx: ToolContext, text: string, kinds: string[] | undefined): Promise<Suggestion[]> {
   const near = await nameSuggestions(ctx, text, kinds);
+  // Looked up together (a server store answers them on several connections), kept in the names' order.
+  const nodesOf = await Promise.all(near.map((n) => ctx.store.nodesByName('name', n.name, { caseInsensitive: false, ...(kinds ? { kinds } : {}), limit: 3 })));
   const out: Suggestion[] = [];
-  for (const n of near) {
-    const nodes = await ctx.store.nodesByName('name', n.name, { caseInsensitive: false, ...(kinds ? { kinds } : {}), limit: 3 });
-    for (const node of nodes) if (out.length < MAX_SUGGESTIONS) out.push(suggestion(node, n.similarity));
-  }
+  near.forEach((n, i) => {
+    for (const node of nodesOf[i]!) if (out.length < MAX_SUGGESTIONS) out.push(suggestion(node, n.similarity));
+  });
   return out;
 }
 
