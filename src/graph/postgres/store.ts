@@ -941,8 +941,10 @@ export class PgStore implements Store {
       .filter((c) => c.similarity >= 0.25)
       .sort((a, b) => b.similarity - a.similarity || sameCase(a.name) - sameCase(b.name) || a.name.localeCompare(b.name));
     const out: NameSuggestion[] = [];
-    for (let i = 0; i < scored.length && out.length < opts.limit; i += 50) {
-      const chunk = scored.slice(i, i + 50);
+    // Without a kind filter every name has kinds and the first few fill the answer; with one, many may be passed over.
+    const chunkSize = kindFilter ? 1000 : 50;
+    for (let i = 0; i < scored.length && out.length < opts.limit; i += chunkSize) {
+      const chunk = scored.slice(i, i + chunkSize);
       const kindsOf = new Map((await this.query<{ name: string; kinds: string[] }>('SELECT s.name, array_agg(DISTINCT k ORDER BY k) AS kinds FROM source_names s CROSS JOIN unnest(s.kinds) AS k WHERE s.name = ANY($1) GROUP BY s.name', [chunk.map((c) => c.name)])).map((r) => [r.name, r.kinds]));
       for (const c of chunk) {
         const kinds = (kindsOf.get(c.name) ?? []).filter((k) => !kindFilter || kindFilter.has(k));
