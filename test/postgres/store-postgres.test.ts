@@ -169,7 +169,7 @@ describe('writers and readers', () => {
       await b.close();
     }
     assert.ok(waits.length >= 1, 'the second writer said it was waiting');
-    assert.match(waits[0]!, /waiting for sextant index \(pid \d+ on .+\) \(server pid \d+\), which is writing source gamma into postgres:\/\/sextant_admin@/);
+    assert.match(waits[0]!, /waiting for sextant index \(pid \d+ on .+\) \(server pid \d+\), which is writing the source gamma into postgres:\/\/sextant_admin@/);
     const r = await openStore(ontology, url, 'read');
     try {
       const gamma = await r.findNodes({ kinds: ['type'], predicates: [{ property: 'source', op: 'in', values: ['gamma'] }], limit: 100, offset: 0 });
@@ -178,6 +178,39 @@ describe('writers and readers', () => {
     } finally {
       await r.close();
     }
+  });
+
+  test('the estate lock goes to waiting writers in the order they asked, and a wait past its limit is refused', async () => {
+    const [holder, first, second] = [await openStore(ontology, url, 'write'), await openStore(ontology, url, 'write'), await openStore(ontology, url, 'write')];
+    const impatient = await openStore(ontology, url, 'write', { lockWaitMs: 300 });
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    try {
+      let entered!: () => void;
+      const inside = new Promise<void>((r) => (entered = r));
+      const holding = holder.exclusive!('estate', async () => {
+        entered();
+        await held;
+        order.push('holder');
+      });
+      await inside;
+      const a = first.exclusive!('estate', async () => void order.push('first'));
+      await new Promise((r) => setTimeout(r, 200));
+      const b = second.exclusive!('estate', async () => void order.push('second'));
+      await new Promise((r) => setTimeout(r, 200));
+      await assert.rejects(impatient.exclusive!('estate', async () => void order.push('impatient')), (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'store_busy');
+        assert.match(err.message, /^The estate of the index at postgres:\/\/sextant_admin@.+ stayed locked for \d+ s by sextant index/);
+        return true;
+      });
+      release();
+      await Promise.all([holding, a, b]);
+    } finally {
+      release();
+      for (const s of [holder, first, second, impatient]) await s.close();
+    }
+    assert.deepEqual(order, ['holder', 'first', 'second']);
   });
 
   test('a reader sees a source before or after a write, never half of it', async () => {

@@ -49,7 +49,6 @@ const READ_STATEMENT_TIMEOUT_MS = 60_000;
 const POOL_SIZE = { read: 4, write: 3 } as const;
 const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, n.props';
 const LOCK_NOTICE_EVERY_MS = 15_000;
-const LOCK_POLL_MS = 250;
 
 /** int8 and numeric as JavaScript numbers (counts and row ids stay far below 2^53). */
 const TYPES = {
@@ -385,26 +384,36 @@ export class PgStore implements Store {
 
   /** Takes the transaction's lock on one source, saying whom it waits for while another writer holds it. */
   private async lockSource(client: pg.PoolClient, source: string): Promise<void> {
-    await this.waitForLock(client, sourceLockKey(source), 'pg_try_advisory_xact_lock', `source ${source}`);
+    await this.waitForLock(client, sourceLockKey(source), 'transaction', `the source ${source}`);
   }
 
   /**
-   * Polls `tryLock` on `key` until it is granted, telling `onLockWait` whom it waits for (at once and every
-   * `LOCK_NOTICE_EVERY_MS`) and giving up after `lockWaitMs`. `what` names the locked thing in both messages.
+   * Takes the advisory lock `key` for the transaction or the session, telling `onLockWait` whom it waits for (at
+   * once and every `LOCK_NOTICE_EVERY_MS`) and giving up after `lockWaitMs`. The wait is in the server's lock queue,
+   * so writers get the lock in the order they asked (polling let a later writer overtake one waiting for minutes).
+   * `what` names the locked thing in the messages.
    */
-  private async waitForLock(client: pg.PoolClient, { key, hi, lo }: ReturnType<typeof sourceLockKey>, tryLock: 'pg_try_advisory_xact_lock' | 'pg_try_advisory_lock', what: string): Promise<void> {
+  private async waitForLock(client: pg.PoolClient, { key, hi, lo }: ReturnType<typeof sourceLockKey>, scope: 'transaction' | 'session', what: string): Promise<void> {
+    const [tryLock, lock] = scope === 'transaction' ? ['pg_try_advisory_xact_lock', 'pg_advisory_xact_lock'] : ['pg_try_advisory_lock', 'pg_advisory_lock'];
+    if ((await client.query<{ ok: boolean }>(`SELECT ${tryLock}($1) AS ok`, [key])).rows[0]?.ok) return;
     const started = Date.now();
-    let noticed = 0;
-    const waitMs = this.opts.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
-    for (;;) {
-      if ((await client.query<{ ok: boolean }>(`SELECT ${tryLock}($1) AS ok`, [key])).rows[0]?.ok) return;
-      const waited = Date.now() - started;
-      if (waited >= waitMs) throw new StoreError('store_busy', `The ${what} of the index at ${this.location} stayed locked for ${Math.round(waited / 1000)} s by ${await this.lockHolder(client, hi, lo)}; try again once it has finished.`);
-      if (waited >= noticed) {
-        this.opts.onLockWait?.(`waiting for ${await this.lockHolder(client, hi, lo)}, which is writing ${what} into ${this.location}`);
-        noticed = waited + LOCK_NOTICE_EVERY_MS;
-      }
-      await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+    const waitMs = Math.max(1, Math.round(this.opts.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS));
+    // Who holds it is asked on another connection: this one waits in the queue.
+    const notice = async () => this.opts.onLockWait?.(`waiting for ${await this.lockHolder(this.pool, hi, lo)}, which is writing ${what} into ${this.location}`);
+    await notice();
+    const timer = setInterval(() => void notice().catch(() => undefined), LOCK_NOTICE_EVERY_MS);
+    const set = scope === 'transaction' ? 'SET LOCAL' : 'SET';
+    try {
+      await client.query(`${set} lock_timeout = ${waitMs}`);
+      await client.query(`SELECT ${lock}($1)`, [key]);
+      await client.query(`${set} lock_timeout TO DEFAULT`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '55P03') throw err;
+      // The transaction is aborted (the caller rolls it back); a session lock's connection goes back to its default.
+      if (scope === 'session') await client.query('RESET lock_timeout').catch(() => undefined);
+      throw new StoreError('store_busy', `${what[0]!.toUpperCase()}${what.slice(1)} of the index at ${this.location} stayed locked for ${Math.round((Date.now() - started) / 1000)} s by ${await this.lockHolder(this.pool, hi, lo)}; try again once it has finished.`);
+    } finally {
+      clearInterval(timer);
     }
   }
 
@@ -417,7 +426,7 @@ export class PgStore implements Store {
     }
     const lock = sourceLockKey(`\0lock:${name}`);
     try {
-      await this.waitForLock(client, lock, 'pg_try_advisory_lock', `the ${name}`);
+      await this.waitForLock(client, lock, 'session', `the ${name}`);
       return await task();
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [lock.key]).catch(() => undefined);
@@ -425,7 +434,7 @@ export class PgStore implements Store {
     }
   }
 
-  private async lockHolder(client: pg.PoolClient, hi: number, lo: number): Promise<string> {
+  private async lockHolder(client: pg.Pool | pg.PoolClient, hi: number, lo: number): Promise<string> {
     try {
       const [holder] = (
         await client.query<{ application_name: string; pid: number }>(
