@@ -109,13 +109,18 @@ async function relink(store: Store, ontology: Ontology, change: { publish: CodeS
   const work = mkdtempSync(join(tmpdir(), 'sextant-estate-'));
   try {
     // The others as they last published them, each in a folder of its name.
+    const made = new Set<string>();
     const mounts: CodeMount[] = members.map((m) => {
       const dir = join(work, m.name);
       mkdirSync(dir, { recursive: true });
       for (const [rel, text] of m.snapshot.files) {
         const file = join(dir, rel);
         if (!file.startsWith(dir + '/')) continue;
-        mkdirSync(dirname(file), { recursive: true });
+        const parent = dirname(file);
+        if (!made.has(parent)) {
+          mkdirSync(parent, { recursive: true });
+          made.add(parent);
+        }
         writeFileSync(file, text);
       }
       return { name: m.name, path: dir, include_tests: m.snapshot.include_tests, exclude: m.snapshot.exclude };

@@ -49,6 +49,8 @@ const READ_STATEMENT_TIMEOUT_MS = 60_000;
 const POOL_SIZE = { read: 4, write: 3 } as const;
 const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, n.props';
 const LOCK_NOTICE_EVERY_MS = 15_000;
+/** A write that grows or shrinks the graph by more than this share of its rows refreshes the planner's statistics at once. */
+const STALE_STATISTICS_SHARE = 0.2;
 
 /** int8 and numeric as JavaScript numbers (counts and row ids stay far below 2^53). */
 const TYPES = {
@@ -295,19 +297,22 @@ export class PgStore implements Store {
       throw this.storeError(err);
     }
     const infos: SourceInfo[] = [];
-    let wrote = 0;
+    // How much the graph changed in size: what dates the planner's statistics (rewriting a source as it was does not).
+    let resized = 0;
     try {
       await client.query('BEGIN');
       await this.prepareSchema(client);
       const names = [...new Set([...writes.map((w) => w.source.name), ...(opts.remove ?? [])])].sort();
       for (const name of names) await this.lockSource(client, name);
+      const rowsBefore = new Map((await client.query<{ name: string; n: number }>('SELECT name, nodes + edges AS n FROM sources WHERE name = ANY($1)', [names])).rows.map((r) => [r.name, Number(r.n)]));
+      for (const name of opts.remove ?? []) resized += rowsBefore.get(name) ?? 0;
       for (const name of opts.remove ?? []) await this.deleteSource(client, name);
       // A node may move between two sources written together (an estate's repositories): those go first, whole.
       const moved = await this.sourcesLosingNodes(client, writes);
       for (const name of moved) await this.deleteSource(client, name);
       for (const write of writes) {
         const info = await this.writeSource(client, moved.has(write.source.name) ? { ...write, incremental: false } : write, opts.onProgress);
-        if (info.written !== 'unchanged') wrote += write.nodes.length + write.edges.length;
+        if (info.written !== 'unchanged') resized += Math.abs(write.nodes.length + write.edges.length - (rowsBefore.get(write.source.name) ?? 0));
         infos.push(info);
       }
       const now = new Date().toISOString();
@@ -324,8 +329,10 @@ export class PgStore implements Store {
     }
     try {
       // Fresh statistics let the planner pick property indexes (as on SQLite after a full write); a vacuumed
-      // postings table is read from its covering index alone (its pages marked all-visible).
-      if (wrote > 10_000) {
+      // postings table is read from its covering index alone (its pages marked all-visible). Only after the graph
+      // grew or shrank much against what the statistics were taken on: on a shared index ANALYZE takes seconds, and
+      // a small change (one repository of many, or sources rewritten at their size) is left to autovacuum.
+      if (resized > 10_000 && (await this.statisticsStale(client, resized))) {
         await client.query('ANALYZE nodes, edges, node_terms, search_df');
         await client.query('VACUUM (ANALYZE) search_postings');
       }
@@ -335,6 +342,13 @@ export class PgStore implements Store {
       client.release();
     }
     return infos;
+  }
+
+  /** Whether `resized` rows are a large share (a fifth) of the graph the planner's statistics describe, or there are none. */
+  private async statisticsStale(client: pg.PoolClient, resized: number): Promise<boolean> {
+    const rows = (await client.query<{ tuples: number }>(`SELECT reltuples::float8 AS tuples FROM pg_class WHERE oid IN ('nodes'::regclass, 'edges'::regclass)`)).rows;
+    if (rows.length < 2 || rows.some((r) => r.tuples < 0)) return true;
+    return resized > STALE_STATISTICS_SHARE * rows.reduce((n, r) => n + r.tuples, 0);
   }
 
   /** Creates the schema in an empty database, or drops and recreates it for `reset` (inside the write's transaction). */
