@@ -412,10 +412,10 @@ export class PgStore implements Store {
     if ((await client.query<{ ok: boolean }>(`SELECT ${tryLock}($1) AS ok`, [key])).rows[0]?.ok) return;
     const started = Date.now();
     const waitMs = Math.max(1, Math.round(this.opts.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS));
-    // Who holds it is asked on another connection: this one waits in the queue.
-    const notice = async () => this.opts.onLockWait?.(`waiting for ${await this.lockHolder(this.pool, hi, lo)}, which is writing ${what} into ${this.location}`);
-    await notice();
-    const timer = setInterval(() => void notice().catch(() => undefined), LOCK_NOTICE_EVERY_MS);
+    // Who holds it is asked on another connection (this one waits in the queue), without holding the wait up.
+    const notice = () => void this.lockHolder(this.pool, hi, lo).then((holder) => this.opts.onLockWait?.(`waiting for ${holder}, which is writing ${what} into ${this.location}`)).catch(() => undefined);
+    notice();
+    const timer = setInterval(notice, LOCK_NOTICE_EVERY_MS);
     const set = scope === 'transaction' ? 'SET LOCAL' : 'SET';
     try {
       await client.query(`${set} lock_timeout = ${waitMs}`);
