@@ -61,6 +61,22 @@ export interface CodeLinkPins {
 
 export type SourceConfig = GraphqlSourceConfig | CodeSourceConfig;
 
+/** Where semantic search gets its vectors: an OpenAI-compatible `/v1/embeddings` endpoint (`embeddings:`). */
+export interface EmbeddingsConfig {
+  /** The embeddings URL requests go to (`…/v1/embeddings`), derived from what the file gives. */
+  url: string;
+  model: string;
+  /** Asked of the model and checked against its vectors. */
+  dimensions?: number;
+  /** `${VAR}` already expanded. */
+  api_key?: string;
+  /** The variable `api_key` was read from, when it was written as exactly `${VAR}` (recorded, so servers can read it too). */
+  api_key_env?: string;
+  headers: Record<string, string>;
+  batch_size: number;
+  timeout_ms: number;
+}
+
 export interface WorkspaceConfig {
   /** Absolute path of the config file, or undefined for a config inferred from a path. */
   path?: string;
@@ -69,6 +85,8 @@ export interface WorkspaceConfig {
   /** Absolute store directory, or a postgres:// URL (its ${VAR} expanded), when the config names one. */
   store?: string;
   sources: SourceConfig[];
+  /** Semantic search's embedding provider; absent: search is lexical only. */
+  embeddings?: EmbeddingsConfig;
 }
 
 /**

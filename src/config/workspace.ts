@@ -16,7 +16,8 @@ import { expandEnv, type Env } from './env.js';
 import { isPostgresLocation } from '../graph/postgres/location.js';
 import { ConfigError, type ConfigIssue, type ConfigIssueCode } from './errors.js';
 import { CAPABILITIES, ROLES } from '../graph/ontology/code.js';
-import type { CodeLinkPins, CodeSourceConfig, GraphqlDataConfig, GraphqlSourceConfig, SourceConfig, WorkspaceConfig } from './types.js';
+import type { CodeLinkPins, CodeSourceConfig, EmbeddingsConfig, GraphqlDataConfig, GraphqlSourceConfig, SourceConfig, WorkspaceConfig } from './types.js';
+import { embeddingsUrl } from '../search/embeddings.js';
 
 export { ConfigError, formatIssue } from './errors.js';
 export type { ConfigErrorCode, ConfigIssue, ConfigIssueCode } from './errors.js';
@@ -31,7 +32,7 @@ export const GRAPHQL_FLAVORS = ['auto', 'hugr', 'generic'] as const;
 /** What a source name must look like. */
 export const SOURCE_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]*$/i;
 
-const TOP_KEYS = ['version', 'store', 'sources'] as const;
+const TOP_KEYS = ['version', 'store', 'sources', 'embeddings'] as const;
 const COMMON_SOURCE_KEYS = ['name', 'kind'] as const;
 const SUPPORTED_VERSION = 1;
 /** RFC 9110 `token`: what an HTTP header name may contain. */
@@ -286,10 +287,64 @@ function readWorkspace(r: Reader, file: string, dir: string): WorkspaceConfig | 
   // A database URL keeps its form, with ${VAR} (its password) expanded; a directory is relative to this file.
   if (typeof store === 'string' && isPostgresLocation(store)) store = readSecretText(r, storeEntry!, '`store`');
   const sources = readSources(r, root, entries.get('sources'));
+  const embeddings = readEmbeddings(r, entries.get('embeddings'));
 
   const config: WorkspaceConfig = { path: file, dir, sources };
   if (typeof store === 'string') config.store = isPostgresLocation(store) ? store.trim() : resolve(dir, store);
+  if (embeddings) config.embeddings = embeddings;
   return config;
+}
+
+const EMBEDDINGS_KEYS = ['endpoint', 'model', 'dimensions', 'api_key', 'headers', 'batch_size', 'timeout_ms'] as const;
+export const DEFAULT_EMBEDDING_BATCH = 64;
+const MAX_EMBEDDING_BATCH = 2048;
+const MAX_EMBEDDING_DIMENSIONS = 16_000;
+const EMBEDDINGS_EXAMPLE = 'e.g.\n  embeddings:\n    endpoint: http://localhost:11434/v1\n    model: nomic-embed-text';
+
+function readEmbeddings(r: Reader, e: Entry | undefined): EmbeddingsConfig | undefined {
+  if (!e || e.broken || isBlank(e.value)) return undefined;
+  const what = '`embeddings`';
+  if (!isMap(e.value)) {
+    r.report('wrong_type', [e.valueNode], `${what} must be a map, got ${typeName(e.value)}`, `Write ${EMBEDDINGS_EXAMPLE} (keys: ${EMBEDDINGS_KEYS.join(', ')}).`);
+    return undefined;
+  }
+  const entries = r.entries(e.value, `in ${what}`);
+  r.checkKeys(entries, [...EMBEDDINGS_KEYS], `in ${what}`, what);
+  const endpointEntry = entries.get('endpoint');
+  const modelEntry = entries.get('model');
+  if (!endpointEntry || isBlank(endpointEntry.value)) r.report('missing_required', [e.keyNode], `${what} needs \`endpoint\`: the OpenAI-compatible server that makes the vectors`, `Write ${EMBEDDINGS_EXAMPLE}.`);
+  if (!modelEntry || isBlank(modelEntry.value)) r.report('missing_required', [e.keyNode], `${what} needs \`model\`: the embedding model the server runs`, `Write ${EMBEDDINGS_EXAMPLE}.`);
+  const endpoint = endpointEntry && !isBlank(endpointEntry.value) ? readUrl(r, endpointEntry, what) : undefined;
+  const model = r.string(modelEntry, `\`model\` in ${what}`, 'a model name');
+  const dimensions = readTimeout(r, entries.get('dimensions'), what, 'dimensions', 'dimensions', 768);
+  if (typeof dimensions === 'number' && dimensions > MAX_EMBEDDING_DIMENSIONS) r.report('invalid_value', [entries.get('dimensions')!.valueNode], `\`dimensions\` in ${what} is ${dimensions}; models give at most ${MAX_EMBEDDING_DIMENSIONS}`, 'Write the dimensions of the model, or remove it to take what the model gives.');
+  const batch = readTimeout(r, entries.get('batch_size'), what, 'batch_size', 'texts', DEFAULT_EMBEDDING_BATCH);
+  if (typeof batch === 'number' && batch > MAX_EMBEDDING_BATCH) r.report('invalid_value', [entries.get('batch_size')!.valueNode], `\`batch_size\` in ${what} is ${batch}; at most ${MAX_EMBEDDING_BATCH} texts go in one request`, `Write e.g. \`batch_size: ${DEFAULT_EMBEDDING_BATCH}\`.`);
+  const timeout = readTimeout(r, entries.get('timeout_ms'), what);
+  const headers = readHeaders(r, entries.get('headers'), what);
+  const keyEntry = entries.get('api_key');
+  const apiKey = keyEntry && !keyEntry.broken && !isBlank(keyEntry.value) ? readSecretText(r, keyEntry, `\`api_key\` in ${what}`) : undefined;
+  const written = keyEntry && isScalar(keyEntry.value) && typeof keyEntry.value.value === 'string' ? keyEntry.value.value.trim() : undefined;
+  const keyVar = written ? /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(written)?.[1] : undefined;
+  if (typeof endpoint !== 'string' || typeof model !== 'string' || [dimensions, batch, timeout, headers, apiKey].includes(null)) return undefined;
+  if (typeof dimensions === 'number' && dimensions > MAX_EMBEDDING_DIMENSIONS) return undefined;
+  if (typeof batch === 'number' && batch > MAX_EMBEDDING_BATCH) return undefined;
+  let url: string;
+  try {
+    url = embeddingsUrl(endpoint);
+  } catch {
+    return undefined;
+  }
+  return {
+    url,
+    model: model.trim(),
+    ...(typeof dimensions === 'number' ? { dimensions } : {}),
+    ...(typeof apiKey === 'string' && apiKey !== '' ? { api_key: apiKey } : {}),
+    ...(keyVar ? { api_key_env: keyVar } : {}),
+    headers: headers ?? {},
+    batch_size: typeof batch === 'number' ? batch : DEFAULT_EMBEDDING_BATCH,
+    timeout_ms: typeof timeout === 'number' ? timeout : DEFAULT_TIMEOUT_MS,
+  };
 }
 
 function readVersion(r: Reader, e: Entry | undefined): void {

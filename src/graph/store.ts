@@ -71,6 +71,52 @@ export interface TextHit {
   components: { identifier: number; text: number };
 }
 
+/** What the vectors of an index were made with, as the last embedding pass recorded it. */
+export interface EmbeddingSpace {
+  model: string;
+  dimensions: number;
+  /** The endpoint as it may be shown: no user info, no query string. */
+  endpoint: string;
+  /** The environment variable the API key was read from, when the configuration named one (never the key). */
+  api_key_env?: string;
+  /** When the last pass ended. */
+  updated_at: string;
+  /** Nodes with a vector, and nodes that should have one but do not (the endpoint failed), after that pass. */
+  embedded: number;
+  missing: number;
+  /** Why the last pass stopped short. */
+  error?: string;
+}
+
+export interface VectorWrite {
+  model: string;
+  /** Vectors by the hash of the text they were made from (see graph/embed-docs), unit length. */
+  vectors: readonly { hash: string; vector: Float32Array }[];
+  /** Which text (hash) each node's vector is now made from. */
+  assign: readonly { id: string; hash: string }[];
+  /** Nodes that no longer have a vector of this model. */
+  unassign?: readonly string[];
+  /** Recorded as the index's embedding space (the pass's last write). */
+  space?: EmbeddingSpace;
+  /** Drop vectors of this model no node is assigned (after the pass). */
+  prune?: boolean;
+}
+
+export interface VectorQuery {
+  model: string;
+  /** Unit length, of the model's dimensions. */
+  vector: Float32Array;
+  kinds?: readonly string[];
+  predicates?: readonly Predicate[];
+  limit: number;
+}
+
+export interface VectorHit {
+  node: NodeRecord;
+  /** Cosine similarity to the query, -1..1. */
+  similarity: number;
+}
+
 export interface NameSuggestion {
   name: string;
   kinds: string[];
@@ -180,6 +226,17 @@ export interface Store {
   textMatchCounts(terms: readonly string[], cap: number): Promise<number[]>;
   /** Names similar to `text` (trigram similarity), for did-you-mean. */
   similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]>;
+
+  /** The embedding space the index's vectors were made in, or undefined when it has none. */
+  embeddingSpace(): Promise<EmbeddingSpace | undefined>;
+  /** Per node id, the hash of the text its vector of `model` was made from. */
+  vectorAssignments(model: string): Promise<Map<string, string>>;
+  /** Of these text hashes, those that have a vector of `model`. */
+  vectorHashes(model: string, hashes: readonly string[]): Promise<Set<string>>;
+  /** Stores vectors and assigns them to nodes, in one transaction. Write mode only. */
+  writeVectors(w: VectorWrite): Promise<void>;
+  /** The nodes whose vectors are nearest the query's, exactly or by an approximate index; filters apply first. */
+  searchVectors(q: VectorQuery): Promise<VectorHit[]>;
 
   /** A text a source's last write kept (`SourceWrite.artifacts`), or undefined. */
   artifact(source: string, name: string): Promise<string | undefined>;

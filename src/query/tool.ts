@@ -1,6 +1,7 @@
 import type { Ontology } from '../graph/ontology/index.js';
 import type { Store } from '../graph/store.js';
 import type { DataContext } from './data/access.js';
+import type { QueryEmbedder } from './semantic.js';
 import { closest } from '../search/similarity.js';
 import { decodeJsonText, isBlank, parsePythonStringList } from './coerce.js';
 import { excerpt, fail } from './errors.js';
@@ -12,6 +13,8 @@ export interface ToolContext {
   ontology: Ontology;
   /** How data tools reach GraphQL endpoints, and as whom; absent where no workspace configures any. */
   data?: DataContext;
+  /** How `search` embeds a query (absent: from the index's recorded endpoint and this process's environment). */
+  embed?: QueryEmbedder;
 }
 
 export interface ParamDef {

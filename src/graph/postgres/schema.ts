@@ -6,7 +6,7 @@ import { propertyColumn, propertyNames } from '../sqlite/schema.js';
 const TEXT = 'text COLLATE "C"';
 
 /** The tables this store owns, in the order `DROP` takes them (a rebuild drops exactly these). */
-export const PG_TABLES = ['source_names', 'name_grams', 'search_df', 'search_postings', 'node_terms', 'edges', 'nodes', 'source_artifacts', 'sources', 'meta'] as const;
+export const PG_TABLES = ['node_embeddings', 'embedding_vectors', 'source_names', 'name_grams', 'search_df', 'search_postings', 'node_terms', 'edges', 'nodes', 'source_artifacts', 'sources', 'meta'] as const;
 export const PG_SEQUENCES = ['rid_blocks'] as const;
 
 function columnType(ontology: Ontology, property: string): string {
@@ -112,4 +112,22 @@ export const TRIGRAM_DDL = 'CREATE INDEX IF NOT EXISTS source_names_trgm ON sour
 /** Hash of the DDL, so a database written by a different layout is refused rather than misread. */
 export function pgSchemaHash(ontology: Ontology): string {
   return createHash('sha256').update(pgSchemaDdl(ontology)).digest('hex').slice(0, 12);
+}
+
+/**
+ * Vectors by model and text hash, and which text each node's vector is made from (see graph/embed-docs): created by
+ * the first embedding pass. `vector` keeps the floats as bytes for exact search; with pgvector, `embedding` holds
+ * them again as its type, under an HNSW index per model (`vectorIndexDdl`).
+ */
+export const VECTOR_DDL = `
+CREATE TABLE IF NOT EXISTS embedding_vectors (model ${TEXT} NOT NULL, hash ${TEXT} NOT NULL, vector bytea NOT NULL, PRIMARY KEY (model, hash));
+CREATE TABLE IF NOT EXISTS node_embeddings (model ${TEXT} NOT NULL, id ${TEXT} NOT NULL, hash ${TEXT} NOT NULL, PRIMARY KEY (model, id));
+CREATE INDEX IF NOT EXISTS node_embeddings_hash ON node_embeddings(model, hash);
+`;
+
+/** pgvector's HNSW index for one model's vectors: an expression index, since one column holds every model's. */
+export function vectorIndexDdl(model: string, dimensions: number): { name: string; ddl: string } {
+  const name = `embedding_vectors_hnsw_${createHash('sha256').update(model).digest('hex').slice(0, 12)}`;
+  const literal = model.replace(/'/g, "''");
+  return { name, ddl: `CREATE INDEX IF NOT EXISTS ${name} ON embedding_vectors USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE model = '${literal}'` };
 }

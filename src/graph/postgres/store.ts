@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { searchTerm } from '../../search/tokenize.js';
@@ -18,8 +18,12 @@ import {
   type NameSuggestion,
   type NodeQuery,
   type Predicate,
+  type EmbeddingSpace,
   type SourceInfo,
   type SourceWrite,
+  type VectorHit,
+  type VectorQuery,
+  type VectorWrite,
   type Store,
   type TextHit,
   type TextQuery,
@@ -28,7 +32,9 @@ import {
 import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
 import { copyRows, type CopyValue } from './copy.js';
 import { connectionError, connectionSettings, errorCode, isConnectionFailure, shownPostgresLocation } from './location.js';
-import { PG_SEQUENCES, PG_TABLES, pgSchemaDdl, pgSchemaHash, TRIGRAM_DDL } from './schema.js';
+import { PG_SEQUENCES, PG_TABLES, pgSchemaDdl, pgSchemaHash, TRIGRAM_DDL, VECTOR_DDL, vectorIndexDdl } from './schema.js';
+import { encodeVector } from '../../search/vectors.js';
+import { nearest, VectorCache } from '../vector-search.js';
 
 type Row = Record<string, unknown>;
 
@@ -49,6 +55,8 @@ const READ_STATEMENT_TIMEOUT_MS = 60_000;
 const POOL_SIZE = { read: 4, write: 3 } as const;
 const NODE_COLUMNS = 'n.rid, n.id, n.kind, n.name, n.qualified_name, n.source, n.service, n.module, n.file, n.line, n.props';
 const LOCK_NOTICE_EVERY_MS = 15_000;
+/** Vectors per INSERT of the embedding pass. */
+const VECTOR_BATCH = 500;
 /** A write that grows or shrinks the graph by more than this share of its rows refreshes the planner's statistics at once. */
 const STALE_STATISTICS_SHARE = 0.2;
 
@@ -910,6 +918,177 @@ export class PgStore implements Store {
       params.values,
     );
     return rows.map((r) => ({ node: this.toNode(r), score: r.score as number, components: { identifier: r.c_id as number, text: r.c_text as number } }));
+  }
+
+  // ---------------------------------------------------------------- vectors
+
+  private readonly vectorCache = new VectorCache();
+
+  private async metaValue(key: string): Promise<string | undefined> {
+    if (!this.ready) return undefined;
+    return (await this.query<{ value: string }>('SELECT value FROM meta WHERE key = $1', [key]))[0]?.value;
+  }
+
+  private async hasVectorTables(): Promise<boolean> {
+    if (!this.ready) return false;
+    const rows = await this.query<{ c: number }>(`SELECT count(*)::int AS c FROM pg_class c WHERE c.relkind = 'r' AND c.relname IN ('embedding_vectors', 'node_embeddings') AND pg_table_is_visible(c.oid)`);
+    return rows[0]?.c === 2;
+  }
+
+  async embeddingSpace(): Promise<EmbeddingSpace | undefined> {
+    const text = await this.metaValue('embeddings');
+    if (!text) return undefined;
+    try {
+      return JSON.parse(text) as EmbeddingSpace;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async vectorAssignments(model: string): Promise<Map<string, string>> {
+    if (!(await this.hasVectorTables())) return new Map();
+    return new Map((await this.query<{ id: string; hash: string }>('SELECT id, hash FROM node_embeddings WHERE model = $1', [model])).map((r) => [r.id, r.hash]));
+  }
+
+  async vectorHashes(model: string, hashes: readonly string[]): Promise<Set<string>> {
+    if (hashes.length === 0 || !(await this.hasVectorTables())) return new Set();
+    return new Set((await this.query<{ hash: string }>('SELECT hash FROM embedding_vectors WHERE model = $1 AND hash = ANY($2::text[])', [model, [...hashes]])).map((r) => r.hash));
+  }
+
+  async writeVectors(w: VectorWrite): Promise<void> {
+    if (this.opts.mode !== 'write') throw new StoreError('store_readonly', `The index at ${this.location} was opened for reading.`);
+    if (!this.ready) throw new StoreError('store_missing', `The index at ${this.location} has no sources yet: index them before their vectors.`);
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.storeError(err);
+    }
+    try {
+      await client.query('BEGIN');
+      // Tables, the extension's column and its index are made once, by one writer at a time.
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+      await client.query(VECTOR_DDL);
+      const pgvector = await this.pgvector(client);
+      const dims = w.vectors[0]?.vector.length ?? w.space?.dimensions;
+      for (let i = 0; i < w.vectors.length; i += VECTOR_BATCH) {
+        const batch = w.vectors.slice(i, i + VECTOR_BATCH);
+        await client.query(
+          `INSERT INTO embedding_vectors(model, hash, vector${pgvector ? ', embedding' : ''})
+           SELECT $1, h, v${pgvector ? ', e::vector' : ''} FROM unnest($2::text[], $3::bytea[]${pgvector ? ', $4::text[]' : ''}) AS t(h, v${pgvector ? ', e' : ''})
+           ON CONFLICT (model, hash) DO UPDATE SET vector = excluded.vector${pgvector ? ', embedding = excluded.embedding' : ''}`,
+          [w.model, batch.map((v) => v.hash), batch.map((v) => encodeVector(v.vector)), ...(pgvector ? [batch.map((v) => `[${Array.from(v.vector).join(',')}]`)] : [])],
+        );
+      }
+      for (let i = 0; i < w.assign.length; i += VECTOR_BATCH * 10) {
+        const batch = w.assign.slice(i, i + VECTOR_BATCH * 10);
+        await client.query(
+          `INSERT INTO node_embeddings(model, id, hash) SELECT $1, i, h FROM unnest($2::text[], $3::text[]) AS t(i, h)
+           ON CONFLICT (model, id) DO UPDATE SET hash = excluded.hash`,
+          [w.model, batch.map((a) => a.id), batch.map((a) => a.hash)],
+        );
+      }
+      if (w.unassign?.length) await client.query('DELETE FROM node_embeddings WHERE model = $1 AND id = ANY($2::text[])', [w.model, [...w.unassign]]);
+      if (w.prune) {
+        await client.query('DELETE FROM embedding_vectors v WHERE v.model = $1 AND NOT EXISTS (SELECT 1 FROM node_embeddings m WHERE m.model = v.model AND m.hash = v.hash)', [w.model]);
+        await client.query('DELETE FROM embedding_vectors WHERE model <> $1', [w.model]);
+        await client.query('DELETE FROM node_embeddings WHERE model <> $1', [w.model]);
+      }
+      if (pgvector && dims && w.space) await client.query(vectorIndexDdl(w.model, dims).ddl);
+      const put = `INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+      await client.query(put, ['vectors_written', `${new Date().toISOString()}#${randomUUID()}`]);
+      if (w.space) await client.query(put, ['embeddings', JSON.stringify({ ...w.space, ...(pgvector ? { index: 'hnsw' } : {}) })]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.storeError(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Whether pgvector serves this database: installed, or installable by this role (then installed, with its column
+   * on the vectors table). Without it, vectors are searched exactly in this process.
+   */
+  private async pgvector(client: pg.PoolClient): Promise<boolean> {
+    await client.query('SAVEPOINT pgvector');
+    try {
+      await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+      await client.query('ALTER TABLE embedding_vectors ADD COLUMN IF NOT EXISTS embedding vector');
+      await client.query('RELEASE SAVEPOINT pgvector');
+      return true;
+    } catch {
+      await client.query('ROLLBACK TO SAVEPOINT pgvector');
+      return false;
+    }
+  }
+
+  async searchVectors(q: VectorQuery): Promise<VectorHit[]> {
+    if (!(await this.hasVectorTables())) return [];
+    const space = await this.embeddingSpace();
+    if ((space as { index?: string } | undefined)?.index === 'hnsw' && space?.model === q.model) {
+      const hits = await this.searchHnsw(q, space.dimensions);
+      // An approximate index may stop short under a narrow filter: then the candidates are few, and scored exactly.
+      if (hits && hits.length >= q.limit) return hits;
+    }
+    const stamp = (await this.metaValue('vectors_written')) ?? '';
+    const byHash = await this.vectorCache.vectors(q.model, stamp, async () => (await this.query<{ hash: string; vector: Buffer }>('SELECT hash, vector FROM embedding_vectors WHERE model = $1', [q.model])).map((r) => [r.hash, r.vector] as const));
+    const params = new Params();
+    const model = params.add(q.model);
+    const where = this.whereNodes('n', q.kinds, q.predicates ?? [], params);
+    const rows = await this.query<{ id: string; hash: string }>(`SELECT n.id, m.hash FROM node_embeddings m JOIN nodes n ON n.id = m.id WHERE m.model = ${model} AND ${where}`, params.values);
+    const best = nearest(
+      rows.map((r) => ({ key: r.id, hash: r.hash })),
+      byHash,
+      q.vector,
+      q.limit,
+    );
+    const nodes = new Map((await this.getNodes(best.map((b) => b.key))).map((n) => [n.id, n]));
+    return best.flatMap((b) => (nodes.has(b.key) ? [{ node: nodes.get(b.key)!, similarity: b.similarity }] : []));
+  }
+
+  /** Nearest vectors through pgvector's HNSW index (iterative scans, where the installed version has them, keep filtered answers full). */
+  private async searchHnsw(q: VectorQuery, dims: number): Promise<VectorHit[] | undefined> {
+    if (q.vector.length !== dims) return undefined;
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.storeError(err);
+    }
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.min(1000, Math.max(64, q.limit * 2)))]);
+      await client.query('SAVEPOINT iterative');
+      try {
+        await client.query(`SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`);
+        await client.query('RELEASE SAVEPOINT iterative');
+      } catch {
+        await client.query('ROLLBACK TO SAVEPOINT iterative');
+      }
+      const params = new Params();
+      const model = params.add(q.model);
+      const vector = params.add(`[${Array.from(q.vector).join(',')}]`);
+      const where = this.whereNodes('n', q.kinds, q.predicates ?? [], params);
+      const distance = `(v.embedding::vector(${dims}) <=> ${vector}::vector(${dims}))`;
+      const rows = (
+        await client.query(
+          `SELECT ${NODE_COLUMNS}, 1 - ${distance} AS similarity
+           FROM embedding_vectors v JOIN node_embeddings m ON m.model = v.model AND m.hash = v.hash JOIN nodes n ON n.id = m.id
+           WHERE v.model = ${model} AND ${where}
+           ORDER BY ${distance}, n.id LIMIT ${params.add(q.limit)}`,
+          params.values,
+        )
+      ).rows as Row[];
+      await client.query('COMMIT');
+      return rows.map((r) => ({ node: this.toNode(r), similarity: Number(r.similarity) }));
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.storeError(err);
+    } finally {
+      client.release();
+    }
   }
 
   async textMatchCounts(terms: readonly string[], cap: number): Promise<number[]> {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { searchTerm } from '../../search/tokenize.js';
@@ -14,8 +14,12 @@ import {
   type NameSuggestion,
   type NodeQuery,
   type Predicate,
+  type EmbeddingSpace,
   type SourceInfo,
   type SourceWrite,
+  type VectorHit,
+  type VectorQuery,
+  type VectorWrite,
   type Store,
   type TextHit,
   type TextQuery,
@@ -23,6 +27,8 @@ import {
 } from '../store.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
 import { searchDocOf } from '../search-docs.js';
+import { encodeVector } from '../../search/vectors.js';
+import { nearest, VectorCache } from '../vector-search.js';
 import { nodeFromRow } from '../types.js';
 import { attrsJsonOf, edgeLine, GroupHasher, groupHashes, movedSources, nodeOrder, rowKey, type GroupContent } from '../groups.js';
 import { propertyColumn, propertyIndexDdl, propertyNames, schemaDdl } from './schema.js';
@@ -246,6 +252,12 @@ function busyError(err: unknown, dir: string, doing: string): unknown {
   const who = writer ? `${describeHolder(writer)}, which is writing it` : 'another program (or an older Sextant) that has the file open';
   return new StoreError('store_busy', `The index at ${dir} stayed locked for ${BUSY_TIMEOUT_MS / 1000} s while ${doing}, held by ${who}. Try again once it has finished, or stop it.`);
 }
+
+/** Vectors by model and text hash, and which text each node's vector is made from (see graph/embed-docs). */
+const VECTOR_DDL = `
+CREATE TABLE IF NOT EXISTS embedding_vectors (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS node_embeddings (model TEXT NOT NULL, id TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (model, id)) WITHOUT ROWID;
+`;
 
 export class SqliteStore implements Store {
   readonly location: string;
@@ -1127,6 +1139,84 @@ export class SqliteStore implements Store {
       score: r.score as number,
       components: { identifier: r.c_id as number, text: r.c_text as number },
     }));
+  }
+
+  // ---------------------------------------------------------------- vectors
+
+  private readonly vectorCache = new VectorCache();
+
+  private hasVectorTables(): boolean {
+    return (this.stmt("SELECT count(*) AS c FROM sqlite_master WHERE type = 'table' AND name IN ('embedding_vectors', 'node_embeddings')").get() as { c: number }).c === 2;
+  }
+
+  async embeddingSpace(): Promise<EmbeddingSpace | undefined> {
+    if (this.pendingReset) return undefined;
+    const text = this.metaValue('embeddings');
+    if (!text) return undefined;
+    try {
+      return JSON.parse(text) as EmbeddingSpace;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async vectorAssignments(model: string): Promise<Map<string, string>> {
+    if (this.pendingReset || !this.hasVectorTables()) return new Map();
+    return new Map(this.stmt('SELECT id, hash FROM node_embeddings WHERE model = ?').raw().all(model) as [string, string][]);
+  }
+
+  async vectorHashes(model: string, hashes: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    if (this.pendingReset || !this.hasVectorTables()) return out;
+    const has = this.stmt('SELECT 1 FROM embedding_vectors WHERE model = ? AND hash = ?').pluck();
+    for (const h of hashes) if (has.get(model, h) !== undefined) out.add(h);
+    return out;
+  }
+
+  async writeVectors(w: VectorWrite): Promise<void> {
+    if (this.pendingReset) throw new StoreError('store_missing', `the index at ${this.location} has no sources yet: index them before their vectors`);
+    const write = this.db.transaction(() => {
+      this.db.exec(VECTOR_DDL);
+      this.stmtCache.clear();
+      const putVector = this.stmt('INSERT OR REPLACE INTO embedding_vectors(model, hash, vector) VALUES (?, ?, ?)');
+      for (const v of w.vectors) putVector.run(w.model, v.hash, encodeVector(v.vector));
+      const assign = this.stmt('INSERT OR REPLACE INTO node_embeddings(model, id, hash) VALUES (?, ?, ?)');
+      for (const a of w.assign) assign.run(w.model, a.id, a.hash);
+      const unassign = this.stmt('DELETE FROM node_embeddings WHERE model = ? AND id = ?');
+      for (const id of w.unassign ?? []) unassign.run(w.model, id);
+      if (w.prune) {
+        this.stmt('DELETE FROM embedding_vectors WHERE model = ? AND hash NOT IN (SELECT hash FROM node_embeddings WHERE model = ?)').run(w.model, w.model);
+        // Vectors of another model are another space's: a changed `model` leaves them unused.
+        this.stmt('DELETE FROM embedding_vectors WHERE model <> ?').run(w.model);
+        this.stmt('DELETE FROM node_embeddings WHERE model <> ?').run(w.model);
+      }
+      const stamp = new Date().toISOString();
+      const space = w.space ?? (this.metaValue('embeddings') ? { ...(JSON.parse(this.metaValue('embeddings')!) as EmbeddingSpace) } : undefined);
+      // The stamp changes with every write, so readers reload the vectors they keep.
+      this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('vectors_written', `${stamp}#${randomUUID()}`);
+      if (space) this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('embeddings', JSON.stringify(space));
+    });
+    try {
+      write();
+    } catch (err) {
+      throw busyError(err, this.location, 'writing vectors to it');
+    }
+  }
+
+  async searchVectors(q: VectorQuery): Promise<VectorHit[]> {
+    if (this.pendingReset || !this.hasVectorTables()) return [];
+    const stamp = this.metaValue('vectors_written') ?? '';
+    const byHash = await this.vectorCache.vectors(q.model, stamp, () => this.stmt('SELECT hash, vector FROM embedding_vectors WHERE model = ?').raw().iterate(q.model) as Iterable<[string, Uint8Array]>);
+    const where = this.whereNodes('n', q.kinds, q.predicates ?? []);
+    const rows = this.db.prepare(`SELECT n.id, m.hash FROM node_embeddings m CROSS JOIN nodes n ON n.id = m.id WHERE m.model = ? AND ${where.sql}`).raw().all(q.model, ...where.params) as [string, string][];
+    const best = nearest(
+      rows.map(([key, hash]) => ({ key, hash })),
+      byHash,
+      q.vector,
+      q.limit,
+    );
+    const nodes = new Map((await this.getNodes(best.map((b) => b.key))).map((n) => [n.id, n]));
+    return best.flatMap((b) => (nodes.has(b.key) ? [{ node: nodes.get(b.key)!, similarity: b.similarity }] : []));
   }
 
   async textMatchCounts(terms: readonly string[], cap: number): Promise<number[]> {

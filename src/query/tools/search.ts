@@ -1,6 +1,8 @@
-import type { Predicate, TextHit } from '../../graph/store.js';
+import type { EmbeddingSpace, Predicate, TextHit, VectorHit } from '../../graph/store.js';
+import type { NodeRecord } from '../../graph/types.js';
 import { identifierParts, indexTokens, queryTerms } from '../../search/tokenize.js';
-import { asBoolean, asEnum, asInteger, asString, asStringList } from '../coerce.js';
+import { reciprocalRankFusion, RRF_K } from '../../search/vectors.js';
+import { asBoolean, asEnum, asInteger, asNumber, asString, asStringList } from '../coerce.js';
 import { fail } from '../errors.js';
 import { compileFilter } from '../filters.js';
 import { limitHints, type Hint } from '../hints.js';
@@ -8,6 +10,7 @@ import { listEntry, snippetOf } from '../present.js';
 import { SourceReader } from '../source-text.js';
 import { filterSchema, limitParam, stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 import { nameSuggestions } from './absence.js';
+import { queryEmbedder, type QueryEmbedder } from '../semantic.js';
 
 /** Column weights: a term in the name says much more than one in a description. */
 export const SEARCH_WEIGHTS = { name: 10, qualified_name: 3, text: 0.35 } as const;
@@ -19,13 +22,15 @@ const MAX_WINDOW = 200;
 const MAX_OFFSET = MAX_WINDOW - 1;
 /** In the any-term pass, a term matching at least this many nodes is too common to rank by alone. */
 const COMMON_TERM_MATCHES = 5000;
+export const SEARCH_MODES = ['lexical', 'semantic', 'hybrid'] as const;
+type SearchMode = (typeof SEARCH_MODES)[number];
 
 export const searchTool: ToolDef = {
   name: 'search',
   title: 'Ranked text search',
   description: (o) =>
     [
-      'Ranked lexical search (BM25 over identifier-aware tokens: camelCase, snake_case, dotted names split; whole identifiers kept) with priors by kind. The one fuzzy tool: use it to locate, then `describe` / `neighbors` to inspect and walk.',
+      'Ranked search, the one fuzzy tool: use it to locate, then `describe` / `neighbors` to inspect and walk. Lexical ranking is BM25 over identifier-aware tokens (camelCase, snake_case, dotted names split; whole identifiers kept) with priors by kind; when the index has embeddings, `mode` hybrid (the default then) fuses it with semantic (vector) ranking by reciprocal rank, so a question by intent ("how is an order\'s total computed") finds what its names do not say; `semantic` ranks by vectors alone. The answer says which mode ran.',
       'A code symbol\'s `snippet` is its signature read from the indexed file, after the first sentence of its doc comment (`/** … */`); `describe` gives the whole source.',
       'Nodes matching all terms rank before nodes matching some. `kinds` and `filter` narrow exactly (filter fields must apply to every kind searched). `explain: true` shows each score\'s components.',
       'To query the Hugr data objects and functions you find, read the MCP resource sextant://guide/hugr.',
@@ -37,7 +42,9 @@ export const searchTool: ToolDef = {
     { name: 'filter', description: 'Exact conditions (fields must apply to every kind searched; pass `kinds` to use kind-specific fields).', schema: filterSchema(o) },
     limitParam(10, 50),
     { name: 'offset', description: `How many results to skip (search ranks at most ${MAX_WINDOW} results; past that, refine the query).`, schema: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 } },
-    { name: 'explain', description: 'Include score components for each result.', schema: { type: 'boolean', default: false } },
+    { name: 'explain', description: 'Include score components for each result (hybrid: each list\'s rank and score).', schema: { type: 'boolean', default: false } },
+    { name: 'mode', description: '`lexical` (words and identifiers), `semantic` (meaning, by embeddings) or `hybrid` (both, fused). Default: hybrid when the index has embeddings, else lexical.', schema: { type: 'string', enum: [...SEARCH_MODES] } },
+    { name: 'min_score', description: 'Semantic and hybrid: leave out vector matches less similar to the query than this (cosine similarity, -1..1; unrelated texts score near 0, close ones above 0.5).', schema: { type: 'number', minimum: -1, maximum: 1 } },
   ],
   run: async (ctx, args) => {
     const o = ctx.ontology;
@@ -48,11 +55,22 @@ export const searchTool: ToolDef = {
     const limit = asInteger(args.limit, 'limit', { min: 1, max: 50 }) ?? 10;
     const offset = asInteger(args.offset, 'offset', { min: 0, max: MAX_OFFSET }) ?? 0;
     const explain = asBoolean(args.explain, 'explain') ?? false;
+    const asked = asEnum(args.mode, 'mode', SEARCH_MODES);
+    const minScore = asNumber(args.min_score, 'min_score');
+    if (minScore !== undefined && (minScore < -1 || minScore > 1)) fail({ code: 'out_of_range', argument: 'min_score', message: `min_score is a cosine similarity, between -1 and 1; got ${minScore}.` });
+    if (minScore !== undefined && asked === 'lexical') fail({ code: 'invalid_argument', argument: 'min_score', message: 'min_score bounds the similarity of vector matches, and mode "lexical" has none: leave min_score out, or use mode "semantic" or "hybrid".' });
     const terms = queryTerms(query);
-    if (terms.length === 0) fail({ code: 'invalid_argument', argument: 'query', message: 'query has no words or identifiers to search for.' });
+    if (terms.length === 0 && asked !== 'semantic') fail({ code: 'invalid_argument', argument: 'query', message: 'query has no words or identifiers to search for.' });
 
     const window = Math.min(MAX_WINDOW, Math.max(50, (offset + limit) * 3));
-    const ranked = await rank(ctx, terms, kinds, predicates, window, offset + limit + 1);
+    const semantic = await semanticSetup(ctx, query, asked);
+    const mode = semantic.mode;
+    const lexical = mode === 'semantic' ? undefined : await rank(ctx, terms, kinds, predicates, window, offset + limit + 1);
+    const vectors =
+      mode === 'lexical'
+        ? undefined
+        : (await ctx.store.searchVectors({ model: semantic.space!.model, vector: semantic.vector!, ...(kinds ? { kinds } : {}), predicates, limit: window })).filter((h) => minScore === undefined || h.similarity >= minScore);
+    const ranked = { hits: fuse(mode, lexical?.hits ?? [], vectors ?? []) };
     const page = ranked.hits.slice(offset, offset + limit);
     const hasMore = ranked.hits.length > offset + limit;
     // A code symbol's snippet is its doc comment's first sentence and its signature, read from the indexed file.
@@ -69,21 +87,105 @@ export const searchTool: ToolDef = {
     const hints: (Hint | undefined)[] = [];
     const top = page[0]?.hit.node;
     if (top) hints.push({ tool: 'describe', args: { id: top.id }, reason: `full record of the top result, ${top.qualified_name}` });
-    if (hasMore) hints.push({ tool: 'search', args: { query, ...(kinds ? { kinds } : {}), ...(Object.keys(filter).length ? { filter } : {}), limit, offset: offset + limit }, reason: 'next page' });
-    const result: Record<string, unknown> = { ok: true, query, terms, match: ranked.mode, has_more: hasMore, results };
-    if (results.length === 0) result.absence = await searchAbsence(ctx, query, terms, kinds, predicates, offset, hints);
+    if (hasMore) hints.push({ tool: 'search', args: { query, ...(kinds ? { kinds } : {}), ...(Object.keys(filter).length ? { filter } : {}), ...(asked ? { mode: asked } : {}), ...(minScore !== undefined ? { min_score: minScore } : {}), limit, offset: offset + limit }, reason: 'next page' });
+    const result: Record<string, unknown> = { ok: true, query, terms, mode, ...(lexical ? { match: lexical.mode } : {}), ...(vectors ? { semantic_matches: vectors.length } : {}), has_more: hasMore, results };
+    if (semantic.advisories.length) result.advisories = semantic.advisories;
+    if (results.length === 0) {
+      result.absence =
+        mode === 'semantic'
+          ? { reason: minScore !== undefined ? `no node${kinds || predicates.length ? ' passing the kinds and filter' : ''} has a vector as similar to the query as min_score ${minScore}` : `no node${kinds || predicates.length ? ' passing the kinds and filter' : ''} has a vector` }
+          : await searchAbsence(ctx, query, terms, kinds, predicates, offset, hints);
+    }
     result.hints = limitHints(hints);
     return result;
   },
 };
 
 interface Ranked {
-  hit: TextHit;
+  hit: { node: NodeRecord };
   score: number;
-  /** Nodes matching every term rank before those matching some, whatever their scores. */
-  matched: 'all_terms' | 'some_terms';
+  /** Nodes matching every term rank before those matching some, whatever their scores; `semantic`: by vector only. */
+  matched: 'all_terms' | 'some_terms' | 'semantic';
+  /** The query's words are exactly the name's. */
+  exact?: boolean;
   why: string;
   explain: Record<string, unknown>;
+}
+
+interface Advisory {
+  code: 'no_vectors' | 'embedding_failed' | 'vectors_incomplete';
+  message: string;
+}
+
+/** Which mode runs, with the query's vector when one is needed; what stands in the way, as advisories. */
+async function semanticSetup(ctx: ToolContext, query: string, asked: SearchMode | undefined): Promise<{ mode: SearchMode; space?: EmbeddingSpace; vector?: Float32Array; advisories: Advisory[] }> {
+  const advisories: Advisory[] = [];
+  if (asked === 'lexical') return { mode: 'lexical', advisories };
+  const space = await ctx.store.embeddingSpace();
+  if (!space || space.embedded === 0) {
+    if (!asked) return { mode: 'lexical', advisories };
+    const why = space ? `its last embedding pass made no vector${space.error ? ` (${space.error})` : ''}` : 'no embedding provider was configured when it was built';
+    const message = `mode "${asked}" needs the index's embeddings, and it has none: ${why}. Add an \`embeddings:\` block to sextant.yaml (an OpenAI-compatible endpoint and model; see docs/semantic-search.md) and index again.`;
+    if (asked === 'semantic') fail({ code: 'invalid_argument', argument: 'mode', message: `${message} Meanwhile, search with mode "lexical".`, hints: [{ tool: 'search', args: { query, mode: 'lexical' }, reason: 'the same search by words' }] });
+    advisories.push({ code: 'no_vectors', message: `${message} These are lexical results.` });
+    return { mode: 'lexical', advisories };
+  }
+  if (space.missing > 0) advisories.push({ code: 'vectors_incomplete', message: `${space.missing} of ${space.embedded + space.missing} embeddable nodes have no vector${space.error ? ` (${space.error})` : ''}: semantic matches cover the others. The next \`sextant index\` embeds the rest.` });
+  try {
+    const vector = await (ctx.embed ?? defaultEmbedder())(space, query);
+    if (vector.length !== space.dimensions) throw new Error(`the endpoint gave ${vector.length} dimensions where the index holds ${space.dimensions}: has the model at ${space.endpoint} changed?`);
+    return { mode: asked ?? 'hybrid', space, vector, advisories };
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    if (asked === 'semantic') fail({ code: 'upstream_error', argument: 'mode', message: `the query could not be embedded: ${why}. Search with mode "lexical" meanwhile.`, hints: [{ tool: 'search', args: { query, mode: 'lexical' }, reason: 'the same search by words' }] });
+    advisories.push({ code: 'embedding_failed', message: `the query could not be embedded (${why}); these are lexical results.` });
+    return { mode: 'lexical', advisories };
+  }
+}
+
+let processEmbedder: QueryEmbedder | undefined;
+function defaultEmbedder(): QueryEmbedder {
+  return (processEmbedder ??= queryEmbedder());
+}
+
+/**
+ * One ranked list from the lexical and vector lists. Hybrid: reciprocal-rank fusion, except that a node whose name is
+ * exactly the query's words stays first (an identifier typed is not a question to reinterpret).
+ */
+function fuse(mode: SearchMode, lexical: readonly Ranked[], vectors: readonly VectorHit[]): Ranked[] {
+  const semanticOnly = (v: VectorHit, rank: number): Ranked => ({
+    hit: { node: v.node },
+    score: v.similarity,
+    matched: 'semantic',
+    why: `semantic similarity ${round(v.similarity)}`,
+    explain: { semantic: { rank, similarity: round(v.similarity) } },
+  });
+  if (mode === 'lexical') return [...lexical];
+  if (mode === 'semantic') return vectors.map((v, i) => semanticOnly(v, i + 1));
+  const fused = reciprocalRankFusion([{ keys: lexical.map((r) => r.hit.node.id) }, { keys: vectors.map((v) => v.node.id) }]);
+  const lexicalRank = new Map(lexical.map((r, i) => [r.hit.node.id, i + 1]));
+  const vectorRank = new Map(vectors.map((v, i) => [v.node.id, { rank: i + 1, hit: v }]));
+  const out: Ranked[] = [];
+  for (const r of lexical) {
+    const v = vectorRank.get(r.hit.node.id);
+    out.push({
+      ...r,
+      score: fused.get(r.hit.node.id)!,
+      why: v ? `${r.why}; semantic similarity ${round(v.hit.similarity)}` : r.why,
+      explain: { lexical: { rank: lexicalRank.get(r.hit.node.id), ...r.explain }, semantic: v ? { rank: v.rank, similarity: round(v.hit.similarity) } : null },
+    });
+  }
+  vectors.forEach((v, i) => {
+    if (lexicalRank.has(v.node.id)) return;
+    out.push({ ...semanticOnly(v, i + 1), score: fused.get(v.node.id)!, explain: { lexical: null, semantic: { rank: i + 1, similarity: round(v.similarity) } } });
+  });
+  for (const r of out) r.explain = { ...r.explain, rrf: { k: RRF_K, score: round6(r.score) }, exact_name_first: r.exact === true };
+  const order = (a: Ranked, b: Ranked) => Number(b.exact === true) - Number(a.exact === true) || b.score - a.score || a.hit.node.qualified_name.localeCompare(b.hit.node.qualified_name) || a.hit.node.id.localeCompare(b.hit.node.id);
+  return out.sort(order).map((r) => ({ ...r, score: round6(r.score) }));
+}
+
+function round6(n: number): number {
+  return Math.round(n * 1e6) / 1e6;
 }
 
 async function rank(ctx: ToolContext, terms: string[], kinds: string[] | undefined, predicates: Predicate[], window: number, needed: number): Promise<{ hits: Ranked[]; mode: 'all_terms' | 'some_terms' | 'all_terms+some_terms' | 'none' }> {
@@ -116,6 +218,7 @@ async function rank(ctx: ToolContext, terms: string[], kinds: string[] | undefin
       hit: h,
       score: h.score * bonus,
       matched: matchedAll ? 'all_terms' : 'some_terms',
+      exact,
       why: `${matchedAll ? 'all terms' : `${matched.length} of ${terms.length} terms`}${exact ? ', exact name' : ''}${matched.length ? ` (${matched.join(', ')})` : ''}`,
       explain: {
         bm25: { identifier: round(h.components.identifier), text: round(h.components.text) },

@@ -1,5 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
-import type { EdgeQuery, EdgeRow, IndexMeta, NameSuggestion, NodeQuery, SourceInfo, Store, TextHit, TextQuery, WriteProgress, SourceWrite } from '../../graph/store.js';
+import type { EdgeQuery, EdgeRow, EmbeddingSpace, IndexMeta, NameSuggestion, NodeQuery, SourceInfo, Store, TextHit, TextQuery, VectorHit, VectorQuery, VectorWrite, WriteProgress, SourceWrite } from '../../graph/store.js';
+import { embedTextOf } from '../../graph/embed-docs.js';
 import type { EdgeRecord, NodeRecord } from '../../graph/types.js';
 import type { Ontology } from '../../graph/ontology/index.js';
 import { indexTokens } from '../../search/tokenize.js';
@@ -260,6 +261,38 @@ export class ViewStore implements Store, CallerSchemas {
 
   textMatchCounts(terms: readonly string[], cap: number): Promise<number[]> {
     return this.inner.textMatchCounts(terms, cap);
+  }
+
+  embeddingSpace(): Promise<EmbeddingSpace | undefined> {
+    return this.inner.embeddingSpace();
+  }
+  vectorAssignments(model: string): Promise<Map<string, string>> {
+    return this.inner.vectorAssignments(model);
+  }
+  vectorHashes(model: string, hashes: readonly string[]): Promise<Set<string>> {
+    return this.inner.vectorHashes(model, hashes);
+  }
+  writeVectors(_w: VectorWrite): Promise<void> {
+    return Promise.reject(new Error('a caller\'s view of the index is read-only'));
+  }
+
+  /**
+   * Nearest nodes the caller sees. A node's vector was made from its whole text; one whose text the caller's view
+   * changes (a property naming a hidden field) is left out rather than ranked by what the caller may not see.
+   */
+  async searchVectors(q: VectorQuery): Promise<VectorHit[]> {
+    if (!(await this.touches(q.kinds))) return this.inner.searchVectors(q);
+    const out: VectorHit[] = [];
+    for (let window = q.limit * 3 + 20; ; window *= 4) {
+      const hits = await this.inner.searchVectors({ ...q, limit: window });
+      out.length = 0;
+      for (const hit of hits) {
+        const node = await this.show(hit.node);
+        if (node && (node === hit.node || embedTextOf(node) === embedTextOf(hit.node))) out.push({ ...hit, node });
+        if (out.length >= q.limit) return out;
+      }
+      if (hits.length < window || window >= SCAN_MAX) return out;
+    }
   }
 
   async similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]> {

@@ -73,6 +73,12 @@ export function knowWorkspaceSecrets(config: WorkspaceConfig): void {
     if (s.data?.endpoint) secrets.addUrl(s.data.endpoint);
     if (s.data?.token) secrets.add(s.data.token);
   }
+  const e = config.embeddings;
+  if (e) {
+    if (e.api_key) secrets.add(e.api_key);
+    for (const v of Object.values(e.headers)) secrets.add(v);
+    secrets.addUrl(e.url);
+  }
   addLogSecrets(secrets.list());
 }
 

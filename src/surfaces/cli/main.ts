@@ -5,7 +5,8 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import type { BuildEvents, BuildOptions } from '../../indexer/build.js';
-import type { CodeSourceConfig, WorkspaceConfig } from '../../config/types.js';
+import type { CodeSourceConfig, EmbeddingsConfig, WorkspaceConfig } from '../../config/types.js';
+import type { EmbedReport } from '../../indexer/embed.js';
 import type { Store } from '../../graph/store.js';
 import type { DataAccessOptions } from '../mcp/server.js';
 import { VERSION } from '../../version.js';
@@ -203,12 +204,14 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
     const report = publish
       ? await (await import('../../indexer/estate.js')).relinkEstate(store, ontology, { publish }, events, process.env, { cacheDir })
       : await buildWorkspace(store, ontology, config, events, process.env, { cacheDir, ...(session ? { session } : {}) });
+    const embedded = config.embeddings ? await embedPass(store, config.embeddings, tty, io) : undefined;
     const meta = await store.meta();
     for (const s of report.sources) logEvent('info', 'index_source', { source: s.name, nodes: s.nodes, edges: s.edges, seconds: s.seconds, written: s.written ?? 'full' });
-    if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, ...report, counts: meta.counts }, null, 2));
+    if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, ...report, ...(embedded ? { embeddings: embedded } : {}), counts: meta.counts }, null, 2));
     else {
       for (const s of report.sources) io.out(`${s.name}: ${s.nodes} nodes, ${s.edges} edges in ${s.seconds}s (${s.origin})${s.written === 'unchanged' ? ' — unchanged, not rewritten' : ''}`);
       for (const r of report.removed) io.out(`${r}: removed (no longer configured)`);
+      if (embedded) io.out(embeddingLine(embedded));
       io.out(`index: ${store.location} (${meta.counts.nodes} nodes, ${meta.counts.edges} edges)`);
     }
     if (session) await watchAndUpdate(target, config, storeDir, store, { cacheDir, session }, io);
@@ -217,6 +220,38 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
     bar?.stop();
     await store.close();
   }
+}
+
+/** The embedding pass after a write, with a progress bar on a terminal; its failure is a warning, never a failed index. */
+async function embedPass(store: Store, config: EmbeddingsConfig, tty: boolean, io: Io): Promise<EmbedReport> {
+  const [{ default: cliProgress }, { embedIndex }, { logEvent }] = await Promise.all([import('cli-progress'), import('../../indexer/embed.js'), import('../../log/logger.js')]);
+  const bar = tty ? new cliProgress.SingleBar({ format: ' embeddings [{bar}] {value}/{total} texts', hideCursor: true, clearOnComplete: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
+  let started = false;
+  try {
+    const report = await embedIndex(store, config, {
+      progress: (done, total) => {
+        if (!bar || total === 0) return;
+        if (!started) {
+          bar.start(total, done);
+          started = true;
+        } else bar.update(done);
+      },
+      warning: (message) => {
+        logEvent('warn', 'index_warning', { source: 'embeddings', message });
+        bar?.stop();
+        io.err(`warning [embeddings]: ${message}`);
+      },
+    });
+    logEvent('info', 'index_embeddings', { model: report.model, nodes: report.nodes, embedded: report.embedded, reused: report.reused, missing: report.missing, seconds: report.seconds });
+    return report;
+  } finally {
+    bar?.stop();
+  }
+}
+
+function embeddingLine(r: EmbedReport): string {
+  const rate = r.texts_per_second ? ` at ${r.texts_per_second} texts/s` : '';
+  return `embeddings: ${r.nodes - r.missing} of ${r.nodes} nodes have vectors (${r.embedded} embedded now${rate}, ${r.reused} kept) — ${r.model} at ${r.endpoint} in ${r.seconds}s${r.missing ? `; ${r.missing} missing: ${r.error ?? 'see the warning'}` : ''}`;
 }
 
 const WRITTEN_WORD = { full: 'rewritten', patch: 'updated', unchanged: 'unchanged' } as const;
@@ -243,6 +278,10 @@ async function watchAndUpdate(target: string, first: WorkspaceConfig, storeDir: 
       if (!only) config = (await resolveTarget(target)).config;
       const report = await buildWorkspace(store, sextantOntology(), config, { warning: (name, w) => io.err(`warning [${name}]: ${w}`) }, process.env, { ...options, ...(only ? { only } : {}) });
       for (const s of report.sources) io.err(`${new Date().toISOString()} ${s.name}: ${WRITTEN_WORD[s.written ?? 'full']} (${s.nodes} nodes, ${s.edges} edges)`);
+      if (config.embeddings) {
+        const embedded = await embedPass(store, config.embeddings, false, io);
+        if (embedded.embedded) io.err(`${new Date().toISOString()} ${embeddingLine(embedded)}`);
+      }
     });
   const refresher = scheduleRefresh(config, (only) => update(only), { failed: (name, err) => io.err(`refresh of ${name} failed (the index keeps the last schema): ${err instanceof Error ? err.message : String(err)}`) });
   if (refresher.sources.length) io.err(`re-reading ${refresher.sources.join(', ')} on schedule`);
