@@ -10,7 +10,7 @@ SUITES=(
   test/query.test.ts test/data-tools.test.ts test/data-table.test.ts test/hugr-generations.test.ts test/guide-hugr.test.ts
   test/code-estate.test.ts test/code-source.test.ts test/code-trace.test.ts test/code-uses.test.ts
   test/code-eventuate.test.ts test/code-eval-rules.test.ts test/code-build-deps.test.ts test/code-incremental.test.ts
-  test/code-e2e.test.ts test/code-links-corpora.test.ts test/code-estate-repositories.test.ts
+  test/code-e2e.test.ts test/code-links-corpora.test.ts test/code-estate-repositories.test.ts test/semantic.test.ts
 )
 
 cluster=""

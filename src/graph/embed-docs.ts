@@ -12,7 +12,7 @@ import type { NodeRecord, PropValue } from './types.js';
  * Changing what a text says changes `EMBED_RECIPE`, so every vector is made again.
  */
 
-export const EMBED_RECIPE = 'embed-text-1';
+export const EMBED_RECIPE = 'embed-text-3';
 /** Longest text sent for one node: models cut their input anyway (all-MiniLM-L6-v2 at 256 tokens). */
 const MAX_CHARS = 1200;
 /** At most this many names of a list property (a data object's fields, an enum's values) are written out. */
@@ -63,6 +63,8 @@ const RECIPES: Record<string, Recipe> = {
   },
   route: (n) => {
     const p = n.props;
+    // Routes every service gets from its framework (Actuator) say nothing of what the service does.
+    if (p.framework === 'actuator') return undefined;
     const handler = str(p.handler);
     const target = str(p.destination) ?? n.name;
     return sentence(
@@ -125,7 +127,9 @@ const RECIPES: Record<string, Recipe> = {
   },
   field: (n) => {
     const p = n.props;
-    if (p.parent_kind === 'INPUT_OBJECT' || str(p.hugr_type) || String(p.parent_type ?? '').startsWith('_')) return undefined;
+    // Filter inputs, Hugr's generated query fields (aggregations, joins, function-call fields) and fields of its
+    // generated types say how to ask, not what there is.
+    if (p.parent_kind === 'INPUT_OBJECT' || str(p.hugr_type) || n.name.startsWith('_') || String(p.parent_type ?? '').startsWith('_') || String(p.type_name ?? '').startsWith('_') || list(p.directives).includes('aggregation_query')) return undefined;
     return sentence(
       `field ${n.qualified_name}${str(p.type_signature) ? ` (${str(p.type_signature)})` : ''}:`,
       `${words(n.name)} of ${words(String(p.parent_type ?? ''))}.`,

@@ -86,6 +86,8 @@ export interface EmbeddingSpace {
   missing: number;
   /** Why the last pass stopped short. */
   error?: string;
+  /** An approximate index serves nearest-neighbour queries (PostgreSQL with pgvector); absent: exact search. */
+  index?: 'hnsw';
 }
 
 export interface VectorWrite {

@@ -1027,7 +1027,7 @@ export class PgStore implements Store {
   async searchVectors(q: VectorQuery): Promise<VectorHit[]> {
     if (!(await this.hasVectorTables())) return [];
     const space = await this.embeddingSpace();
-    if ((space as { index?: string } | undefined)?.index === 'hnsw' && space?.model === q.model) {
+    if (space?.index === 'hnsw' && space.model === q.model) {
       const hits = await this.searchHnsw(q, space.dimensions);
       // An approximate index may stop short under a narrow filter: then the candidates are few, and scored exactly.
       if (hits && hits.length >= q.limit) return hits;
