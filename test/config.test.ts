@@ -305,7 +305,7 @@ describe('unknown keys', () => {
     assert.deepEqual([issue.line, issue.column], [1, 1]);
     assert.match(issue.message, /unknown key `stroe` at the top level/);
     assert.match(issue.message, /Did you mean `store`\?/);
-    assert.match(issue.message, /Valid keys at the top level: `version`, `store`, `sources`\./);
+    assert.match(issue.message, /Valid keys at the top level: `version`, `store`, `sources`, `embeddings`\./);
   });
 
   test('in a source: suggests `endpoint` and lists the keys of that kind', () => {
@@ -880,5 +880,46 @@ describe('code sources', () => {
     assert.match(messages, /`clients` in `links` in source `estate` must be a map of qualified name to a service name, got a list/);
     assert.match(messages, /`x` in `links` in source `estate` must map to a topic, queue or destination, got a map/);
     assert.match(messages, /topics/);
+  });
+});
+
+describe('embeddings', () => {
+  const SOURCES = 'sources:\n  - {name: api, kind: graphql, schema: s.graphql}\n';
+  const emb = (body: string) => `${SOURCES}embeddings:\n${body}`;
+
+  test('an OpenAI-compatible endpoint in one block: a base URL gets /v1/embeddings, defaults filled in, the key from the environment', () => {
+    const c = parse(emb('  endpoint: http://localhost:11434\n  model: nomic-embed-text\n'));
+    assert.deepEqual(c.embeddings, { url: 'http://localhost:11434/v1/embeddings', model: 'nomic-embed-text', headers: {}, batch_size: 64, timeout_ms: DEFAULT_TIMEOUT_MS });
+    assert.equal(parse(emb('  endpoint: https://api.openai.com/v1\n  model: m\n')).embeddings!.url, 'https://api.openai.com/v1/embeddings');
+    assert.equal(parse(emb('  endpoint: http://h:8080/v1/embeddings\n  model: m\n')).embeddings!.url, 'http://h:8080/v1/embeddings');
+    const full = parse(emb('  endpoint: https://api.openai.com/v1\n  model: text-embedding-3-small\n  dimensions: 512\n  api_key: ${OPENAI_API_KEY}\n  batch_size: 128\n  timeout_ms: 5000\n  headers: {OpenAI-Organization: org-1}\n'), { OPENAI_API_KEY: 'sk-test-123456' });
+    assert.deepEqual(full.embeddings, {
+      url: 'https://api.openai.com/v1/embeddings',
+      model: 'text-embedding-3-small',
+      dimensions: 512,
+      api_key: 'sk-test-123456',
+      api_key_env: 'OPENAI_API_KEY',
+      headers: { 'OpenAI-Organization': 'org-1' },
+      batch_size: 128,
+      timeout_ms: 5000,
+    });
+    assert.equal(parse(SOURCES).embeddings, undefined, 'no block: lexical search only');
+  });
+
+  test('teaching errors: what is missing or wrong, where, and how to write it; the key never echoed', () => {
+    const missing = fails(emb('  endpoint: http://localhost:11434/v1\n'));
+    assert.match(only(missing).message, /`embeddings` needs `model`.*model: nomic-embed-text/s);
+    const bad = only(fails(emb('  endpoint: ftp://x\n  model: m\n')));
+    assert.equal(bad.line, 4);
+    assert.match(bad.message, /`endpoint` in `embeddings` must use http or https/);
+    assert.match(only(fails(emb('  endpoint: http://x/v1\n  model: m\n  batch_size: 0\n'))).message, /`batch_size` in `embeddings` must be a positive whole number of texts/);
+    assert.match(only(fails(emb('  endpoint: http://x/v1\n  model: m\n  batch_size: 5000\n'))).message, /at most 2048 texts/);
+    assert.match(only(fails(emb('  endpoint: http://x/v1\n  model: m\n  dimension: 384\n'))).message, /Did you mean `dimensions`\?/);
+    const unset = only(fails(emb('  endpoint: http://x/v1\n  model: m\n  api_key: ${EMB_KEY}\n')));
+    assert.equal(unset.code, 'env_unset');
+    assert.match(unset.message, /`api_key` in `embeddings` uses environment variable `EMB_KEY`, which is not set/);
+    const wrong = fails(emb('  endpoint: http://x/v1\n  model: m\n  api_key: [1, 2]\n'), { K: 'secret-key-999' });
+    assert.doesNotMatch(wrong.message, /secret-key-999/);
+    assert.match(only(fails(`${SOURCES}embeddings: yes\n`)).message, /`embeddings` must be a map/);
   });
 });
