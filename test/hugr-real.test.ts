@@ -5,7 +5,7 @@
  * tokens (analyst, admin) and on stdio with a configured token. Nothing here is imitated.
  */
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { callTool, connectHttp, connectStdio, indexInto, jsonOf, killAll, runCli, startHttpServer, tempDir, type Connection, type HttpServerProcess } from './helpers/e2e.js';
@@ -13,6 +13,7 @@ import { REAL_SECRET, startRealHugr, type RealHugr } from './helpers/real-hugr.j
 import { comparable, compareIpcWithJson, REAL_SHOP_QUERIES } from './helpers/ipc-compare.js';
 import { askOf, assertRealHugrCatalog } from './helpers/hugr-real-catalog.js';
 import { sourceSchemas } from '../src/sources/graphql/hugr/catalog.js';
+import { EMBEDDING_MODEL, startEmbeddingServer, type EmbeddingServer } from './helpers/embedding-server.js';
 
 const T = { timeout: 120_000 };
 
@@ -24,18 +25,22 @@ describe('the real Hugr', () => {
   let server: HttpServerProcess;
   let analyst: Connection;
   let admin: Connection;
+  let embeddings: EmbeddingServer;
 
   before(async () => {
-    hugr = await startRealHugr();
+    [hugr, embeddings] = await Promise.all([startRealHugr(), startEmbeddingServer()]);
     dir = await tempDir('sextant-real-');
+    // With embeddings (a real model, test/embedding-server), so every search below runs hybrid by default: what a
+    // role hides must stay hidden from vectors too.
     await writeFile(
       join(dir, 'sextant.yaml'),
-      ['sources:', '  - name: hugr', '    kind: graphql', `    endpoint: ${hugr.url}`, '    headers:', '      x-hugr-secret-key: ${HUGR_SECRET}', '    data:', '      token: ${HUGR_USER_TOKEN}', ''].join('\n'),
+      ['sources:', '  - name: hugr', '    kind: graphql', `    endpoint: ${hugr.url}`, '    headers:', '      x-hugr-secret-key: ${HUGR_SECRET}', '    data:', '      token: ${HUGR_USER_TOKEN}', 'embeddings:', `  endpoint: ${embeddings.url}`, `  model: ${EMBEDDING_MODEL}`, ''].join('\n'),
     );
     store = join(dir, '.sextant');
     process.env['HUGR_SECRET'] = REAL_SECRET;
     try {
-      const r = await indexInto(dir, store);
+      // The embedding pass makes ~750 vectors on a CPU: more than indexInto's default wait.
+      const r = await runCli(['index', dir, '--store', store], { timeoutMs: 600_000 });
       assert.equal(r.code, 0, r.stderr);
       indexOutput = r.stdout + r.stderr;
     } finally {
@@ -52,6 +57,7 @@ describe('the real Hugr', () => {
     await admin?.close().catch(() => undefined);
     await server?.stop();
     await hugr?.close();
+    await embeddings?.close();
     await killAll();
   });
 
@@ -125,6 +131,37 @@ describe('the real Hugr', () => {
     const gone = await callTool(analyst.client, 'describe', { id: 'shop_customers.email' });
     assert.equal(gone.isError, true);
     assert.ok(!JSON.stringify(gone.body).includes('"forbidden"'));
+  });
+
+  test('semantic search, its scores and fields_query never show the analyst a field the role hides', T, async () => {
+    const hidden = /\b(email|tier)\b/;
+    const adminSaw = new Set<string>();
+    for (const mode of ['semantic', 'hybrid']) {
+      for (const query of ['customer email address', 'customer loyalty tier', 'how to contact a customer']) {
+        const a = await callTool(analyst.client, 'search', { query, mode, limit: 50, explain: true });
+        assert.equal(a.body['ok'], true, JSON.stringify(a.body));
+        assert.equal(a.body['mode'], mode);
+        assert.ok(a.body['results'].length > 0);
+        assert.ok(!JSON.stringify(a.body['results']).match(hidden), `${mode} ${query}: ${JSON.stringify(a.body['results']).slice(0, 400)}`);
+        const b = await callTool(admin.client, 'search', { query, mode, limit: 50 });
+        for (const m of JSON.stringify(b.body['results']).match(new RegExp(hidden, 'g')) ?? []) adminSaw.add(m);
+      }
+    }
+    assert.deepEqual([...adminSaw].sort(), ['email', 'tier'], 'the same searches show the admin both fields');
+    // The admin's nearest field to an email question is the email column; the analyst's list has no trace of it.
+    const adminTop = await callTool(admin.client, 'search', { query: 'customer email address', mode: 'semantic', kinds: ['field'], limit: 3 });
+    assert.ok(adminTop.body['results'].some((r: any) => r.node.qualified_name === 'shop_customers.email'), JSON.stringify(adminTop.body['results']));
+    // The data object ranks the same for both: its vector is made from nothing a role hides.
+    const objectFor = async (c: Connection) => (await callTool(c.client, 'search', { query: 'shop customers', mode: 'semantic', kinds: ['data_object'], limit: 5 })).body['results'].map((r: any) => [r.node.qualified_name, r.score]);
+    assert.deepEqual(await objectFor(analyst), await objectFor(admin));
+    const fieldsFor = async (c: Connection) => {
+      const r = await callTool(c.client, 'search', { query: 'shop customers', kinds: ['data_object'], fields_query: 'email contact and tier', fields_limit: 50, limit: 5 });
+      return r.body['results'].find((x: any) => x.node.qualified_name === 'shop.customers').fields.map((f: any) => f.name);
+    };
+    const analystFields = await fieldsFor(analyst);
+    const adminFields = await fieldsFor(admin);
+    assert.ok(!analystFields.some((f: string) => hidden.test(f)), analystFields.join(', '));
+    assert.ok(adminFields.includes('email') && adminFields.includes('tier'), adminFields.join(', '));
   });
 
   test('every skeleton the analyst is shown runs for the analyst', T, async () => {
@@ -206,10 +243,18 @@ describe('the real Hugr', () => {
       // Every later answer sees it, and the index equals what reading the whole schema gives.
       const d = await callTool(admin.client, 'describe', { id: 'shop.big_orders' });
       assert.equal(d.body['node'].properties.object_kind, 'view');
-      const fresh = join(dir, 'fresh');
+      // What the refresh added was embedded with it, and nothing else was asked again.
+      assert.ok(r.body['embeddings'].embedded >= 1 && r.body['embeddings'].embedded < 50, JSON.stringify(r.body['embeddings']));
+      assert.equal(r.body['embeddings'].missing, 0);
+      const big = await callTool(admin.client, 'search', { query: 'large orders', mode: 'semantic', kinds: ['data_object'], limit: 3 });
+      assert.ok(big.body['results'].some((x: any) => x.node.qualified_name === 'shop.big_orders'), JSON.stringify(big.body['results']));
+      // The same workspace without embeddings: the graph is what matters here.
+      const plain = await tempDir('sextant-real-plain-');
+      await writeFile(join(plain, 'sextant.yaml'), (await readFile(join(dir, 'sextant.yaml'), 'utf8')).replace(/embeddings:[\s\S]*$/, ''));
+      const fresh = join(plain, 'fresh');
       process.env['HUGR_SECRET'] = REAL_SECRET;
       try {
-        assert.equal((await indexInto(dir, fresh)).code, 0);
+        assert.equal((await indexInto(plain, fresh)).code, 0);
       } finally {
         delete process.env['HUGR_SECRET'];
       }

@@ -113,6 +113,18 @@ describe('semantic search', T, () => {
     for (const r of answer.results) assert.ok(r.explain.lexical || r.explain.semantic, 'every result comes from a list');
   });
 
+  test('fields_query ranks each data object\'s fields by a second question, inside the result', async () => {
+    const answer = await search(store, { query: 'shop items', kinds: ['data_object'], fields_query: 'how much it costs', limit: 3 });
+    const items = answer.results.find((r: any) => r.node.qualified_name === 'shop.items');
+    assert.ok(items, names(answer).join('\n'));
+    assert.equal(items.fields[0].name, 'price');
+    assert.ok(items.fields.length <= 5);
+    const scores = items.fields.map((f: any) => f.score);
+    assert.deepEqual([...scores].sort((a: number, b: number) => b - a), scores);
+    const refused = await search(store, { query: 'x', kinds: ['symbol'], fields_query: 'price' });
+    assert.equal(refused.error.argument, 'fields_query');
+  });
+
   test('min_score drops vector matches below it, and is refused in lexical mode', async () => {
     const all = await search(store, { query: 'database access for veterinarians', mode: 'semantic', limit: 50 });
     const sims: number[] = all.results.map((r: any) => r.score);

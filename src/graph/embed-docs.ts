@@ -12,10 +12,10 @@ import type { NodeRecord, PropValue } from './types.js';
  * Changing what a text says changes `EMBED_RECIPE`, so every vector is made again.
  */
 
-export const EMBED_RECIPE = 'embed-text-3';
+export const EMBED_RECIPE = 'embed-text-4';
 /** Longest text sent for one node: models cut their input anyway (all-MiniLM-L6-v2 at 256 tokens). */
 const MAX_CHARS = 1200;
-/** At most this many names of a list property (a data object's fields, an enum's values) are written out. */
+/** At most this many names of a list property (an enum's values) are written out. */
 const MAX_LIST = 40;
 
 type Recipe = (n: NodeRecord) => string | undefined;
@@ -95,14 +95,14 @@ const RECIPES: Record<string, Recipe> = {
   },
   data_source: (n) => sentence(`data source ${n.name}${str(n.props.engine) ? ` (${str(n.props.engine)})` : ''}:`, words(n.name), str(n.props.description)),
   module: (n) => sentence(`module ${n.qualified_name}:`, words(n.qualified_name), str(n.props.description)),
+  // Not its field names: a caller's role may hide some, and a vector made from them would rank by what the caller
+  // may not see. Fields are embedded themselves, and `fields_query` ranks them inside a result.
   data_object: (n) => {
     const p = n.props;
-    const fields = list(p.field_names);
     return sentence(
       `${str(p.object_kind) ?? 'table'} ${n.name}${n.module ? ` in module ${n.module}` : ''}${str(p.data_source) ? ` of data source ${str(p.data_source)}` : ''}:`,
       `${words(str(p.original_name) ?? n.name)}.`,
       str(p.description),
-      fields.length ? `fields ${fields.slice(0, MAX_LIST).join(', ')}` : undefined,
     );
   },
   function: (n) => {

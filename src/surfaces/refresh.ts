@@ -8,6 +8,7 @@ import { openStore } from '../graph/open.js';
 import type { Store } from '../graph/store.js';
 import type { NodeRecord } from '../graph/types.js';
 import { buildWorkspace } from '../indexer/build.js';
+import { embedIndex } from '../indexer/embed.js';
 import { resolveTarget } from '../indexer/target.js';
 import { asString } from '../query/coerce.js';
 import { fail, ToolError } from '../query/errors.js';
@@ -86,7 +87,21 @@ async function refresh(rc: RefreshContext, reader: Store, args: Record<string, u
     const report = await buildWorkspace(writer, rc.ontology, config, {}, env, { only: [source], ...(dataSources ? { refreshDataSources: dataSources } : {}) });
     const r = report.sources.find((s) => s.name === source)!;
     const details = (r.details?.['refresh'] ?? {}) as Record<string, unknown>;
-    return { ok: true, source, written: r.written ?? 'full', ...details, ...(dataSources ? { asked: dataSources } : {}), nodes: r.nodes, edges: r.edges, seconds: report.seconds, warnings: r.warnings };
+    const warnings = [...r.warnings];
+    // What the refresh added is embedded like any index run's (only texts the index has no vector for).
+    const embedded = config.embeddings && r.written !== 'unchanged' ? await embedIndex(writer, config.embeddings, { warning: (w) => warnings.push(w) }) : undefined;
+    return {
+      ok: true,
+      source,
+      written: r.written ?? 'full',
+      ...details,
+      ...(dataSources ? { asked: dataSources } : {}),
+      nodes: r.nodes,
+      edges: r.edges,
+      ...(embedded ? { embeddings: { embedded: embedded.embedded, missing: embedded.missing } } : {}),
+      seconds: report.seconds,
+      warnings,
+    };
   } finally {
     await writer.close();
   }

@@ -44,6 +44,8 @@ export const searchTool: ToolDef = {
     { name: 'offset', description: `How many results to skip (search ranks at most ${MAX_WINDOW} results; past that, refine the query).`, schema: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 } },
     { name: 'explain', description: 'Include score components for each result (hybrid: each list\'s rank and score).', schema: { type: 'boolean', default: false } },
     { name: 'mode', description: '`lexical` (words and identifiers), `semantic` (meaning, by embeddings) or `hybrid` (both, fused). Default: hybrid when the index has embeddings, else lexical.', schema: { type: 'string', enum: [...SEARCH_MODES] } },
+    { name: 'fields_query', description: 'For data_object and type results: rank each one\'s fields by this second query and return the best inside the result (`fields`), e.g. query "customer orders" with fields_query "revenue". Ranked the way `mode` ranks.', schema: { type: 'string', minLength: 1 } },
+    { name: 'fields_limit', description: 'How many fields `fields_query` returns per result.', schema: { type: 'integer', minimum: 1, maximum: 50, default: 5 } },
     { name: 'min_score', description: 'Semantic and hybrid: leave out vector matches less similar to the query than this (cosine similarity, -1..1; unrelated texts score near 0, close ones above 0.5).', schema: { type: 'number', minimum: -1, maximum: 1 } },
   ],
   run: async (ctx, args) => {
@@ -59,6 +61,9 @@ export const searchTool: ToolDef = {
     const minScore = asNumber(args.min_score, 'min_score');
     if (minScore !== undefined && (minScore < -1 || minScore > 1)) fail({ code: 'out_of_range', argument: 'min_score', message: `min_score is a cosine similarity, between -1 and 1; got ${minScore}.` });
     if (minScore !== undefined && asked === 'lexical') fail({ code: 'invalid_argument', argument: 'min_score', message: 'min_score bounds the similarity of vector matches, and mode "lexical" has none: leave min_score out, or use mode "semantic" or "hybrid".' });
+    const fieldsQuery = asString(args.fields_query, 'fields_query')?.trim() || undefined;
+    const fieldsLimit = asInteger(args.fields_limit, 'fields_limit', { min: 1, max: 50 }) ?? 5;
+    if (fieldsQuery !== undefined && kinds && !kinds.some((k) => FIELDED_KINDS.includes(k))) fail({ code: 'invalid_argument', argument: 'fields_query', message: `fields_query ranks the fields of ${FIELDED_KINDS.join(' and ')} results, and kinds ${JSON.stringify(kinds)} has neither: add one of them to kinds, or leave fields_query out.` });
     const terms = queryTerms(query);
     if (terms.length === 0 && asked !== 'semantic') fail({ code: 'invalid_argument', argument: 'query', message: 'query has no words or identifiers to search for.' });
 
@@ -76,11 +81,14 @@ export const searchTool: ToolDef = {
     // A code symbol's snippet is its doc comment's first sentence and its signature, read from the indexed file.
     const reader = new SourceReader(ctx.store);
     const code = await Promise.all(page.map((h) => reader.snippet(h.hit.node)));
+    const fieldRanker = fieldsQuery === undefined ? undefined : await fieldsRanker(ctx, fieldsQuery, mode, semantic, fieldsLimit);
+    const fields = fieldRanker ? await Promise.all(page.map((h) => fieldRanker(h.hit.node))) : [];
     const results = page.map((h, i) => {
-      const entry: Record<string, unknown> = { node: listEntry(o, h.hit.node), score: round(h.score), matched: h.matched };
+      const entry: Record<string, unknown> = { node: listEntry(o, h.hit.node), score: mode === 'hybrid' ? h.score : round(h.score), matched: h.matched };
       const snippet = code[i] ?? snippetOf(h.hit.node);
       if (snippet) entry.snippet = snippet;
       entry.why = h.why;
+      if (fields[i]) entry.fields = fields[i];
       if (explain) entry.explain = h.explain;
       return entry;
     });
@@ -141,6 +149,51 @@ async function semanticSetup(ctx: ToolContext, query: string, asked: SearchMode 
     advisories.push({ code: 'embedding_failed', message: `the query could not be embedded (${why}); these are lexical results.` });
     return { mode: 'lexical', advisories };
   }
+}
+
+/** Kinds whose results `fields_query` ranks the fields of. */
+const FIELDED_KINDS = ['data_object', 'type'];
+
+/**
+ * Ranks a data object's or type's fields by a second query (the Hugr specification's nested field ranking): by
+ * vectors, words or both as the search's mode does, over the fields the store holds for that type — through the
+ * caller's view, so a field the caller cannot see is never ranked.
+ */
+async function fieldsRanker(ctx: ToolContext, fieldsQuery: string, mode: SearchMode, semantic: { space?: EmbeddingSpace }, limit: number): Promise<(node: NodeRecord) => Promise<Record<string, unknown>[] | undefined>> {
+  const terms = queryTerms(fieldsQuery);
+  let vector: Float32Array | undefined;
+  if (mode !== 'lexical' && semantic.space) {
+    try {
+      vector = await (ctx.embed ?? defaultEmbedder())(semantic.space, fieldsQuery);
+    } catch {
+      vector = undefined; // the words still rank them
+    }
+  }
+  const kindPriors = Object.fromEntries(ctx.ontology.kinds().map((k) => [k.def.name, k.def.searchPrior]));
+  return async (node) => {
+    const typeName = node.kind === 'data_object' ? node.props['type_name'] : node.kind === 'type' ? node.name : undefined;
+    if (typeof typeName !== 'string') return undefined;
+    const predicates: Predicate[] = [
+      { property: 'source', op: 'in', values: [node.source] },
+      { property: 'parent_type', op: 'in', values: [typeName] },
+    ];
+    const window = Math.max(limit * 3, 20);
+    const [lexical, vectors] = await Promise.all([
+      mode !== 'semantic' && terms.length ? ctx.store.searchText({ terms, mode: 'or', kinds: ['field'], predicates, weights: SEARCH_WEIGHTS, kindPriors, limit: window }) : Promise.resolve([]),
+      vector ? ctx.store.searchVectors({ model: semantic.space!.model, vector, kinds: ['field'], predicates, limit: window }) : Promise.resolve([]),
+    ]);
+    const fused = reciprocalRankFusion([{ keys: lexical.map((h) => h.node.id) }, { keys: vectors.map((h) => h.node.id) }]);
+    const byId = new Map([...lexical, ...vectors].map((h) => [h.node.id, h.node]));
+    const similarity = new Map(vectors.map((v) => [v.node.id, v.similarity]));
+    return [...fused]
+      .sort(([a, x], [b, y]) => y - x || byId.get(a)!.name.localeCompare(byId.get(b)!.name))
+      .slice(0, limit)
+      .map(([id, score]) => {
+        const f = byId.get(id)!;
+        const sim = similarity.get(id);
+        return { id, name: f.name, ...(typeof f.props['type_signature'] === 'string' ? { type: f.props['type_signature'] } : {}), score: round6(score), ...(sim !== undefined ? { similarity: round(sim) } : {}) };
+      });
+  };
 }
 
 let processEmbedder: QueryEmbedder | undefined;
