@@ -12,6 +12,9 @@
  *   - links: every estate of ../shared/corpora indexed cold, its index time and its `links` report: per kind,
  *     statuses and the resolved share; against the hand-checked files of test/estates, how many entries are
  *     right (links.ts; SEXTANT_BENCH_ESTATES=a,b picks estates).
+ *   - semantic: a retrieval eval of search's lexical, semantic and hybrid modes with a real embedding model over five
+ *     estates and the Hugr golden schemas: recall@10 and MRR per question set, embedding throughput, and what
+ *     embeddings add to index time and store size (semantic.ts; needs the Python packages of test/embedding-server).
  * Latency budgets (p95, synthetic graph) live here, not in tests. The exit code is 0 when over budget (this is a
  * report) and 1 when any tool answered `{ok: false}` (a bug) or the run failed.
  *
@@ -19,7 +22,7 @@
  *     p50/p95 over loopback against its own budgets, answers compared with SQLite's; `--pg-scale[=N]` adds a run of N
  *     services published as N sources by 4 concurrent writers (postgres.ts).
  * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github / 50
- * code), --only=github|synthetic|postgres|pg-scale|code|cli|shapes|links, --pg-scale[=N] (--only=pg-scale: that run alone), --keep (leave the temporary stores on disk for investigation). The code
+ * code), --only=github|synthetic|postgres|pg-scale|code|cli|shapes|links|semantic, --pg-scale[=N] (--only=pg-scale: that run alone), --keep (leave the temporary stores on disk for investigation). The code
  * estate's sizes come from SEXTANT_BENCH_CODE_* environment variables (see code.ts).
  */
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
@@ -31,6 +34,7 @@ import { codeOptions, runCodeEstate, type CodeEstateReport } from './code.js';
 import { cliCalls, runCli, type CliReport } from './cli.js';
 import { runLinks } from './links.js';
 import { runShapes } from './shapes.js';
+import { runSemantic } from './semantic.js';
 import { runPostgres, runPostgresScale, type PostgresReport } from './postgres.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
@@ -42,7 +46,7 @@ const TOOLS = ['search', 'find', 'describe', 'neighbors', 'resolve'] as const;
 /** Untimed calls per tool before timing starts. */
 const WARMUP = 20;
 
-const ONLY = ['github', 'synthetic', 'postgres', 'pg-scale', 'code', 'cli', 'shapes', 'links'] as const;
+const ONLY = ['github', 'synthetic', 'postgres', 'pg-scale', 'code', 'cli', 'shapes', 'links', 'semantic'] as const;
 
 interface Options {
   calls?: number;
@@ -253,6 +257,12 @@ async function main(): Promise<void> {
   }
   if (opts.only === undefined || opts.only === 'shapes') {
     out.shapes = await runShapes();
+    gc();
+  }
+  if (opts.only === undefined || opts.only === 'semantic') {
+    const semantic = await runSemantic({ keep: opts.keep });
+    out.semantic = semantic;
+    errors += semantic.errors;
     gc();
   }
   if (opts.only === undefined || opts.only === 'links') {

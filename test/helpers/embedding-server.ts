@@ -19,9 +19,10 @@ export interface EmbeddingServer {
   close(): Promise<void>;
 }
 
-export async function startEmbeddingServer(): Promise<EmbeddingServer> {
+/** `script`: the server's path, for callers compiled elsewhere (the bench runs from dist-bench/). */
+export async function startEmbeddingServer(opts: { script?: string } = {}): Promise<EmbeddingServer> {
   const python = process.env.SEXTANT_TEST_PYTHON ?? 'python3';
-  const child: ChildProcess = spawn(python, [SERVER, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(python, [opts.script ?? SERVER, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const port = await new Promise<number>((done, fail) => {

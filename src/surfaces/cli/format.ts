@@ -84,7 +84,9 @@ export function formatResult(tool: string, result: Json, opts: FormatOptions = {
     case 'search': {
       // Scores order each group; every node matching all terms ranks before any matching only some.
       const results = result.results as Json[];
-      const grouped = results.some((r) => r.matched === 'some_terms');
+      for (const a of (result.advisories as Json[] | undefined) ?? []) lines.push(`note: ${String(a.message)}`);
+      if (result.mode && result.mode !== 'lexical') lines.push(result.mode === 'hybrid' ? 'hybrid (words and meaning, fused):' : 'semantic (by meaning):');
+      const grouped = result.mode === 'lexical' && results.some((r) => r.matched === 'some_terms');
       let group: unknown;
       for (const r of results) {
         if (grouped && r.matched !== group) {
@@ -93,6 +95,8 @@ export function formatResult(tool: string, result: Json, opts: FormatOptions = {
         }
         lines.push(`${String(r.score).padStart(8)}  ${ref(r.node as Json)}`);
         if (r.snippet) lines.push(`          ${String(r.snippet)}`);
+        const fields = r.fields as Json[] | undefined;
+        if (fields?.length) lines.push(`          fields: ${fields.map((f) => `${String(f.name)}${f.type ? `: ${String(f.type)}` : ''}`).join(', ')}`);
       }
       break;
     }

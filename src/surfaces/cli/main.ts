@@ -510,8 +510,11 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
     .option('--limit <n>', 'results per page')
     .option('--offset <n>', 'results to skip')
     .option('--explain', 'show score components')
+    .option('--mode <mode>', 'lexical, semantic or hybrid (default: hybrid when the index has embeddings)')
+    .option('--min-score <n>', 'semantic and hybrid: least cosine similarity of a vector match')
+    .option('--fields-query <text>', 'rank the fields of each data object or type found by this second query')
     .action(async (words: string[], o) =>
-      setCode(await callTool(o.store, 'search', { query: words.join(' '), kinds: o.kind, filter: o.filter, limit: o.limit, offset: o.offset, explain: o.explain }, Boolean(o.json || o.explain), io)),
+      setCode(await callTool(o.store, 'search', { query: words.join(' '), kinds: o.kind, filter: o.filter, limit: o.limit, offset: o.offset, explain: o.explain, mode: o.mode, min_score: o.minScore, fields_query: o.fieldsQuery }, Boolean(o.json || o.explain), io)),
     );
   shortcut('find')
     .description('Exact lookup of every node of a kind matching a filter')
