@@ -242,5 +242,8 @@ describe('semantic search', T, () => {
     } finally {
       await s.close();
     }
+    const status = await runCli(['status', '--store', store]);
+    assert.match(status.stdout, new RegExp(`embeddings: ${EMBEDDING_MODEL} \\(384 dimensions\\) from ${server.url.replace(/[.]/g, '\\.')}/embeddings: \\d+ nodes; search is hybrid`));
+    assert.match((await runCli(['status', '--store', lexicalStore])).stdout, /embeddings: none \(search is lexical/);
   });
 });

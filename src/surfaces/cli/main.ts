@@ -364,13 +364,19 @@ async function runStatus(opts: { store?: string; json?: boolean }, io: Io): Prom
   const store = await openStore(sextantOntology(), locateStore(opts.store), 'read');
   try {
     const meta = await store.meta();
-    if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, ...meta }, null, 2));
+    const embeddings = await store.embeddingSpace();
+    if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, ...meta, ...(embeddings ? { embeddings } : {}) }, null, 2));
     else {
       io.out(`index: ${store.location}`);
       io.out(`ontology ${meta.ontology_version}, updated ${meta.updated_at}`);
       for (const s of meta.sources) io.out(`  ${s.name} (${s.kind}): ${s.nodes} nodes, ${s.edges} edges, built ${s.built_at} from ${s.origin}`);
       io.out(`nodes: ${Object.entries(meta.counts.by_kind).map(([k, n]) => `${k} ${n}`).join(', ')}`);
       io.out(`edges: ${Object.entries(meta.counts.by_edge_type).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+      io.out(
+        embeddings
+          ? `embeddings: ${embeddings.model} (${embeddings.dimensions} dimensions) from ${embeddings.endpoint}: ${embeddings.embedded} nodes${embeddings.missing ? `, ${embeddings.missing} missing (${embeddings.error ?? 'the last pass stopped short'})` : ''}; search is hybrid${embeddings.index ? `, through pgvector's ${embeddings.index.toUpperCase()} index` : ''}`
+          : 'embeddings: none (search is lexical; add an `embeddings:` block to sextant.yaml for semantic search)',
+      );
     }
     return EXIT_OK;
   } finally {
