@@ -111,6 +111,12 @@ describe('semantic search', T, () => {
     assert.ok(top.semantic.similarity > 0.3 && top.semantic.similarity <= 1);
     assert.equal(top.rrf.k, 60);
     for (const r of answer.results) assert.ok(r.explain.lexical || r.explain.semantic, 'every result comes from a list');
+    // A name typed as words or as an identifier: hybrid's first answer is lexical's.
+    for (const query of ['owner resource', 'findOwner', 'VisitsServiceClient', 'shop items', 'item label']) {
+      const [lex, hyb] = await Promise.all([search(store, { query, mode: 'lexical', limit: 3 }), search(store, { query, limit: 3 })]);
+      assert.equal(names(hyb)[0], names(lex)[0], query);
+      assert.equal(hyb.results[0].matched === 'semantic', false);
+    }
   });
 
   test('fields_query ranks each data object\'s fields by a second question, inside the result', async () => {

@@ -75,7 +75,7 @@ export const searchTool: ToolDef = {
       mode === 'lexical'
         ? undefined
         : (await ctx.store.searchVectors({ model: semantic.space!.model, vector: semantic.vector!, ...(kinds ? { kinds } : {}), predicates, limit: window })).filter((h) => minScore === undefined || h.similarity >= minScore);
-    const ranked = { hits: fuse(mode, lexical?.hits ?? [], vectors ?? []) };
+    const ranked = { hits: fuse(mode, query, lexical?.hits ?? [], vectors ?? []) };
     const page = ranked.hits.slice(offset, offset + limit);
     const hasMore = ranked.hits.length > offset + limit;
     // A code symbol's snippet is its doc comment's first sentence and its signature, read from the indexed file.
@@ -205,7 +205,7 @@ function defaultEmbedder(): QueryEmbedder {
  * One ranked list from the lexical and vector lists. Hybrid: reciprocal-rank fusion, except that a node whose name is
  * exactly the query's words stays first (an identifier typed is not a question to reinterpret).
  */
-function fuse(mode: SearchMode, lexical: readonly Ranked[], vectors: readonly VectorHit[]): Ranked[] {
+function fuse(mode: SearchMode, query: string, lexical: readonly Ranked[], vectors: readonly VectorHit[]): Ranked[] {
   const semanticOnly = (v: VectorHit, rank: number): Ranked => ({
     hit: { node: v.node },
     score: v.similarity,
@@ -232,9 +232,35 @@ function fuse(mode: SearchMode, lexical: readonly Ranked[], vectors: readonly Ve
     if (lexicalRank.has(v.node.id)) return;
     out.push({ ...semanticOnly(v, i + 1), score: fused.get(v.node.id)!, explain: { lexical: null, semantic: { rank: i + 1, similarity: round(v.similarity) } } });
   });
-  for (const r of out) r.explain = { ...r.explain, rrf: { k: RRF_K, score: round6(r.score) }, exact_name_first: r.exact === true };
-  const order = (a: Ranked, b: Ranked) => Number(b.exact === true) - Number(a.exact === true) || b.score - a.score || a.hit.node.qualified_name.localeCompare(b.hit.node.qualified_name) || a.hit.node.id.localeCompare(b.hit.node.id);
+  const typed = wordSet(query.split(/\s+/));
+  const named = (r: Ranked): boolean => {
+    if (r.exact) return true;
+    const original = r.hit.node.props['original_name'];
+    return sameSet(typed, wordSet([r.hit.node.name])) || (typeof original === 'string' && sameSet(typed, wordSet([original])));
+  };
+  const pinned = new Set(out.filter(named).map((r) => r.hit.node.id));
+  for (const r of out) r.explain = { ...r.explain, rrf: { k: RRF_K, score: round6(r.score) }, exact_name_first: pinned.has(r.hit.node.id) };
+  // Nodes named exactly what was typed come first, in the lexical order; then the fused order.
+  const lexicalOrder = (r: Ranked) => lexicalRank.get(r.hit.node.id) ?? Number.MAX_SAFE_INTEGER;
+  const order = (a: Ranked, b: Ranked) => {
+    const pa = pinned.has(a.hit.node.id);
+    const pb = pinned.has(b.hit.node.id);
+    if (pa !== pb) return pa ? -1 : 1;
+    if (pa && pb && lexicalOrder(a) !== lexicalOrder(b)) return lexicalOrder(a) - lexicalOrder(b);
+    return b.score - a.score || a.hit.node.qualified_name.localeCompare(b.hit.node.qualified_name) || a.hit.node.id.localeCompare(b.hit.node.id);
+  };
   return out.sort(order).map((r) => ({ ...r, score: round6(r.score) }));
+}
+
+/** The stemmed words of identifiers or text, as a set (`fetchCustomerDetails` → fetch, customer, detail). */
+function wordSet(texts: readonly string[]): Set<string> {
+  return new Set(texts.flatMap((t) => identifierParts(t)).map((w) => stem(w.toLowerCase())));
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size === 0 || a.size !== b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
 }
 
 function round6(n: number): number {
