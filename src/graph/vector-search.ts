@@ -1,4 +1,5 @@
 import { decodeVector, dot, topK } from '../search/vectors.js';
+import type { EmbeddingSpace } from './store.js';
 
 /**
  * Exact nearest-neighbour search as both stores run it when no vector index serves: the vectors of one model are
@@ -29,4 +30,14 @@ export function nearest(candidates: Iterable<{ key: string; hash: string }>, byH
     },
     (c) => c.key,
   ).map(({ item, score }) => ({ key: item.key, similarity: score }));
+}
+
+/** The embedding space as a store keeps it in its metadata (JSON), or undefined when absent or unreadable. */
+export function parseEmbeddingSpace(text: string | undefined): EmbeddingSpace | undefined {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as EmbeddingSpace;
+  } catch {
+    return undefined;
+  }
 }

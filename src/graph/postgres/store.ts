@@ -34,7 +34,7 @@ import { copyRows, type CopyValue } from './copy.js';
 import { connectionError, connectionSettings, errorCode, isConnectionFailure, shownPostgresLocation } from './location.js';
 import { PG_SEQUENCES, PG_TABLES, pgSchemaDdl, pgSchemaHash, TRIGRAM_DDL, VECTOR_DDL, vectorIndexDdl } from './schema.js';
 import { encodeVector } from '../../search/vectors.js';
-import { nearest, VectorCache } from '../vector-search.js';
+import { nearest, parseEmbeddingSpace, VectorCache } from '../vector-search.js';
 
 type Row = Record<string, unknown>;
 
@@ -936,13 +936,7 @@ export class PgStore implements Store {
   }
 
   async embeddingSpace(): Promise<EmbeddingSpace | undefined> {
-    const text = await this.metaValue('embeddings');
-    if (!text) return undefined;
-    try {
-      return JSON.parse(text) as EmbeddingSpace;
-    } catch {
-      return undefined;
-    }
+    return parseEmbeddingSpace(await this.metaValue('embeddings'));
   }
 
   async vectorAssignments(model: string): Promise<Map<string, string>> {
@@ -958,14 +952,7 @@ export class PgStore implements Store {
   async writeVectors(w: VectorWrite): Promise<void> {
     if (this.opts.mode !== 'write') throw new StoreError('store_readonly', `The index at ${this.location} was opened for reading.`);
     if (!this.ready) throw new StoreError('store_missing', `The index at ${this.location} has no sources yet: index them before their vectors.`);
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw this.storeError(err);
-    }
-    try {
-      await client.query('BEGIN');
+    await this.transaction(async (client) => {
       // Tables, the extension's column and its index are made once, by one writer at a time.
       await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
       await client.query(VECTOR_DDL);
@@ -998,7 +985,22 @@ export class PgStore implements Store {
       const put = `INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
       await client.query(put, ['vectors_written', `${new Date().toISOString()}#${randomUUID()}`]);
       if (w.space) await client.query(put, ['embeddings', JSON.stringify({ ...w.space, ...(pgvector ? { index: 'hnsw' } : {}) })]);
+    });
+  }
+
+  /** Runs `task` in one transaction on one pooled connection: committed when it returns, rolled back when it throws. */
+  private async transaction<T>(task: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.storeError(err);
+    }
+    try {
+      await client.query('BEGIN');
+      const result = await task(client);
       await client.query('COMMIT');
+      return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw this.storeError(err);
@@ -1051,14 +1053,7 @@ export class PgStore implements Store {
   /** Nearest vectors through pgvector's HNSW index (iterative scans, where the installed version has them, keep filtered answers full). */
   private async searchHnsw(q: VectorQuery, dims: number): Promise<VectorHit[] | undefined> {
     if (q.vector.length !== dims) return undefined;
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw this.storeError(err);
-    }
-    try {
-      await client.query('BEGIN');
+    return this.transaction(async (client) => {
       await client.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.min(1000, Math.max(64, q.limit * 2)))]);
       await client.query('SAVEPOINT iterative');
       try {
@@ -1081,14 +1076,8 @@ export class PgStore implements Store {
           params.values,
         )
       ).rows as Row[];
-      await client.query('COMMIT');
       return rows.map((r) => ({ node: this.toNode(r), similarity: Number(r.similarity) }));
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.storeError(err);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async textMatchCounts(terms: readonly string[], cap: number): Promise<number[]> {

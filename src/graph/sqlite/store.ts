@@ -28,7 +28,7 @@ import {
 import type { EdgeRecord, NodeRecord, PropValue } from '../types.js';
 import { searchDocOf } from '../search-docs.js';
 import { encodeVector } from '../../search/vectors.js';
-import { nearest, VectorCache } from '../vector-search.js';
+import { nearest, parseEmbeddingSpace, VectorCache } from '../vector-search.js';
 import { nodeFromRow } from '../types.js';
 import { attrsJsonOf, edgeLine, GroupHasher, groupHashes, movedSources, nodeOrder, rowKey, type GroupContent } from '../groups.js';
 import { propertyColumn, propertyIndexDdl, propertyNames, schemaDdl } from './schema.js';
@@ -1151,13 +1151,7 @@ export class SqliteStore implements Store {
 
   async embeddingSpace(): Promise<EmbeddingSpace | undefined> {
     if (this.pendingReset) return undefined;
-    const text = this.metaValue('embeddings');
-    if (!text) return undefined;
-    try {
-      return JSON.parse(text) as EmbeddingSpace;
-    } catch {
-      return undefined;
-    }
+    return parseEmbeddingSpace(this.metaValue('embeddings'));
   }
 
   async vectorAssignments(model: string): Promise<Map<string, string>> {
@@ -1176,8 +1170,11 @@ export class SqliteStore implements Store {
   async writeVectors(w: VectorWrite): Promise<void> {
     if (this.pendingReset) throw new StoreError('store_missing', `the index at ${this.location} has no sources yet: index them before their vectors`);
     const write = this.db.transaction(() => {
-      this.db.exec(VECTOR_DDL);
-      this.stmtCache.clear();
+      // Created by the first pass; statements prepared before then would not see the new tables.
+      if (!this.hasVectorTables()) {
+        this.db.exec(VECTOR_DDL);
+        this.stmtCache.clear();
+      }
       const putVector = this.stmt('INSERT OR REPLACE INTO embedding_vectors(model, hash, vector) VALUES (?, ?, ?)');
       for (const v of w.vectors) putVector.run(w.model, v.hash, encodeVector(v.vector));
       const assign = this.stmt('INSERT OR REPLACE INTO node_embeddings(model, id, hash) VALUES (?, ?, ?)');
@@ -1190,11 +1187,9 @@ export class SqliteStore implements Store {
         this.stmt('DELETE FROM embedding_vectors WHERE model <> ?').run(w.model);
         this.stmt('DELETE FROM node_embeddings WHERE model <> ?').run(w.model);
       }
-      const stamp = new Date().toISOString();
-      const space = w.space ?? (this.metaValue('embeddings') ? { ...(JSON.parse(this.metaValue('embeddings')!) as EmbeddingSpace) } : undefined);
       // The stamp changes with every write, so readers reload the vectors they keep.
-      this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('vectors_written', `${stamp}#${randomUUID()}`);
-      if (space) this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('embeddings', JSON.stringify(space));
+      this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('vectors_written', `${new Date().toISOString()}#${randomUUID()}`);
+      if (w.space) this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('embeddings', JSON.stringify(w.space));
     });
     try {
       write();

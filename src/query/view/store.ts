@@ -246,14 +246,22 @@ export class ViewStore implements Store, CallerSchemas {
 
   async searchText(q: TextQuery): Promise<TextHit[]> {
     if (!(await this.touches(q.kinds))) return this.inner.searchText(q);
-    const out: TextHit[] = [];
-    for (let window = q.limit * 3 + 20; ; window *= 4) {
-      const hits = await this.inner.searchText({ ...q, limit: window });
+    return this.visibleHits(q.limit, (limit) => this.inner.searchText({ ...q, limit }), (node) => matchesVisibly(node, q.terms, q.mode));
+  }
+
+  /**
+   * The first `limit` ranked hits the caller sees, projected: the inner ranking is read in growing windows until
+   * enough are visible. A hit whose node the view changes is kept only when `stillMatches` its projection.
+   */
+  private async visibleHits<H extends { node: NodeRecord }>(limit: number, ranked: (window: number) => Promise<H[]>, stillMatches: (projected: NodeRecord, hit: H) => boolean): Promise<H[]> {
+    const out: H[] = [];
+    for (let window = limit * 3 + 20; ; window *= 4) {
+      const hits = await ranked(window);
       out.length = 0;
       for (const hit of hits) {
         const node = await this.show(hit.node);
-        if (node && (node === hit.node || matchesVisibly(node, q.terms, q.mode))) out.push({ ...hit, node });
-        if (out.length >= q.limit) return out;
+        if (node && (node === hit.node || stillMatches(node, hit))) out.push({ ...hit, node });
+        if (out.length >= limit) return out;
       }
       if (hits.length < window || window >= SCAN_MAX) return out;
     }
@@ -282,17 +290,7 @@ export class ViewStore implements Store, CallerSchemas {
    */
   async searchVectors(q: VectorQuery): Promise<VectorHit[]> {
     if (!(await this.touches(q.kinds))) return this.inner.searchVectors(q);
-    const out: VectorHit[] = [];
-    for (let window = q.limit * 3 + 20; ; window *= 4) {
-      const hits = await this.inner.searchVectors({ ...q, limit: window });
-      out.length = 0;
-      for (const hit of hits) {
-        const node = await this.show(hit.node);
-        if (node && (node === hit.node || embedTextOf(node) === embedTextOf(hit.node))) out.push({ ...hit, node });
-        if (out.length >= q.limit) return out;
-      }
-      if (hits.length < window || window >= SCAN_MAX) return out;
-    }
+    return this.visibleHits(q.limit, (limit) => this.inner.searchVectors({ ...q, limit }), (node, hit) => embedTextOf(node) === embedTextOf(hit.node));
   }
 
   async similarNames(text: string, opts: { kinds?: readonly string[]; limit: number }): Promise<NameSuggestion[]> {
