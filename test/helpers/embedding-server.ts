@@ -22,7 +22,10 @@ export interface EmbeddingServer {
 /** `script`: the server's path, for callers compiled elsewhere (the bench runs from dist-bench/). */
 export async function startEmbeddingServer(opts: { script?: string } = {}): Promise<EmbeddingServer> {
   const python = process.env.SEXTANT_TEST_PYTHON ?? 'python3';
-  const child: ChildProcess = spawn(python, [opts.script ?? SERVER, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // One BLAS thread: the suites run two files at a time on two cores, and a model taking both starved the other
+  // file's time-limited tests (a jq filter's 5 s limit passed before its output cap in a CI run).
+  const env = { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' };
+  const child: ChildProcess = spawn(python, [opts.script ?? SERVER, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const port = await new Promise<number>((done, fail) => {
