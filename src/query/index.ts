@@ -12,13 +12,14 @@ import { graphqlMutateTool, graphqlQueryTool } from './tools/graphql-query.js';
 import { graphqlValidateTool } from './tools/graphql-validate.js';
 import { changesTool } from './tools/changes.js';
 import { linksTool } from './tools/links.js';
+import { serviceMapTool } from './tools/service-map.js';
 import type { Ontology } from '../graph/ontology/index.js';
 
 export type { ToolContext, ToolDef } from './tool.js';
 export { ToolError } from './errors.js';
 
 /** Every query tool, in the order they are presented. */
-export const TOOLS: readonly ToolDef[] = [searchTool, findTool, describeTool, neighborsTool, resolveTool, traceTool, impactTool, changesTool, linksTool, graphqlQueryTool, graphqlValidateTool, fieldValuesTool, graphqlMutateTool];
+export const TOOLS: readonly ToolDef[] = [searchTool, findTool, describeTool, neighborsTool, resolveTool, traceTool, impactTool, changesTool, linksTool, serviceMapTool, graphqlQueryTool, graphqlValidateTool, fieldValuesTool, graphqlMutateTool];
 
 /** Tools that change data: listed only where some source allows them. */
 export const WRITE_TOOLS = new Set(['graphql_mutate']);

@@ -163,7 +163,7 @@ function countsOf(entries: readonly LinkEntry[]): Record<LinkKind, Counts> {
   return out;
 }
 
-async function checkServices(ctx: ToolContext, services: readonly string[]): Promise<void> {
+export async function checkServices(ctx: ToolContext, services: readonly string[]): Promise<void> {
   const { nodes } = await ctx.store.findNodes({ kinds: ['service'], predicates: [], limit: 10_000, offset: 0 });
   const names = new Set(nodes.map((n) => n.name));
   const missing = services.filter((s) => !names.has(s));
@@ -173,7 +173,7 @@ async function checkServices(ctx: ToolContext, services: readonly string[]): Pro
   fail({ code: 'not_found', argument: 'service', message: `No service named ${JSON.stringify(missing[0])} in the index${near ? `; did you mean ${JSON.stringify(near)}?` : ''}. Services: ${[...names].sort().slice(0, 30).join(', ')}${names.size > 30 ? ', …' : ''}.` });
 }
 
-async function allNodes(ctx: ToolContext, kind: string, predicates: Predicate[]): Promise<NodeRecord[]> {
+export async function allNodes(ctx: ToolContext, kind: string, predicates: Predicate[]): Promise<NodeRecord[]> {
   const out: NodeRecord[] = [];
   for (let offset = 0; ; offset += PAGE) {
     const { nodes, total } = await ctx.store.findNodes({ kinds: [kind], predicates, limit: PAGE, offset });

@@ -1,6 +1,7 @@
 /** Readable text for the CLI shortcuts; `--json` prints the structured result instead. */
 
 import { isPostgresLocation, shownPostgresLocation } from '../../graph/postgres/location.js';
+import { serviceMapText, traceText } from './topology-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -81,6 +82,12 @@ export function formatResult(tool: string, result: Json, opts: FormatOptions = {
   }
   const lines: string[] = [];
   switch (tool) {
+    case 'service_map':
+      lines.push(...serviceMapText(result));
+      break;
+    case 'trace':
+      lines.push(...traceText(result));
+      break;
     case 'search': {
       // Scores order each group; every node matching all terms ranks before any matching only some.
       const results = result.results as Json[];

@@ -442,7 +442,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
 
   program
     .command('serve')
-    .description('Run the MCP server over stdio (default) or Streamable HTTP')
+    .description('Run the MCP server over stdio (default) or Streamable HTTP; with --http the web page is served at / too')
     .addOption(storeOption())
     .option('--http <port>', 'serve Streamable HTTP on this port instead of stdio')
     .option('--host <host>', 'interface to bind with --http', '127.0.0.1')
@@ -487,14 +487,40 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
       const server = await serveHttp(handle, { port, host: opts.host, data, ...access });
       const warning = exposureWarning({ host: opts.host, ...access });
       if (warning) io.err(warning);
-      const address = server.address();
-      const actual = typeof address === 'object' && address ? address.port : port;
-      io.err(`sextant MCP (Streamable HTTP) on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${actual}/mcp — index ${handle.location}`);
-      await new Promise<void>((resolveStop) => {
-        const stop = () => server.close(() => resolveStop());
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      const base = baseUrl(opts.host, server);
+      io.err(`sextant MCP (Streamable HTTP) on ${base}/mcp — web page ${base}/ — index ${handle.location}`);
+      await untilStopped(server);
+      await handle.close();
+    });
+
+  program
+    .command('ui')
+    .description('Serve the web page only (service map, routes, traces, data platform) on loopback, read-only; Ctrl+C to stop')
+    .addOption(storeOption())
+    .option('--port <port>', 'port to listen on (0: any free port)', '7345')
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--open', 'open the page in the default browser')
+    .action(async (opts: { store?: string; port: string; host: string; open?: boolean }) => {
+      const [{ sextantOntology }, { locateStore }, { exposureWarning, serveHttp, StoreHandle }] = await Promise.all([import('../../graph/ontology/index.js'), import('../../graph/open.js'), import('../mcp/server.js')]);
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number (0-65535); got ${JSON.stringify(opts.port)}`);
+      const location = locateStore(opts.store);
+      if (/^postgres(ql)?:\/\//i.test(location)) (await import('./log-options.js')).knowStoreSecrets(location);
+      const handle = new StoreHandle(sextantOntology(), location);
+      let server;
+      try {
+        server = await serveHttp(handle, { port, host: opts.host, mcp: false });
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        if (e.code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use on ${opts.host}: pass --port <another> (or --port 0 for any free port)`);
+        throw err;
+      }
+      const warning = exposureWarning({ host: opts.host });
+      if (warning) io.err(warning);
+      const url = `${baseUrl(opts.host, server)}/`;
+      io.out(`sextant web page on ${url} — index ${handle.location} (Ctrl+C to stop)`);
+      if (opts.open) openInBrowser(url, io);
+      await untilStopped(server);
       await handle.close();
     });
 
@@ -586,6 +612,19 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
       setCode(await callTool(o.store, 'links', { service: o.service, kinds: o.kind, ...(o.all ? { include: 'all' } : {}), status: o.status, limit: o.limit, offset: o.offset }, Boolean(o.json), io)),
     );
 
+  shortcut('map')
+    .description('The service map: each service with its routes, clients and producers, what it calls (per protocol, with counts), what gateways forward where, external hosts, and calls that reach no declared route')
+    .option('--service <name>', 'only these services and their neighbours (repeatable, or comma-separated)', collect)
+    .option('--protocol <p>', 'only edges of these protocols: http, kafka, …, gateway (repeatable, or comma-separated)', collect)
+    .action(async (o) => setCode(await callTool(o.store, 'service_map', { service: o.service, protocols: o.protocol }, Boolean(o.json), io)));
+
+  shortcut('trace')
+    .description('A request\'s path across services: from a route (GET /orders/{id}), handler or service, each call to another service with the client, the route and handler it reaches, and how sure the link is; with --to, the shortest paths between two nodes')
+    .argument('<from>', 'a route (GET /orders/{id}, or service GET /orders/{id}), method, service or id')
+    .option('--to <name>', 'the node to reach: shortest paths instead of the flow')
+    .option('--depth <n>', 'most hops to walk')
+    .action(async (from: string, o) => setCode(await callTool(o.store, 'trace', { from, ...(o.to ? { to: o.to } : {}), ...(o.depth ? { max_depth: o.depth } : {}) }, Boolean(o.json), io)));
+
   shortcut('impact')
     .description('What is affected if a method, type or service changes: its callers, injectors, users and subtypes, and, across services, the clients, gateway routes and methods that reach the routes it serves, with their callers, by depth')
     .argument('<name...>', 'methods (Type#method), types or services, as callers takes them, or ids')
@@ -628,6 +667,34 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
       }
     });
   return program;
+}
+
+function baseUrl(host: string, server: import('node:http').Server): string {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+function untilStopped(server: import('node:http').Server): Promise<void> {
+  return new Promise<void>((resolveStop) => {
+    const stop = () => {
+      server.closeAllConnections?.();
+      server.close(() => resolveStop());
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/** Opens a URL with the platform's opener; says so when there is none (a server without a desktop). */
+function openInBrowser(url: string, io: Io): void {
+  void import('node:child_process').then(({ spawn }) => {
+    const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+    const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
+    child.on('error', () => io.err(`could not open a browser (${cmd} is not available): open ${url} yourself`));
+    child.unref();
+  });
 }
 
 /** Runs the CLI; returns the exit code instead of exiting so it can be embedded and tested. */

@@ -17,6 +17,7 @@ import type { DataCaller, DataContext, DataSourceAccess } from '../../query/data
 import { VERSION } from '../../version.js';
 import { HUGR_GUIDE_URI, registerGuides } from './guide.js';
 import { logToolCall, type ToolCallRecord } from '../tool-log.js';
+import { handlePage, isPagePath } from '../web/server.js';
 
 export const SERVER_INSTRUCTIONS = `Sextant is a typed map of a software estate: Java/Kotlin services (services, types, members, injection, calls, HTTP routes and message listeners, the Feign clients and message producers that reach them, and the service topology) and GraphQL APIs.
 Work in a loop: locate → inspect → walk.
@@ -420,6 +421,10 @@ export interface HttpOptions {
   allowedHosts?: readonly string[];
   /** Browser origins accepted besides loopback ones (`https://app.example.com`). A request without Origin is not a browser's and passes. */
   allowedOrigins?: readonly string[];
+  /** Serve the web page at `/` (default true). */
+  page?: boolean;
+  /** Serve MCP at `path` (default true; `sextant ui` serves the page only). */
+  mcp?: boolean;
 }
 
 interface HttpPolicy {
@@ -427,6 +432,8 @@ interface HttpPolicy {
   hosts: Set<string>;
   origins: Set<string>;
   data: DataAccessOptions | undefined;
+  page: boolean;
+  mcp: boolean;
 }
 
 /** Stateless Streamable HTTP: one short-lived MCP server per request, so requests never share state. */
@@ -436,6 +443,8 @@ export async function serveHttp(handle: StoreHandle, opts: HttpOptions): Promise
     hosts: new Set(acceptedHosts(opts)),
     origins: new Set((opts.allowedOrigins ?? []).map(normalizeOrigin).filter((o): o is string => !!o)),
     data: opts.data,
+    page: opts.page ?? true,
+    mcp: opts.mcp ?? true,
   };
   const http = createServer((req, res) => {
     void handleHttp(handle, policy, req, res);
@@ -558,10 +567,6 @@ async function handleHttp(handle: StoreHandle, policy: HttpPolicy, req: Incoming
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, version: VERSION }));
     return;
   }
-  if (url.pathname !== policy.path) {
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `MCP endpoint is ${policy.path}` }));
-    return;
-  }
   // DNS rebinding: a web page must not reach this server through a name of its own (Host) or from its own
   // origin (Origin). Both are checked on every request, whatever address the server listens on.
   const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
@@ -574,6 +579,14 @@ async function handleHttp(handle: StoreHandle, policy: HttpPolicy, req: Incoming
     const name = req.headers.host?.slice(0, 200);
     jsonRpcError(res, 403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Invalid Host header: ${name ?? '(none)'}. It is not allowed (DNS rebinding protection); accepted: ${[...policy.hosts].join(', ')}; start the server with --allowed-hosts ${(name && hostPart(name)) || '<name>'} to accept this one.` } } as unknown as JSONRPCMessage);
     req.resume();
+    return;
+  }
+  if (policy.page && isPagePath(url.pathname)) {
+    await handlePage(handle, req, res, url.pathname);
+    return;
+  }
+  if (!policy.mcp || url.pathname !== policy.path) {
+    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: policy.mcp ? `MCP endpoint is ${policy.path}${policy.page ? '; the web page is /' : ''}` : 'This server serves the web page only, at /' }));
     return;
   }
   if (req.method !== 'POST') {

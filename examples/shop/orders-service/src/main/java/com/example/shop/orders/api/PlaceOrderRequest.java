@@ -1,0 +1,4 @@
+package com.example.shop.orders.api;
+
+public record PlaceOrderRequest(long productId, int quantity, String customerEmail) {
+}

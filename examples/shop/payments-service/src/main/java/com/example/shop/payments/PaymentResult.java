@@ -1,0 +1,4 @@
+package com.example.shop.payments;
+
+public record PaymentResult(String paymentId, String status) {
+}
