@@ -19,7 +19,7 @@ import { TEST_STORE, testStoreLocation } from './store.js';
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'sextant.js');
 /** The tools every server lists (graphql_mutate only where a source allows mutations). */
-export const TOOL_NAMES = ['search', 'find', 'describe', 'neighbors', 'resolve', 'trace', 'impact', 'changes', 'links', 'graphql_query', 'graphql_validate', 'field_values'] as const;
+export const TOOL_NAMES = ['search', 'find', 'describe', 'neighbors', 'resolve', 'trace', 'impact', 'changes', 'links', 'service_map', 'graphql_query', 'graphql_validate', 'field_values'] as const;
 
 if (!existsSync(join(REPO_ROOT, 'dist', 'surfaces', 'cli', 'main.js'))) {
   throw new Error('dist/ is missing: run `npm run build` before the end-to-end tests.');

@@ -169,7 +169,7 @@ export async function checkServices(ctx: ToolContext, services: readonly string[
   const missing = services.filter((s) => !names.has(s));
   if (!missing.length) return;
   const { closest } = await import('../../search/similarity.js');
-  const near = closest(missing[0]!, [...names]);
+  const near = closest(missing[0]!, [...names])[0];
   fail({ code: 'not_found', argument: 'service', message: `No service named ${JSON.stringify(missing[0])} in the index${near ? `; did you mean ${JSON.stringify(near)}?` : ''}. Services: ${[...names].sort().slice(0, 30).join(', ')}${names.size > 30 ? ', …' : ''}.` });
 }
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DATA_TOOLS, WRITE_TOOLS } from '../../query/index.js';
+import { DATA_TOOLS, TOOLS, toolByName, WRITE_TOOLS } from '../../query/index.js';
 import { VERSION } from '../../version.js';
 
 /** The subset of the MCP server's store handle the page needs. */
@@ -74,6 +74,11 @@ async function handleApi(runner: WebToolRunner, req: IncomingMessage, res: Serve
   if (req.method !== 'POST') {
     res.setHeader('allow', 'POST');
     json(405, { ok: false, error: { code: 'method_not_allowed', message: 'POST the tool\'s arguments as a JSON object.' } });
+    return;
+  }
+  if (!toolByName(tool)) {
+    json(404, { ok: false, error: { code: 'unknown_tool', message: `No tool named ${JSON.stringify(tool)}. The page may call: ${TOOLS.filter((t) => pageMayCall(t.name)).map((t) => t.name).join(', ')}.` } });
+    req.resume();
     return;
   }
   if (!pageMayCall(tool)) {

@@ -16,18 +16,22 @@ export async function moduleTree(selected: string | undefined): Promise<HTMLElem
     (children.get(e.from) ?? children.set(e.from, []).get(e.from)!).push(e.other);
     hasParent.add(e.other.id);
   }
+  // A deep link to an object opens the modules down to the one holding it.
+  const holder = selected ? ((await call('describe', { id: selected, source: 'none' }).catch(() => undefined))?.node as Json | undefined) : undefined;
+  const openTo = holder ? { source: String(holder.source), module: String(holder.module ?? '') } : undefined;
   const roots = modules.filter((m) => !hasParent.has(m.id)).sort((a, b) => `${a.source}\0${a.qualified_name}`.localeCompare(`${b.source}\0${b.qualified_name}`));
   const tree = h('ul', { class: 'tree' });
-  for (const r of roots) tree.appendChild(moduleItem(r, children, selected, 0));
+  for (const r of roots) tree.appendChild(moduleItem(r, children, selected, 0, openTo));
   return h('div', { class: 'data' }, h('h2', {}, 'Data platform'), tree);
 }
 
-function moduleItem(m: Json, children: Map<string, Json[]>, selected: string | undefined, depth: number): HTMLElement {
+function moduleItem(m: Json, children: Map<string, Json[]>, selected: string | undefined, depth: number, openTo?: { source: string; module: string }): HTMLElement {
   const kids = (children.get(m.id) ?? []).sort((a, b) => a.name.localeCompare(b.name));
   const attrs = m.attributes ?? {};
   const count = `${attrs.data_object_count ?? 0} objects · ${attrs.function_count ?? 0} functions`;
   const body = h('ul', { class: 'contents' });
-  const details = h('details', { 'data-module': m.qualified_name, open: depth === 0 }, h('summary', {}, h('span', { class: 'module' }, depth === 0 ? `${m.source} (root)` : m.name), h('span', { class: 'muted' }, ` ${count}`)), body);
+  const onPath = openTo !== undefined && openTo.source === m.source && (depth === 0 || openTo.module === m.qualified_name || openTo.module.startsWith(`${m.qualified_name}.`));
+  const details = h('details', { 'data-module': m.qualified_name, open: depth === 0 || onPath }, h('summary', {}, h('span', { class: 'module' }, depth === 0 ? `${m.source} (root)` : m.name), h('span', { class: 'muted' }, ` ${count}`)), body);
   let loaded = false;
   const load = async () => {
     if (loaded) return;
@@ -37,10 +41,10 @@ function moduleItem(m: Json, children: Map<string, Json[]>, selected: string | u
       const o = e.other;
       body.appendChild(h('li', { class: o.kind }, h('a', { href: `#/data/${encodeURIComponent(o.id)}`, 'data-object': o.qualified_name, class: o.id === selected ? 'selected' : undefined }, o.name), h('span', { class: 'muted' }, ` ${o.kind === 'function' ? 'function' : (o.attributes?.object_kind ?? 'data object')}`)));
     }
-    for (const k of kids) body.appendChild(h('li', {}, moduleItem(k, children, selected, depth + 1)));
+    for (const k of kids) body.appendChild(h('li', {}, moduleItem(k, children, selected, depth + 1, openTo)));
   };
   details.addEventListener('toggle', () => void load());
-  if (depth === 0) void load();
+  if (depth === 0 || onPath) void load();
   return details;
 }
 

@@ -16,6 +16,10 @@ interface PageState {
   layoutMs?: number;
   firstMapMs?: number;
   positions?: () => Record<string, { x: number; y: number }>;
+  /** Ids of the map's edges on screen (`c:<from>><to>:<protocol>`, `x:…` external, `o:…` open calls). */
+  visibleEdges?: () => string[];
+  /** Where a map node is on the page, in CSS pixels (for a click). */
+  nodePoint?: (id: string) => { x: number; y: number } | undefined;
   error?: string;
 }
 const state: PageState = { ready: false, view: '' };
@@ -46,6 +50,14 @@ async function ensureMap(): Promise<MapView | undefined> {
     state.layoutMs = view.layoutMs;
     state.firstMapMs = performance.now() - started;
     state.positions = view.positions;
+    state.visibleEdges = () => view.cy.edges().filter((e) => e.visible()).map((e) => e.id()).sort();
+    state.nodePoint = (id) => {
+      const n = view.cy.getElementById(id);
+      if (n.empty()) return undefined;
+      const box = mapHost.getBoundingClientRect();
+      const p = n.renderedPosition();
+      return { x: box.left + p.x, y: box.top + p.y };
+    };
     buildToolbar(mapData, view);
     return view;
   })();
