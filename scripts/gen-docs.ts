@@ -10,3 +10,6 @@ console.log('wrote docs/ontology.md');
 const links = new URL('../docs/links.md', import.meta.url);
 writeFileSync(links, withLibraryTable(readFileSync(links, 'utf8'), renderLibraryTable(LIBRARY)));
 console.log('wrote the library table in docs/links.md');
+
+const { screenshotServiceMap } = await import('./screenshot-map.js');
+console.log(await screenshotServiceMap());

@@ -204,6 +204,17 @@ describe('web page', T, () => {
     await shot(page, 'trace');
   });
 
+  test('trace of a concrete request through petclinic\'s gateway follows only the route it lands on', async () => {
+    const t = await call('trace', { from: 'GET /api/customer/owners/7' });
+    assert.equal(t.request, 'GET /api/customer/owners/7');
+    assert.equal(t.from.qualified_name, 'api-gateway ANY /api/customer/**');
+    assert.deepEqual(t.crossings.map((c: any) => `${c.from_service} > ${c.route.qualified_name}`), ['api-gateway > customers-service GET /owners/{ownerId}']);
+    // The route itself forwards every customers-service route.
+    const whole = await call('trace', { from: t.from.id });
+    assert.equal(whole.request, undefined);
+    assert.ok(whole.crossings.length > 5, `${whole.crossings.length} crossings`);
+  });
+
   test('the Hugr module tree opens to a data object\'s skeleton, the same the tools give', async () => {
     const page = await open(`${ui.url}#/data`);
     await page.locator('details[data-module="shop"] > summary').click();
@@ -315,8 +326,17 @@ describe('the example estate (examples/shop), from the CLI', T, () => {
     assert.match(map.stdout, /^orders-service +2 routes · 2 clients · 1 producer$/m);
     assert.match(map.stdout, /─kafka─▶ notifications-service/);
     assert.match(map.stdout, /─http─▶ api\.stripe\.example  \(external, 1 call\)/);
-    const trace = await runCli(['trace', 'gateway ANY /api/orders/**', '--store', shop]);
+    // The whole gateway route forwards both orders routes; a concrete request goes only where it lands.
+    const route = await runCli(['trace', 'gateway ANY /api/orders/**', '--store', shop]);
+    assert.equal(route.code, 0, route.stderr);
+    assert.match(route.stdout, /gateway ─gateway─▶ orders-service  GET \/orders\/\{id\}  →  OrderController#getOrder\(long\)/);
+    assert.match(route.stdout, /gateway ─gateway─▶ orders-service  POST \/orders  →  OrderController#placeOrder\(PlaceOrderRequest\)/);
+    const trace = await runCli(['trace', 'POST /api/orders', '--store', shop]);
     assert.equal(trace.code, 0, trace.stderr);
-    for (const line of [/└─gateway─▶ orders-service  GET \/orders\/\{id\}  →  OrderController#getOrder\(long\)/, /└─http─▶ catalog-service  GET \/products\/\{id\}  →  ProductController#getProduct\(long\)/, /└─kafka─▶ notifications-service/, /└─http─▶ api\.stripe\.example \(external\)/]) assert.match(trace.stdout, line);
+    const hops = trace.stdout.split('\n').filter((l) => l.includes('─▶')).map((l) => l.trim().split('  ')[0]);
+    assert.deepEqual(hops, ['gateway ─gateway─▶ orders-service', 'orders-service ─http─▶ payments-service', 'orders-service ─kafka─▶ notifications-service', 'orders-service ─http─▶ catalog-service', 'payments-service ─http─▶ api.stripe.example (external)']);
+    assert.match(trace.stdout, /^POST \/api\/orders  at gateway ANY \/api\/orders\/\*\*/);
+    assert.match(trace.stdout, /orders-service ─http─▶ catalog-service  GET \/products\/\{id\}  →  ProductController#getProduct\(long\)/);
+    assert.doesNotMatch(trace.stdout, /OrderController#getOrder/);
   });
 });

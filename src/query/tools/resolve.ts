@@ -406,7 +406,7 @@ async function routesByPath(ctx: ToolContext, identifier: string, kinds: string[
  * Where a concrete request to a gateway or proxy route goes (`GET /api/customer/owners/7/pets/3`): the routes its
  * FORWARDS edges reach whose request regex accepts the path, of the request's method (or any).
  */
-async function forwardsOf(ctx: ToolContext, route: NodeRecord, identifier: string): Promise<{ node: NodeRecord; requestPath: string; confidence?: number }[]> {
+export async function forwardsOf(ctx: ToolContext, route: NodeRecord, identifier: string): Promise<{ node: NodeRecord; requestPath: string; confidence?: number }[]> {
   const m = identifier.length <= MAX_ROUTE_IDENTIFIER ? ROUTE_IDENTIFIER.exec(identifier.trim()) : null;
   if (!m || !ctx.ontology.edgeType('FORWARDS')) return [];
   const method = m[2]?.toUpperCase();

@@ -6,7 +6,8 @@ import { limitHints, type Hint } from '../hints.js';
 import { stringListSchema, type ToolContext, type ToolDef } from '../tool.js';
 import { edgesAround, isCodeType } from '../walk.js';
 import { namedNode } from '../node-ids.js';
-import { hasRouteProperty } from './resolve.js';
+import { FORWARDING_FRAMEWORKS } from '../../graph/ontology/code.js';
+import { forwardsOf, hasRouteProperty } from './resolve.js';
 
 /**
  * The steps a request takes, as (edge type, direction) pairs: a route is served by the handler that EXPOSES it, a
@@ -132,7 +133,7 @@ export const traceTool: ToolDef = {
       'With `to`: the shortest paths from `from` to `to` over the same steps (or `edge_types`), up to `max_paths` of them. Two services: paths over SERVICE_CALLS.',
       'A type as `from` or `to` stands for its members (a service as `to` for its routes): paths start and end at the members that connect; a call through a project type to a method it inherits from a library (`repository.save(…)`) reaches that type. `collapse: "types"` gives each path, or the flow, as the classes it passes through.',
       'When no hop of the flow leaves local code, the local hops are answered (`local_only: true`) instead of nothing.',
-      '`from` and `to` take an id, an exact qualified name, or anything `resolve` understands that names one node (`GET /orders/{id}`, `order-service`, `OrderService#place`, a topic).',
+      '`from` and `to` take an id, an exact qualified name, or anything `resolve` understands that names one node (`GET /orders/{id}`, `order-service`, `OrderService#place`, a topic). A concrete request to a gateway route (`GET /api/customer/owners/7`) follows only the routes that request lands on, and the answer says so (`request`).',
     ].join('\n'),
   params: () => [
     { name: 'from', description: 'Where to start: a route, handler method, type or service (id, qualified name, route like `POST /orders`, service name).', schema: { type: 'string', minLength: 1 }, required: true },
@@ -165,8 +166,13 @@ export const traceTool: ToolDef = {
     const steps: Step[] = types
       ? [...new Set(types)].map((t) => ({ type: t, direction: FLOW_STEPS.find((s) => s.type === t)?.direction ?? 'out' }))
       : bothServices ? [{ type: 'SERVICE_CALLS', direction: 'out' }] : FLOW_STEPS.map((s) => ({ ...s }));
-    const walk = { steps, maxDepth, breadth, minConfidence, includeExternal, collapse };
-    return end ? paths(ctx, start, end, walk, maxPaths, args) : flow(ctx, start, walk, prune, limit, args);
+    // A concrete request to a gateway route (`POST /api/orders`) goes only where that request lands, not everywhere the route forwards.
+    const given = String(args.from);
+    const landing = !end && start.kind === 'route' && FORWARDING_FRAMEWORKS.has(String(start.props.framework)) && given !== start.id && given !== start.qualified_name ? (await forwardsOf(ctx, start, given)).map((f) => f.node.id) : [];
+    const walk: Walk = { steps, maxDepth, breadth, minConfidence, includeExternal, collapse, ...(landing.length ? { landsOn: new Set(landing) } : {}) };
+    if (end) return paths(ctx, start, end, walk, maxPaths, args);
+    const answer = await flow(ctx, start, walk, prune, limit, args);
+    return landing.length ? { ...answer, request: given } : answer;
   },
 };
 
@@ -179,6 +185,8 @@ interface Walk {
   minConfidence: number;
   includeExternal: boolean;
   collapse: (typeof COLLAPSE)[number];
+  /** The routes a concrete request to the start (a gateway route) lands on: its only first hops. */
+  landsOn?: ReadonlySet<string>;
 }
 
 async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: boolean, limit: number, args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -200,6 +208,7 @@ async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: bool
       for (const r of rows.get(id) ?? []) {
         if (seen.has(r.other.id) || targets.has(r.other.id) || r.other.kind === 'unresolved_call') continue;
         if (r.other.kind === 'symbol' && r.other.props.resolved === false && !walk.includeExternal) continue;
+        if (walk.landsOn && id === start.id && r.type === 'FORWARDS' && !walk.landsOn.has(r.other.id)) continue;
         targets.set(r.other.id, r);
       }
       let followed = 0;

@@ -59,16 +59,15 @@ export function traceText(result: Json): string[] {
     return lines;
   }
   const entry = handlerOf(from.id);
-  lines.push(`${String(from.qualified_name)}${entry ? `  →  ${short(entry)}` : ''}  ${where(from)}`);
+  lines.push(`${result.request ? `${String(result.request)}  at ` : ''}${String(from.qualified_name)}${entry ? `  →  ${short(entry)}` : ''}  ${where(from)}`);
   for (const c of crossings) {
     const via = c.via as Json;
     const route = c.route as Json;
     const handler = handlerOf(route?.id);
     const caller = callerOf(via?.id);
-    const indent = '  '.repeat(Math.min(8, Math.max(1, Math.ceil(Number(c.depth) / 3))));
     const kind = c.edge_type === 'FORWARDS' ? 'gateway' : String(via?.protocol ?? 'http');
-    lines.push(`${indent}└─${kind}─▶ ${String(c.to_service ?? route?.service ?? `${String(route?.qualified_name ?? '?').split(' ')[0]} (external)`)}  ${String(route?.name ?? route?.qualified_name ?? '?')}${handler ? `  →  ${short(handler)}` : ''}`);
-    lines.push(`${indent}     via ${String(via?.kind ?? '')} ${String(via?.name ?? '')}${caller ? ` in ${short(caller)}` : ''}  ${where(via)}  · confidence ${Number(c.confidence ?? 0).toFixed(2)} (${String(c.strategy ?? c.match ?? '')})`);
+    lines.push(`  ${String(c.from_service ?? '?')} ─${kind}─▶ ${String(c.to_service ?? route?.service ?? `${String(route?.qualified_name ?? '?').split(' ')[0]} (external)`)}  ${String(route?.name ?? route?.qualified_name ?? '?')}${handler ? `  →  ${short(handler)}` : ''}`);
+    lines.push(`      via ${String(via?.kind ?? '')} ${String(via?.name ?? '')}${caller ? ` in ${short(caller)}` : ''}  ${where(via)}  · confidence ${Number(c.confidence ?? 0).toFixed(2)} (${String(c.strategy ?? c.match ?? '')})`);
   }
   if (!crossings.length) lines.push('  (stays in its service: nothing on its path calls another service)');
   const services = (result.services as Json[] | undefined)?.map((s) => s.service) ?? [];

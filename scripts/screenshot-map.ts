@@ -1,0 +1,55 @@
+/**
+ * The README's picture of the service map: indexes ../shared/corpora/spring-petclinic-microservices, serves the page
+ * with `sextant ui`, and saves the map as docs/images/service-map.png from Debian's headless Chromium (through
+ * playwright-core). Part of `npm run docs`; needs `npm run build` first. Skipped, with a note, where there is no
+ * Chromium or no corpus.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CHROMIUM = process.env.SEXTANT_CHROMIUM ?? '/usr/bin/chromium';
+const SHARED = existsSync(join(ROOT, '../shared')) ? join(ROOT, '../shared') : '/work/shared';
+const CORPUS = join(SHARED, 'corpora/spring-petclinic-microservices');
+const OUT = join(ROOT, 'docs/images/service-map.png');
+const BIN = join(ROOT, 'bin/sextant.js');
+
+export async function screenshotServiceMap(): Promise<string | undefined> {
+  if (!existsSync(CHROMIUM)) return `skipped docs/images/service-map.png: no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+  if (!existsSync(CORPUS)) return `skipped docs/images/service-map.png: no corpus at ${CORPUS}`;
+  if (!existsSync(join(ROOT, 'dist/ui/index.html'))) return 'skipped docs/images/service-map.png: run `npm run build` first';
+  const store = mkdtempSync(join(tmpdir(), 'sextant-docs-'));
+  const indexed = spawnSync(process.execPath, [BIN, 'index', CORPUS, '--store', store], { encoding: 'utf8' });
+  if (indexed.status !== 0) throw new Error(`indexing ${CORPUS} failed:\n${indexed.stderr}`);
+  const ui = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--store', store], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise<string>((done, fail) => {
+      let out = '';
+      ui.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const m = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+        if (m) done(m[1]!);
+      });
+      ui.once('exit', (code) => fail(new Error(`sextant ui exited (${code})`)));
+    });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 });
+      await page.goto(`${url}#/service/api-gateway`);
+      await page.waitForFunction(() => (globalThis as unknown as { sextant?: { ready: boolean } }).sextant?.ready === true, null, { timeout: 60_000 });
+      await page.waitForTimeout(400); // the focus animation
+      mkdirSync(dirname(OUT), { recursive: true });
+      await page.screenshot({ path: OUT });
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    ui.kill('SIGTERM');
+    rmSync(store, { recursive: true, force: true });
+  }
+  return 'wrote docs/images/service-map.png';
+}
