@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
+import { runTool, type ToolContext } from '../src/query/index.js';
 import { testStoreLocation } from './helpers/store.js';
 import { openStore } from '../src/graph/open.js';
 import { type CliResult, jsonOf, killAll, runCli, tempDir } from './helpers/e2e.js';
@@ -30,6 +31,29 @@ function knownGaps(estate: string): string[] {
 
 const stores = new Map<string, string>();
 const indexed = new Map<string, CliResult>();
+
+/**
+ * The service map (the web page's and `sextant map`'s view) says what the graph and the link report say: every
+ * service, each SERVICE_CALLS edge with its protocol and counts, one gateway edge per service a gateway route
+ * forwards to, each external host called, and per service the calls that reach no declared route.
+ */
+async function checkServiceMap(ctx: ToolContext, estate: string): Promise<void> {
+  const map = (await runTool(ctx, 'service_map', {})) as Record<string, any>;
+  assert.equal(map.ok, true, `${estate}: service_map failed: ${JSON.stringify(map.error)}`);
+  const services = (await ctx.store.findNodes({ kinds: ['service'], predicates: [], limit: 10_000, offset: 0 })).nodes;
+  assert.deepEqual(map.services.map((s: any) => s.name), services.map((s) => s.name).sort((a, b) => a.localeCompare(b)), `${estate}: services`);
+  const names = new Map(services.map((s) => [s.id, s.name]));
+  const topology = (await ctx.store.edges({ ids: services.map((s) => s.id), direction: 'out', types: ['SERVICE_CALLS'], limit: 100_000, offset: 0 })).rows.map((r) => `${names.get(r.origin)} -${String(r.attrs.protocol)}-> ${r.other.name} ${String(r.attrs.matched)}/${String(r.attrs.calls)}`);
+  assert.deepEqual(map.calls.filter((c: any) => c.protocol !== 'gateway').map((c: any) => `${c.from} -${c.protocol}-> ${c.to} ${c.matched}/${c.calls}`).sort(), topology.sort(), `${estate}: calls`);
+  const links = await reportedLinks(ctx);
+  const forwarded = [...new Set(links.filter((l) => l.kind === 'gateway' && l.service).flatMap((l) => (l.target_services ?? []).filter((t) => t !== l.service).map((t) => `${l.service} -> ${t}`)))].sort();
+  assert.deepEqual(map.calls.filter((c: any) => c.protocol === 'gateway').map((c: any) => `${c.from} -> ${c.to}`).sort(), forwarded, `${estate}: gateway edges`);
+  const open = new Map<string, number>();
+  for (const l of links) if ((l.kind === 'http' || l.kind === 'message') && l.service && ['unresolved', 'ambiguous', 'unmatched', 'guessed'].includes(l.status)) open.set(`${l.service} ${l.status}`, (open.get(`${l.service} ${l.status}`) ?? 0) + 1);
+  assert.deepEqual(Object.fromEntries(map.open.map((o: any) => [`${o.service} ${o.status}`, o.count])), Object.fromEntries([...open].sort()), `${estate}: open calls`);
+  const external = links.filter((l) => l.kind === 'http' && l.status === 'external' && l.service).length;
+  assert.equal(map.external.reduce((n: number, e: any) => n + e.calls, 0), external, `${estate}: external calls`);
+}
 
 describe('links on the 18 real estates (hand-checked, test/estates)', () => {
   before(async () => {
@@ -64,6 +88,7 @@ describe('links on the 18 real estates (hand-checked, test/estates)', () => {
         const ctx = { store, ontology };
         const differences = compareLinks(loadExpected(estate), await reportedLinks(ctx), await serviceDirectories(ctx)).map((d) => `${d.kind} ${d.at} ${d.text}`);
         assert.deepEqual(differences, knownGaps(estate));
+        await checkServiceMap(ctx, estate);
       } finally {
         await store.close();
       }
