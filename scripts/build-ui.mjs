@@ -1,5 +1,5 @@
-// Builds the web page (src/surfaces/web/page) into dist/ui: one script bundling Cytoscape.js and ELK from their npm
-// packages, its stylesheet and index.html. Nothing on the page is fetched from the network at run time.
+// Builds the web page (src/surfaces/web/page) into dist/ui: one script bundling Cytoscape.js and elkjs's API from their
+// npm packages, elkjs's worker, the stylesheet and index.html. Nothing on the page is fetched from the network at run time.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,4 +21,6 @@ await build({
   logLevel: 'warning',
 });
 copyFileSync(join(page, 'style.css'), join(out, 'assets/app.css'));
+// ELK runs in a Web Worker (the page stays responsive while a large estate is laid out): elkjs's own worker build.
+copyFileSync(join(root, 'node_modules/elkjs/lib/elk-worker.min.js'), join(out, 'assets/elk-worker.js'));
 copyFileSync(join(page, 'index.html'), join(out, 'index.html'));

@@ -672,8 +672,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
 function baseUrl(host: string, server: import('node:http').Server): string {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 function untilStopped(server: import('node:http').Server): Promise<void> {

@@ -1,11 +1,11 @@
 /**
  * The service map: services as nodes, SERVICE_CALLS and gateway forwards as directed edges labelled by protocol and
  * call count, external hosts and each service's open calls (unresolved, ambiguous, unmatched, guessed) as nodes of
- * their own. Laid out by ELK's layered algorithm (deterministic: the same map gives the same positions), drawn by
- * Cytoscape.js with the positions ELK chose.
+ * their own. Laid out by ELK's layered algorithm (deterministic: the same map gives the same positions) in a Web
+ * Worker, so a large estate's layout never freezes the page, and drawn by Cytoscape.js with the positions ELK chose.
  */
 import cytoscape, { type Core, type ElementDefinition } from 'cytoscape';
-import ELK from 'elkjs/lib/elk.bundled.js';
+import ELK from 'elkjs/lib/elk-api.js';
 import type { Json } from './api.js';
 
 export const PROTOCOL_COLORS: Record<string, string> = { http: '#2563eb', gateway: '#d97706', kafka: '#059669', rabbit: '#db2777', jms: '#7c3aed', sqs: '#0891b2', sns: '#0891b2', servicebus: '#0e7490', axon: '#9333ea', eventuate: '#65a30d' };
@@ -29,6 +29,8 @@ export interface MapView {
 }
 
 const CHAR_WIDTH = 7.4;
+/** Nodes past which the layout trades straightness for speed and wraps long chains. */
+const LARGE_MAP = 40;
 
 function serviceLabel(s: Json): string {
   const parts: string[] = [];
@@ -77,20 +79,28 @@ export function elements(data: MapData): ElementDefinition[] {
   return out;
 }
 
-/** Node positions from ELK's layered layout, left to right. */
+/**
+ * Node positions from ELK's layered layout, left to right. A small estate gets network-simplex node placement (the
+ * straightest edges); past LARGE_MAP nodes, Brandes-Köpf placement and a lighter crossing minimisation keep 100
+ * services near a second (network simplex took 7 s there), and a long chain of layers wraps into rows so the map stays
+ * near the screen's shape.
+ */
 export async function layout(els: readonly ElementDefinition[]): Promise<Map<string, { x: number; y: number }>> {
-  const elk = new ELK();
+  const elk = new ELK({ workerUrl: '/assets/elk-worker.js' });
   const nodes = els.filter((e) => e.group === 'nodes');
   const edges = els.filter((e) => e.group === 'edges');
-  const graph = await elk.layout({
+  const graph = await elk
+    .layout({
     id: 'root',
     layoutOptions: {
       'elk.algorithm': 'layered',
       'elk.direction': 'RIGHT',
       'elk.spacing.nodeNode': '28',
       'elk.layered.spacing.nodeNodeBetweenLayers': '90',
-      'elk.layered.nodePlacement.strategy': 'NETWORK_SIMPLEX',
       'elk.layered.crossingMinimization.strategy': 'LAYER_SWEEP',
+      ...(nodes.length > LARGE_MAP
+        ? { 'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF', 'elk.layered.thoroughness': '3', 'elk.layered.wrapping.strategy': 'MULTI_EDGE', 'elk.aspectRatio': '1.6' }
+        : { 'elk.layered.nodePlacement.strategy': 'NETWORK_SIMPLEX' }),
       'elk.separateConnectedComponents': 'true',
       'elk.spacing.componentComponent': '50',
       'elk.layered.considerModelOrder.strategy': 'NODES_AND_EDGES',
@@ -98,7 +108,8 @@ export async function layout(els: readonly ElementDefinition[]): Promise<Map<str
     },
     children: nodes.map((n) => ({ id: String(n.data.id), width: Number(n.data.width), height: Number(n.data.height) })),
     edges: edges.map((e) => ({ id: String(e.data.id), sources: [String(e.data.source)], targets: [String(e.data.target)] })),
-  });
+    })
+    .finally(() => elk.terminateWorker());
   const out = new Map<string, { x: number; y: number }>();
   for (const c of graph.children ?? []) out.set(c.id, { x: Math.round((c.x ?? 0) + (c.width ?? 0) / 2), y: Math.round((c.y ?? 0) + (c.height ?? 0) / 2) });
   return out;
@@ -114,18 +125,18 @@ export async function drawMap(container: HTMLElement, data: MapData, onSelect: (
     container,
     elements: els,
     layout: { name: 'preset' },
-    minZoom: 0.1,
+    minZoom: 0.02,
     maxZoom: 3,
     boxSelectionEnabled: false,
     style: [
-      { selector: 'node', style: { shape: 'round-rectangle', width: 'data(width)', height: 'data(height)', label: 'data(label)', 'text-wrap': 'wrap', 'text-valign': 'center', 'text-halign': 'center', 'font-size': 12, 'font-family': 'system-ui, sans-serif', color: '#0f172a', 'background-color': '#f8fafc', 'border-width': 1.5, 'border-color': '#334155' } },
+      { selector: 'node', style: { shape: 'round-rectangle', width: 'data(width)', height: 'data(height)', label: 'data(label)', 'text-wrap': 'wrap', 'text-valign': 'center', 'text-halign': 'center', 'font-size': 12, 'min-zoomed-font-size': 5, 'font-family': 'system-ui, sans-serif', color: '#0f172a', 'background-color': '#f8fafc', 'border-width': 1.5, 'border-color': '#334155' } },
       { selector: 'node[kind = "gateway"]', style: { shape: 'cut-rectangle', 'background-color': '#fef3c7', 'border-color': '#b45309', 'border-width': 2 } },
       { selector: 'node[kind = "deployed"]', style: { 'border-style': 'dashed', 'background-color': '#f1f5f9' } },
       { selector: 'node[kind = "external"]', style: { shape: 'ellipse', 'background-color': '#e2e8f0', 'border-color': '#64748b', 'border-style': 'dotted', color: '#334155' } },
       { selector: 'node[kind = "open"]', style: { shape: 'round-tag', 'background-color': '#fef2f2', 'border-color': '#dc2626', 'border-style': 'dashed', color: '#991b1b', 'font-size': 11 } },
       { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#0ea5e9', 'background-color': '#e0f2fe' } },
       { selector: 'node.faded, edge.faded', style: { opacity: 0.18 } },
-      { selector: 'edge', style: { 'curve-style': 'bezier', 'target-arrow-shape': 'triangle', 'arrow-scale': 1.1, width: 'mapData(calls, 1, 20, 1.5, 6)', 'line-color': '#2563eb', 'target-arrow-color': '#2563eb', label: 'data(label)', 'font-size': 10, 'text-background-color': '#ffffff', 'text-background-opacity': 0.85, 'text-background-padding': '2px', 'text-rotation': 'autorotate', color: '#1e293b' } },
+      { selector: 'edge', style: { 'curve-style': 'bezier', 'target-arrow-shape': 'triangle', 'arrow-scale': 1.1, width: 'mapData(calls, 1, 20, 1.5, 6)', 'line-color': '#2563eb', 'target-arrow-color': '#2563eb', label: 'data(label)', 'font-size': 10, 'min-zoomed-font-size': 6, 'text-background-color': '#ffffff', 'text-background-opacity': 0.85, 'text-background-padding': '2px', 'text-rotation': 'autorotate', color: '#1e293b' } },
       ...Object.entries(PROTOCOL_COLORS).map(([p, c]) => ({ selector: `edge[protocol = "${p}"]`, style: { 'line-color': c, 'target-arrow-color': c } })),
       { selector: 'edge[kind = "partial"]', style: { 'line-style': 'dashed' } },
       { selector: 'edge[kind = "external"]', style: { 'line-style': 'dotted', 'line-color': '#64748b', 'target-arrow-color': '#64748b' } },
@@ -136,6 +147,11 @@ export async function drawMap(container: HTMLElement, data: MapData, onSelect: (
   cy.on('tap', 'node', (evt) => {
     const name = evt.target.data('name');
     if (typeof name === 'string') onSelect(name);
+  });
+  // An edge stands for calls its origin makes: its service view lists them with their targets.
+  cy.on('tap', 'edge', (evt) => {
+    const from = evt.target.source().data('name');
+    if (typeof from === 'string') onSelect(from);
   });
   cy.fit(undefined, 30);
   return {
