@@ -15,6 +15,9 @@
  *   - semantic: a retrieval eval of search's lexical, semantic and hybrid modes with a real embedding model over five
  *     estates and the Hugr golden schemas: recall@10 and MRR per question set, embedding throughput, and what
  *     embeddings add to index time and store size (semantic.ts; needs the Python packages of test/embedding-server).
+ *   - web: the web page (`sextant ui`) on a 100-service generated estate in headless Chromium: first paint, the map
+ *     ready (ELK layout and first draw as the page times them), a service and a trace ready, whether the layout is the
+ *     same every run, against WEB_BUDGETS (web.ts; skipped without Chromium or a built page).
  * Latency budgets (p95, synthetic graph) live here, not in tests. The exit code is 0 when over budget (this is a
  * report) and 1 when any tool answered `{ok: false}` (a bug) or the run failed.
  *
@@ -22,7 +25,7 @@
  *     p50/p95 over loopback against its own budgets, answers compared with SQLite's; `--pg-scale[=N]` adds a run of N
  *     services published as N sources by 4 concurrent writers (postgres.ts).
  * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github / 50
- * code), --only=github|synthetic|postgres|pg-scale|code|cli|shapes|links|semantic, --pg-scale[=N] (--only=pg-scale: that run alone), --keep (leave the temporary stores on disk for investigation). The code
+ * code), --only=github|synthetic|postgres|pg-scale|code|cli|shapes|links|semantic|web, --pg-scale[=N] (--only=pg-scale: that run alone), --keep (leave the temporary stores on disk for investigation). The code
  * estate's sizes come from SEXTANT_BENCH_CODE_* environment variables (see code.ts).
  */
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
@@ -35,6 +38,7 @@ import { cliCalls, runCli, type CliReport } from './cli.js';
 import { runLinks } from './links.js';
 import { runShapes } from './shapes.js';
 import { runSemantic } from './semantic.js';
+import { runWeb, webOptions, type WebReport } from './web.js';
 import { runPostgres, runPostgresScale, type PostgresReport } from './postgres.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
@@ -46,7 +50,7 @@ const TOOLS = ['search', 'find', 'describe', 'neighbors', 'resolve'] as const;
 /** Untimed calls per tool before timing starts. */
 const WARMUP = 20;
 
-const ONLY = ['github', 'synthetic', 'postgres', 'pg-scale', 'code', 'cli', 'shapes', 'links', 'semantic'] as const;
+const ONLY = ['github', 'synthetic', 'postgres', 'pg-scale', 'code', 'cli', 'shapes', 'links', 'semantic', 'web'] as const;
 
 interface Options {
   calls?: number;
@@ -254,6 +258,11 @@ async function main(): Promise<void> {
     const cli: CliReport = await runCli({ calls: cliCalls(process.env), keep: opts.keep });
     out.cli = cli;
     errors += cli.errors;
+  }
+  if (opts.only === undefined || opts.only === 'web') {
+    const web: WebReport = await runWeb(webOptions(process.env, { keep: opts.keep }));
+    out.web = web;
+    errors += web.errors;
   }
   if (opts.only === undefined || opts.only === 'shapes') {
     out.shapes = await runShapes();
