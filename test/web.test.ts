@@ -296,6 +296,31 @@ describe('web page', T, () => {
   });
 });
 
+describe('sextant ui', T, () => {
+  test('--open says so when the machine has no browser opener, and keeps serving', async () => {
+    const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--open', '--store', store], { cwd: REPO_ROOT, env: { ...childEnv(), PATH: '/nonexistent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+    try {
+      for (let i = 0; i < 300 && !/could not open a browser/.test(err); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.match(err, /could not open a browser \(xdg-open is not available\): open http:\/\/127\.0\.0\.1:\d+\/ yourself/);
+      const url = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+      assert.equal((await fetch(url)).status, 200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  test('a port in use is a usage error naming the way out', async () => {
+    const port = new URL(ui.url).port;
+    const r = await runCli(['ui', '--port', port, '--store', store]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, new RegExp(`port ${port} is in use on 127\\.0\\.0\\.1: pass --port <another> \\(or --port 0 for any free port\\)`));
+  });
+});
+
 describe('the example estate (examples/shop), from the CLI', T, () => {
   let shop: string;
   before(async () => {
