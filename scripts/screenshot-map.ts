@@ -5,7 +5,7 @@
  * Chromium or no corpus.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,9 @@ export async function screenshotServiceMap(): Promise<string | undefined> {
   if (!existsSync(CHROMIUM)) return `skipped docs/images/service-map.png: no Chromium at ${CHROMIUM} (apt-get install chromium)`;
   if (!existsSync(CORPUS)) return `skipped docs/images/service-map.png: no corpus at ${CORPUS}`;
   if (!existsSync(join(ROOT, 'dist/ui/index.html'))) return 'skipped docs/images/service-map.png: run `npm run build` first';
-  const store = mkdtempSync(join(tmpdir(), 'sextant-docs-'));
+  // A fixed path: the page's header shows it, and the picture should not change from one run to the next.
+  const store = join(tmpdir(), 'sextant-docs-petclinic');
+  rmSync(store, { recursive: true, force: true });
   const indexed = spawnSync(process.execPath, [BIN, 'index', CORPUS, '--store', store], { encoding: 'utf8' });
   if (indexed.status !== 0) throw new Error(`indexing ${CORPUS} failed:\n${indexed.stderr}`);
   const ui = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--store', store], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -313,6 +313,25 @@ describe('sextant ui', T, () => {
     }
   });
 
+  test('a database index is shown without its password, and a store that cannot be reached is a teaching error', async () => {
+    const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--store', 'postgres://reader:s3cret-pw@127.0.0.1:1/estate'], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr!.resume();
+    try {
+      for (let i = 0; i < 300 && !/on http/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.doesNotMatch(out, /s3cret-pw/);
+      const url = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+      const info = (await (await fetch(new URL('/api/info', url))).json()) as any;
+      assert.match(info.index, /^postgres:\/\/reader@127\.0\.0\.1:1\/estate/);
+      const map = (await (await fetch(new URL('/api/tools/service_map', url), { method: 'POST', body: '{}' })).json()) as any;
+      assert.equal(map.ok, false);
+      assert.doesNotMatch(JSON.stringify(map), /s3cret-pw/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   test('a port in use is a usage error naming the way out', async () => {
     const port = new URL(ui.url).port;
     const r = await runCli(['ui', '--port', port, '--store', store]);

@@ -12,6 +12,7 @@ import type { DataAccessOptions } from '../mcp/server.js';
 import { VERSION } from '../../version.js';
 import { LogOptionError, logOptions, startLogging, type LogFlags } from './log-options.js';
 import type { ToolResult } from '../../query/run.js';
+import { isPostgresLocation, shownPostgresLocation } from '../../graph/postgres/location.js';
 import { formatResult } from './format.js';
 import { formatShortcut, resolveName, runShortcut, SHORTCUTS, type ShortcutDef } from './shortcuts.js';
 import { CLIENTS } from './setup.js';
@@ -488,7 +489,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
       const warning = exposureWarning({ host: opts.host, ...access });
       if (warning) io.err(warning);
       const base = baseUrl(opts.host, server);
-      io.err(`sextant MCP (Streamable HTTP) on ${base}/mcp — web page ${base}/ — index ${handle.location}`);
+      io.err(`sextant MCP (Streamable HTTP) on ${base}/mcp — web page ${base}/ — index ${shownLocation(handle.location)}`);
       await untilStopped(server);
       await handle.close();
     });
@@ -518,7 +519,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
       const warning = exposureWarning({ host: opts.host });
       if (warning) io.err(warning);
       const url = `${baseUrl(opts.host, server)}/`;
-      io.out(`sextant web page on ${url} — index ${handle.location} (Ctrl+C to stop)`);
+      io.out(`sextant web page on ${url} — index ${shownLocation(handle.location)} (Ctrl+C to stop)`);
       if (opts.open) openInBrowser(url, io);
       await untilStopped(server);
       await handle.close();
@@ -667,6 +668,11 @@ export function buildProgram(io: Io, setCode: (code: number) => void, toolNames?
       }
     });
   return program;
+}
+
+/** Where an index is, as printed: a database URL without its password. */
+function shownLocation(location: string): string {
+  return isPostgresLocation(location) ? shownPostgresLocation(location) : location;
 }
 
 function baseUrl(host: string, server: import('node:http').Server): string {

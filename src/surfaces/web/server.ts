@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isPostgresLocation, shownPostgresLocation } from '../../graph/postgres/location.js';
 import { DATA_TOOLS, TOOLS, toolByName, WRITE_TOOLS } from '../../query/index.js';
 import { VERSION } from '../../version.js';
 
@@ -63,7 +64,8 @@ export async function handlePage(runner: WebToolRunner, req: IncomingMessage, re
 async function handleApi(runner: WebToolRunner, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
   const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...SECURITY_HEADERS }).end(JSON.stringify(body));
   if (pathname === '/api/info') {
-    json(200, { ok: true, version: VERSION, index: runner.location });
+    // A database URL without its password: the page shows where the index is, never a credential.
+    json(200, { ok: true, version: VERSION, index: isPostgresLocation(runner.location) ? shownPostgresLocation(runner.location) : runner.location });
     return;
   }
   const tool = /^\/api\/tools\/([a-z_]+)$/.exec(pathname)?.[1];
