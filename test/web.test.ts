@@ -19,6 +19,7 @@ import { sharedDir } from './helpers/index.js';
 // Functions passed to page.evaluate run in the browser, where these exist.
 declare const window: any;
 declare const location: { hash: string };
+declare const document: any;
 
 const T = { timeout: 240_000 };
 const CHROMIUM = process.env.SEXTANT_CHROMIUM ?? '/usr/bin/chromium';
@@ -175,6 +176,14 @@ describe('web page', T, () => {
     const text = await page.locator('[data-service="customers-service"]').textContent();
     assert.match(text ?? '', /OwnerResource#findOwner\(int\)/);
     assert.match(text ?? '', /OwnerResource\.java:\d+/);
+    // A handler opens to its declaration's source, read by describe.
+    const handler = page.locator('[data-service="customers-service"] table.routes details.declaration').filter({ hasText: 'OwnerResource#findOwner(int)' });
+    await handler.locator('summary').click();
+    await page.waitForFunction(() => !Array.from(document.querySelectorAll('details.declaration[open] pre')).some((p: any) => p.textContent === 'Loading…'));
+    const source = (await handler.locator('pre').textContent()) ?? '';
+    const described = await call('describe', { id: 'org.springframework.samples.petclinic.customers.web.OwnerResource#findOwner(int)', source: 'full', max_lines: 40 });
+    assert.equal(source, described.node.code.text);
+    assert.match(source, /findOwner/);
     await shot(page, 'service');
   });
 

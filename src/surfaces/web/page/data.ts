@@ -64,7 +64,17 @@ export async function dataObjectPanel(id: string): Promise<HTMLElement> {
     p.description ? h('p', { class: 'muted' }, String(p.description)) : null,
     skeleton ? [h('h3', {}, 'Query skeleton ', copyButton(skeleton)), h('pre', { class: 'skeleton' }, skeleton)] : null,
     h('h3', {}, `Fields (${fields.length})`),
-    fields.length ? h('table', {}, h('tbody', {}, fields.map((f) => h('tr', {}, h('td', { class: 'code' }, f.other.name), h('td', { class: 'code muted' }, String(f.other.attributes?.type_signature ?? f.attrs?.signature ?? '')), h('td', { class: 'muted' }, String(f.other.attributes?.description ?? '')))))) : h('p', { class: 'muted' }, 'No fields recorded.'),
+    fields.length ? h('table', { class: 'fields' }, h('tbody', {}, [...fields].sort(byFieldKind).map((f) => h('tr', {}, h('td', { class: 'code' }, f.other.name), h('td', { class: 'code muted' }, String(f.other.attributes?.type_signature ?? f.attrs?.signature ?? '')), h('td', { class: 'muted' }, String(f.other.attributes?.field_kind ?? '')), h('td', { class: 'muted' }, String(f.other.attributes?.description ?? '')))))) : h('p', { class: 'muted' }, 'No fields recorded.'),
     relations.length ? [h('h3', {}, `Relations (${relations.length})`), h('ul', {}, relations.map((r) => h('li', {}, r.direction === 'out' ? '→ ' : '← ', h('a', { href: `#/data/${encodeURIComponent(r.other.id)}` }, r.other.qualified_name), h('span', { class: 'muted' }, ` ${r.attrs?.field ?? ''} ${r.attrs?.relation_kind ?? ''}`))))] : null,
   );
+}
+
+/** Columns first, then relations, then what Hugr generates (aggregations, joins), each by name. */
+const FIELD_KIND_ORDER = ['column', 'relation', 'function', 'extra'];
+function byFieldKind(a: Json, b: Json): number {
+  const rank = (f: Json) => {
+    const i = FIELD_KIND_ORDER.indexOf(String(f.other.attributes?.field_kind ?? ''));
+    return i < 0 ? FIELD_KIND_ORDER.length : i;
+  };
+  return rank(a) - rank(b) || String(a.other.name).localeCompare(String(b.other.name));
 }

@@ -40,17 +40,33 @@ export async function servicePanel(name: string, map: { services: Json[]; calls:
     h('p', { class: 'muted' }, [svc.directory ? `directory ${svc.directory}` : '', svc.modules?.length ? `modules ${svc.modules.join(', ')}` : ''].filter(Boolean).join(' · ')),
     h('h3', {}, `Routes (${declared.length})`),
     declared.length
-      ? h('table', { class: 'routes' }, h('thead', {}, h('tr', {}, h('th', {}, 'Route'), h('th', {}, 'Handler'))), h('tbody', {}, declared.map((r) => h('tr', {}, h('td', {}, routeLink(r)), h('td', {}, h('div', { class: 'code' }, shortHandler(attr(r, 'handler'))), h('div', { class: 'where' }, place(r)))))))
+      ? h('table', { class: 'routes' }, h('thead', {}, h('tr', {}, h('th', {}, 'Route'), h('th', {}, 'Handler'))), h('tbody', {}, declared.map((r) => h('tr', {}, h('td', {}, routeLink(r)), h('td', {}, sourceToggle(attr(r, 'handler')), h('div', { class: 'where' }, place(r)))))))
       : h('p', { class: 'muted' }, 'No routes.'),
     actuator ? h('p', { class: 'muted' }, `and ${actuator} Actuator route${actuator > 1 ? 's' : ''}`) : null,
     gateway.length ? [h('h3', {}, `Gateway routes (${gateway.length})`), h('table', {}, h('tbody', {}, gateway.map((g) => h('tr', {}, h('td', {}, h('a', { href: `#/route/${encodeURIComponent(g.id)}` }, g.name), h('div', { class: 'where' }, place(g))), h('td', {}, status(g.status)), h('td', {}, (g.target_services ?? []).join(', '))))))] : null,
     h('h3', {}, `Clients and producers (${outbound.length})`),
     outbound.length
-      ? h('table', { class: 'links' }, h('thead', {}, h('tr', {}, h('th', {}, 'Call'), h('th', {}, 'Status'), h('th', {}, 'Targets (confidence)'))), h('tbody', {}, outbound.map((l) => h('tr', {}, h('td', {}, h('div', {}, l.kind === 'message' ? `${l.protocol} ${l.destination ?? l.name}` : l.name), h('div', { class: 'code muted' }, shortHandler(l.member)), h('div', { class: 'where' }, place(l))), h('td', {}, status(l.status), l.reason ? h('div', { class: 'reason' }, l.reason) : null), h('td', {}, l.targets.map(targetCell))))))
+      ? h('table', { class: 'links' }, h('thead', {}, h('tr', {}, h('th', {}, 'Call'), h('th', {}, 'Status'), h('th', {}, 'Targets (confidence)'))), h('tbody', {}, outbound.map((l) => h('tr', {}, h('td', {}, h('div', {}, l.kind === 'message' ? `${l.protocol} ${l.destination ?? l.name}` : l.name), sourceToggle(l.member), h('div', { class: 'where' }, place(l))), h('td', {}, status(l.status), l.reason ? h('div', { class: 'reason' }, l.reason) : null), h('td', {}, l.targets.map(targetCell))))))
       : h('p', { class: 'muted' }, 'No clients or producers.'),
     h('h3', {}, `Called by (${callers.length})`),
     callers.length ? h('ul', {}, callers.map((c) => h('li', {}, h('a', { href: `#/service/${encodeURIComponent(c.from)}` }, c.from), ` — ${c.protocol} ×${c.calls}`))) : h('p', { class: 'muted' }, 'No service calls it.'),
   );
+}
+
+/** A method's short name that opens to its source (read by `describe` when first opened). */
+function sourceToggle(qn: unknown): HTMLElement {
+  if (typeof qn !== 'string' || !qn) return h('span', {});
+  const pre = h('pre', { class: 'source' }, 'Loading…');
+  const box = h('details', { class: 'declaration' }, h('summary', { class: 'code', title: qn }, shortHandler(qn)), pre);
+  box.addEventListener('toggle', () => {
+    if (!box.open || pre.dataset.loaded) return;
+    pre.dataset.loaded = 'yes';
+    void call('describe', { id: qn, source: 'full', max_lines: 40 }).then(
+      (d) => (pre.textContent = d.node?.code?.available ? codeText(d.node.code) : `(source not available: ${String(d.node?.code?.reason ?? 'not recorded')})`),
+      (err: Error) => (pre.textContent = err.message),
+    );
+  });
+  return box;
 }
 
 /** `pkg.Type#method(Args)` as `Type#method(Args)`. */
