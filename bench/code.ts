@@ -28,7 +28,7 @@ import type { Predicate, Store } from '../src/graph/store.js';
 import type { NodeRecord } from '../src/graph/types.js';
 import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
 import { editOneFile, generateEstate, type EstateStats } from './estate.js';
-import { Rng, RssSampler, gc, log, mb, round, storeBytes, timeTool, type ToolCall, type ToolReport } from './util.js';
+import { envInt, Rng, RssSampler, gc, log, mb, round, storeBytes, timeTool, type ToolCall, type ToolReport } from './util.js';
 
 const SOURCE = 'estate';
 /** Targets from issue 3, on a 2-core machine. Tool latencies are checked against run.ts's p95 budgets (none for impact). */
@@ -50,13 +50,6 @@ export interface CodeOptions {
   calls: number;
   warmup: number;
   keep: boolean;
-}
-
-function envInt(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number; got ${JSON.stringify(raw)}`);
-  return Math.max(min, Number(raw));
 }
 
 export function codeOptions(env: Record<string, string | undefined>, overrides: { calls?: number; keep: boolean }): CodeOptions {

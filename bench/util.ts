@@ -234,3 +234,11 @@ export async function timeTool(ctx: ToolContext, tool: string, all: readonly Too
     ...(errorSamples.length ? { error_samples: errorSamples } : {}),
   };
 }
+
+/** A whole-number setting from the environment, at least `min`; unset or blank: `fallback`. */
+export function envInt(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number; got ${JSON.stringify(raw)}`);
+  return Math.max(min, Number(raw));
+}

@@ -21,16 +21,18 @@
  * SEXTANT_BENCH_CHROMIUM (default /usr/bin/chromium; missing: the section is skipped), SEXTANT_BENCH_WEB_SCREENSHOT
  * (a .png path: the map of the first run is saved there).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import type { PageState } from '../src/surfaces/web/page/state.js';
+import { DEFAULT_CHROMIUM, launchChromium, startUi, type UiProcess } from '../test/helpers/web.js';
 import { sextantOntology } from '../src/graph/ontology/index.js';
 import { openStore } from '../src/graph/open.js';
 import { generateEstate } from './estate.js';
-import { log, mb, round } from './util.js';
+import { envInt, log, mb, round } from './util.js';
 
 /** Medians on the 100-service estate, 2-core machine. Reported, not enforced: a busy machine makes a slow page. */
 export const WEB_BUDGETS = {
@@ -49,7 +51,6 @@ const REPO = resolve(import.meta.dirname, '..', '..');
 const FILES_PER_SERVICE = 14;
 /** Longest wait for one view. */
 const VIEW_TIMEOUT_MS = 60_000;
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 export interface WebOptions {
   runs: number;
@@ -59,18 +60,11 @@ export interface WebOptions {
   keep: boolean;
 }
 
-function envInt(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number; got ${JSON.stringify(raw)}`);
-  return Math.max(min, Number(raw));
-}
-
 export function webOptions(env: Record<string, string | undefined>, overrides: { keep: boolean }): WebOptions {
   return {
     runs: envInt(env, 'SEXTANT_BENCH_WEB_RUNS', 5, 2),
     services: envInt(env, 'SEXTANT_BENCH_WEB_SERVICES', 100, 2),
-    chromium: env['SEXTANT_BENCH_CHROMIUM'] || '/usr/bin/chromium',
+    chromium: env['SEXTANT_BENCH_CHROMIUM'] || DEFAULT_CHROMIUM,
     ...(env['SEXTANT_BENCH_WEB_SCREENSHOT'] ? { screenshot: env['SEXTANT_BENCH_WEB_SCREENSHOT'] } : {}),
     keep: overrides.keep,
   };
@@ -159,47 +153,6 @@ async function callTool(store: string, tool: string, args: unknown): Promise<{ a
   return { answer: JSON.parse(r.stdout) as Record<string, any>, ms: r.ms };
 }
 
-/** `sextant ui --port 0`: the child and the URL it printed. */
-function startUi(store: string): Promise<{ child: ChildProcess; url: string }> {
-  const bin = fileURLToPath(new URL('./cli-bin.js', import.meta.url));
-  const child = spawn(process.execPath, [bin, 'ui', '--store', store, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((done, fail) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => fail(new Error(`sextant ui printed no URL in 30 s: ${out}${err}`)), 30_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      if (err.length < 4000) err += chunk.toString();
-    });
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /sextant web page on (http:\/\/\S+\/)/.exec(out)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        done({ child, url });
-      }
-    });
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      fail(e);
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`sextant ui exited (${code}) before serving: ${err.trim()}`));
-    });
-  });
-}
-
-function stopChild(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      done();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 /** Peak and current resident set of a process, from /proc (Linux; null elsewhere). */
 function procRss(pid: number | undefined): { peak_rss_mb: number | null; rss_at_end_mb: number | null } {
@@ -232,15 +185,7 @@ interface ReadyMark {
 }
 /** What the page exposes (main.ts) and what the init script adds (`__bench`). */
 interface PageGlobal {
-  sextant?: {
-    ready: boolean;
-    view: string;
-    layoutMs?: number;
-    firstMapMs?: number;
-    positions?: () => Record<string, { x: number; y: number }>;
-    visibleEdges?: () => string[];
-    error?: string;
-  };
+  sextant?: PageState;
   __bench: { marks: ReadyMark[]; longTasks: { start: number; duration: number }[] };
   location: { hash: string };
   PerformanceObserver: new (cb: (list: { getEntries(): { startTime: number; duration: number }[] }) => void) => { observe(o: { type: string; buffered?: boolean }): void };
@@ -398,7 +343,7 @@ export async function runWeb(opts: WebOptions): Promise<WebReport> {
   const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-web-'));
   const estateDir = join(dir, 'estate');
   const store = join(dir, 'index');
-  let ui: ChildProcess | undefined;
+  let ui: UiProcess | undefined;
   let browser: Browser | undefined;
   try {
     log(`web: generating ${opts.services} services × ${FILES_PER_SERVICE} files`);
@@ -439,10 +384,10 @@ export async function runWeb(opts: WebOptions): Promise<WebReport> {
     }
     log(`web: views #/service/${service} and #/trace/${traced!.id} (${traced!.name}, ${traced!.crossings} crossings)`);
 
-    const started = await startUi(store);
-    ui = started.child;
-    log(`web: ${started.url} (pid ${ui.pid})`);
-    browser = await chromium.launch({ executablePath: opts.chromium, args: CHROMIUM_ARGS });
+    ui = await startUi(fileURLToPath(new URL('./cli-bin.js', import.meta.url)), ['--store', store]);
+    const started = ui;
+    log(`web: ${started.url} (pid ${ui.child.pid})`);
+    browser = await launchChromium(opts.chromium);
     const version = browser.version();
 
     const runs: OneRun[] = [];
@@ -451,7 +396,7 @@ export async function runWeb(opts: WebOptions): Promise<WebReport> {
       runs.push(r);
       log(`web run ${i + 1}: fcp ${r.fcp === null ? '?' : round(r.fcp, 0)} ms, map ready ${round(r.ready, 0)} ms (layout ${r.layout === null ? '?' : round(r.layout, 0)}, first map ${r.firstMap === null ? '?' : round(r.firstMap, 0)}, longest task ${r.longestTask === null ? '?' : round(r.longestTask, 0)}), service ${round(r.service, 0)} ms, trace ${round(r.trace, 0)} ms${r.errors.length ? `, ${r.errors.length} error(s)` : ''}`);
     }
-    const server = procRss(ui.pid);
+    const server = procRss(ui.child.pid);
 
     const first = runs[0]!;
     let differences: string[] = [];
@@ -508,7 +453,7 @@ export async function runWeb(opts: WebOptions): Promise<WebReport> {
     };
   } finally {
     await browser?.close().catch(() => undefined);
-    await stopChild(ui);
+    await ui?.stop();
     if (!opts.keep) rmSync(dir, { recursive: true, force: true });
     else log(`web: estate and index kept in ${dir}`);
   }

@@ -4,15 +4,15 @@
  * playwright-core). Part of `npm run docs`; needs `npm run build` first. Skipped, with a note, where there is no
  * Chromium or no corpus.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { DEFAULT_CHROMIUM, launchChromium, startUi } from '../test/helpers/web.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CHROMIUM = process.env.SEXTANT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.SEXTANT_CHROMIUM ?? DEFAULT_CHROMIUM;
 const SHARED = existsSync(join(ROOT, '../shared')) ? join(ROOT, '../shared') : '/work/shared';
 const CORPUS = join(SHARED, 'corpora/spring-petclinic-microservices');
 const OUT = join(ROOT, 'docs/images/service-map.png');
@@ -27,21 +27,12 @@ export async function screenshotServiceMap(): Promise<string | undefined> {
   rmSync(store, { recursive: true, force: true });
   const indexed = spawnSync(process.execPath, [BIN, 'index', CORPUS, '--store', store], { encoding: 'utf8' });
   if (indexed.status !== 0) throw new Error(`indexing ${CORPUS} failed:\n${indexed.stderr}`);
-  const ui = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--store', store], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const ui = await startUi(BIN, ['--store', store]);
   try {
-    const url = await new Promise<string>((done, fail) => {
-      let out = '';
-      ui.stdout!.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        const m = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-        if (m) done(m[1]!);
-      });
-      ui.once('exit', (code) => fail(new Error(`sextant ui exited (${code})`)));
-    });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    const browser = await launchChromium(CHROMIUM);
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 });
-      await page.goto(`${url}#/service/api-gateway`);
+      await page.goto(`${ui.url}#/service/api-gateway`);
       await page.waitForFunction(() => (globalThis as unknown as { sextant?: { ready: boolean } }).sextant?.ready === true, null, { timeout: 60_000 });
       await page.waitForTimeout(400); // the focus animation
       mkdirSync(dirname(OUT), { recursive: true });
@@ -50,7 +41,7 @@ export async function screenshotServiceMap(): Promise<string | undefined> {
       await browser.close();
     }
   } finally {
-    ui.kill('SIGTERM');
+    await ui.stop();
     rmSync(store, { recursive: true, force: true });
   }
   return 'wrote docs/images/service-map.png';

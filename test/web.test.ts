@@ -6,15 +6,15 @@
  * services and calls, as its code states them) and against the same tools over the CLI.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { BIN, childEnv, jsonOf, killAll, REPO_ROOT, runCli, startHttpServer, tempDir, type HttpServerProcess } from './helpers/e2e.js';
 import { sharedDir } from './helpers/index.js';
+import { DEFAULT_CHROMIUM, launchChromium, startUi, type UiProcess } from './helpers/web.js';
 
 // Functions passed to page.evaluate run in the browser, where these exist.
 declare const window: any;
@@ -22,7 +22,7 @@ declare const location: { hash: string };
 declare const document: any;
 
 const T = { timeout: 240_000 };
-const CHROMIUM = process.env.SEXTANT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.SEXTANT_CHROMIUM ?? DEFAULT_CHROMIUM;
 const PETCLINIC = join(sharedDir(), 'corpora/spring-petclinic-microservices');
 const HUGR = join(sharedDir(), 'fixtures/hugr');
 const HUGR_FILES = [...['base.graphql', 'system_types.graphql', 'gis.graphql', 'query_directives.graphql'].map((f) => join(HUGR, 'base', f)), fileURLToPath(new URL('./fixtures/hugr/scalars.graphql', import.meta.url)), join(HUGR, 'golden', 'multi.graphql')];
@@ -49,28 +49,9 @@ const PETCLINIC_EDGES = [
 let shots: string;
 let store: string;
 let server: HttpServerProcess;
-let ui: { url: string; stop: () => void };
+let ui: UiProcess;
 let browser: Browser;
 const pages: Page[] = [];
-
-/** `sextant ui --port 0`: resolves with the page's URL once it prints it. */
-function startUi(storeDir: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--store', storeDir], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`sextant ui printed no URL: ${out}`)), 30_000);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        done({ url: m[1]!, stop: () => child.kill('SIGTERM') });
-      }
-    });
-    child.stderr!.resume();
-    child.once('exit', (code) => fail(new Error(`sextant ui exited (${code}): ${out}`)));
-  });
-}
 
 async function open(url: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -119,8 +100,8 @@ before(async () => {
   const indexed = await runCli(['index', join(dir, 'sextant.yaml'), '--store', store], { timeoutMs: 200_000 });
   assert.equal(indexed.code, 0, indexed.stderr);
   server = await startHttpServer(store);
-  ui = await startUi(store);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'] });
+  ui = await startUi(BIN, ['--store', store], { cwd: REPO_ROOT, env: childEnv() });
+  browser = await launchChromium(CHROMIUM);
   const { mkdir } = await import('node:fs/promises');
   await mkdir(shots, { recursive: true });
 });
@@ -128,7 +109,7 @@ before(async () => {
 after(async () => {
   for (const p of pages) await p.close().catch(() => undefined);
   await browser?.close();
-  ui?.stop();
+  await ui?.stop();
   await server?.stop();
   await killAll();
 });
@@ -307,37 +288,28 @@ describe('web page', T, () => {
 
 describe('sextant ui', T, () => {
   test('--open says so when the machine has no browser opener, and keeps serving', async () => {
-    const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--open', '--store', store], { cwd: REPO_ROOT, env: { ...childEnv(), PATH: '/nonexistent' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const opened = await startUi(BIN, ['--open', '--store', store], { cwd: REPO_ROOT, env: { ...childEnv(), PATH: '/nonexistent' } });
     try {
-      for (let i = 0; i < 300 && !/could not open a browser/.test(err); i++) await new Promise((r) => setTimeout(r, 100));
-      assert.match(err, /could not open a browser \(xdg-open is not available\): open http:\/\/127\.0\.0\.1:\d+\/ yourself/);
-      const url = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
-      assert.equal((await fetch(url)).status, 200);
+      for (let i = 0; i < 300 && !/could not open a browser/.test(opened.stderr()); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.match(opened.stderr(), /could not open a browser \(xdg-open is not available\): open http:\/\/127\.0\.0\.1:\d+\/ yourself/);
+      assert.equal((await fetch(opened.url)).status, 200);
     } finally {
-      child.kill('SIGTERM');
+      await opened.stop();
     }
   });
 
   test('a database index is shown without its password, and a store that cannot be reached is a teaching error', async () => {
-    const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--store', 'postgres://reader:s3cret-pw@127.0.0.1:1/estate'], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr!.resume();
+    const database = await startUi(BIN, ['--store', 'postgres://reader:s3cret-pw@127.0.0.1:1/estate'], { cwd: REPO_ROOT, env: childEnv() });
+    const url = database.url;
     try {
-      for (let i = 0; i < 300 && !/on http/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
-      assert.doesNotMatch(out, /s3cret-pw/);
-      const url = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+      assert.doesNotMatch(database.stdout(), /s3cret-pw/);
       const info = (await (await fetch(new URL('/api/info', url))).json()) as any;
       assert.match(info.index, /^postgres:\/\/reader@127\.0\.0\.1:1\/estate/);
       const map = (await (await fetch(new URL('/api/tools/service_map', url), { method: 'POST', body: '{}' })).json()) as any;
       assert.equal(map.ok, false);
       assert.doesNotMatch(JSON.stringify(map), /s3cret-pw/);
     } finally {
-      child.kill('SIGTERM');
+      await database.stop();
     }
   });
 

@@ -8,20 +8,9 @@ import { moduleTree, dataObjectPanel } from './data.js';
 import { clear, h } from './dom.js';
 import { drawMap, PROTOCOL_COLORS, type MapData, type MapView } from './map.js';
 import { routePanel, servicePanel } from './service.js';
+import type { PageState } from './state.js';
 import { traceView } from './trace.js';
 
-interface PageState {
-  ready: boolean;
-  view: string;
-  layoutMs?: number;
-  firstMapMs?: number;
-  positions?: () => Record<string, { x: number; y: number }>;
-  /** Ids of the map's edges on screen (`c:<from>><to>:<protocol>`, `x:…` external, `o:…` open calls). */
-  visibleEdges?: () => string[];
-  /** Where a map node is on the page, in CSS pixels (for a click). */
-  nodePoint?: (id: string) => { x: number; y: number } | undefined;
-  error?: string;
-}
 const state: PageState = { ready: false, view: '' };
 (window as unknown as { sextant: PageState }).sextant = state;
 
@@ -132,8 +121,7 @@ async function render(): Promise<void> {
         clear(panel, await servicePanel(arg, mapData!));
       } else if (view === 'route' && arg) {
         const el = await routePanel(arg);
-        const svc = el.querySelector('p.muted')?.textContent?.split(' · ')[0];
-        map?.focus(svc || undefined);
+        map?.focus(el.dataset.inService || undefined);
         clear(panel, el);
       } else {
         map?.focus(undefined);
