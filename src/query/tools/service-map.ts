@@ -159,7 +159,7 @@ export async function serviceMap(ctx: ToolContext): Promise<ServiceMap> {
       };
     })
     .sort((a, b) => a.name.localeCompare(b.name));
-  const byKey = <T extends { calls?: number; count?: number }>(xs: Iterable<T>, key: (x: T) => string) => [...xs].sort((a, b) => key(a).localeCompare(key(b)));
+  const byKey = <T>(xs: Iterable<T>, key: (x: T) => string) => [...xs].sort((a, b) => key(a).localeCompare(key(b)));
   return { services, calls, external: byKey(external.values(), (x) => `${x.from}\0${x.host}`), open: byKey(open.values(), (x) => `${x.service}\0${OPEN_STATUSES.indexOf(x.status)}`) };
 }
 

@@ -129,7 +129,7 @@ export const traceTool: ToolDef = {
     [
       'Without `to`: the request flow from a route, a handler method or a service (its routes): route → handler (EXPOSES) → calls (CALLS, and OVERRIDES to the implementations of an interface method) → clients and producers (DECLARES_CLIENT, DECLARES_PRODUCER) → the routes they reach in other services (HTTP_CALLS, ASYNC_CALLS) → their handlers → …, breadth-first, each node once, bounded by `max_depth`, `max_breadth` per node and `limit` hops.',
       'By default (`prune`) only hops on the way to a client, producer or another route are kept, so the answer is the path a request takes between services; `prune: false` shows every call.',
-      'Each hop gives its depth, edge type, the node reached (with service) and the edge\'s confidence, strategy and match; `services` lists the services in the order reached and `crossings` each hop from one service to another.',
+      'Each hop gives its depth, edge type, the node reached (with service) and the edge\'s confidence, strategy and match; `services` lists the services in the order reached and `crossings` each hop from one service to another (the client, producer or gateway route with its declaring method as `caller`, the route reached with its `handler`); `from_handler` is the starting route\'s handler.',
       'With `to`: the shortest paths from `from` to `to` over the same steps (or `edge_types`), up to `max_paths` of them. Two services: paths over SERVICE_CALLS.',
       'A type as `from` or `to` stands for its members (a service as `to` for its routes): paths start and end at the members that connect; a call through a project type to a method it inherits from a library (`repository.save(…)`) reaches that type. `collapse: "types"` gives each path, or the flow, as the classes it passes through.',
       'When no hop of the flow leaves local code, the local hops are answered (`local_only: true`) instead of nothing.',
@@ -253,16 +253,27 @@ async function flow(ctx: ToolContext, start: NodeRecord, walk: Walk, prune: bool
   const startService = start.kind === 'service' ? start.name : start.service;
   if (startService) services.push({ service: startService, depth: 0 });
   for (const h of shown) if (h.to.service && !services.some((s) => s.service === h.to.service)) services.push({ service: h.to.service, depth: h.depth });
+  // Each route's handler and each client's or producer's declaring method, so a crossing reads on its own.
+  const handlerOf = new Map<string, string>();
+  const declarerOf = new Map<string, string>();
+  for (const h of hops) {
+    if (h.edge_type === 'EXPOSES') handlerOf.set(h.from, h.to.qualified_name);
+    else if (h.edge_type === 'DECLARES_CLIENT' || h.edge_type === 'DECLARES_PRODUCER') declarerOf.set(h.to.id, nodesById.get(h.from)?.qualified_name ?? h.from);
+  }
   const crossings = shown
     .filter((h) => CROSSING.has(h.edge_type))
     .map((h) => {
       const from = nodesById.get(h.from)!;
-      return { depth: h.depth, from_service: from.service ?? null, to_service: h.to.service ?? null, edge_type: h.edge_type, via: hopNode(from), route: hopNode(h.to), ...edgeFacts(h.attrs) };
+      const handler = handlerOf.get(h.to.id);
+      const caller = declarerOf.get(from.id);
+      return { depth: h.depth, from_service: from.service ?? null, to_service: h.to.service ?? null, edge_type: h.edge_type, via: hopNode(from), ...(caller ? { caller } : {}), route: hopNode(h.to), ...(handler ? { handler } : {}), ...edgeFacts(h.attrs) };
     });
+  const startHandler = handlerOf.get(start.id);
   const result: Record<string, unknown> = {
     ok: true,
     mode: 'flow',
     from: hopNode(start),
+    ...(startHandler ? { from_handler: startHandler } : {}),
     ...(roots[0]?.id !== start.id ? { roots: roots.map(hopNode) } : {}),
     services,
     crossings,

@@ -44,27 +44,21 @@ export function serviceMapText(result: Json): string[] {
 /** The entry route and its handler, then each crossing to another service: the client or producer, the route and handler it reaches, and how sure. */
 export function traceText(result: Json): string[] {
   const from = result.from as Json;
-  const hops = (result.hops as Json[]) ?? [];
   const crossings = (result.crossings as Json[]) ?? [];
   const lines: string[] = [];
-  const handlerOf = (id: unknown) => (hops.find((h) => h.from === id && h.edge_type === 'EXPOSES')?.to as Json | undefined)?.qualified_name as string | undefined;
-  const callerOf = (id: unknown) => {
-    const hop = hops.find((h) => (h.to as Json | undefined)?.id === id && (h.edge_type === 'DECLARES_CLIENT' || h.edge_type === 'DECLARES_PRODUCER'));
-    return hop ? ((hops.find((h) => (h.to as Json | undefined)?.id === hop.from)?.to as Json | undefined)?.qualified_name as string | undefined) : undefined;
-  };
   const where = (n: Json | undefined) => (n?.file ? `${String(n.file).split('/').pop()}${n.line ? `:${String(n.line)}` : ''}` : '');
   if (result.mode !== 'flow') {
     const paths = (result.paths as Json[] | undefined) ?? [];
     lines.push(`${plural(paths.length, 'path')} from ${String(from?.qualified_name)}`);
     return lines;
   }
-  const entry = handlerOf(from.id);
+  const entry = result.from_handler as string | undefined;
   lines.push(`${result.request ? `${String(result.request)}  at ` : ''}${String(from.qualified_name)}${entry ? `  →  ${short(entry)}` : ''}  ${where(from)}`);
   for (const c of crossings) {
     const via = c.via as Json;
     const route = c.route as Json;
-    const handler = handlerOf(route?.id);
-    const caller = callerOf(via?.id);
+    const handler = c.handler as string | undefined;
+    const caller = c.caller as string | undefined;
     const kind = c.edge_type === 'FORWARDS' ? 'gateway' : String(via?.protocol ?? 'http');
     lines.push(`  ${String(c.from_service ?? '?')} ─${kind}─▶ ${String(c.to_service ?? route?.service ?? `${String(route?.qualified_name ?? '?').split(' ')[0]} (external)`)}  ${String(route?.name ?? route?.qualified_name ?? '?')}${handler ? `  →  ${short(handler)}` : ''}`);
     lines.push(`      via ${String(via?.kind ?? '')} ${String(via?.name ?? '')}${caller ? ` in ${short(caller)}` : ''}  ${where(via)}  · confidence ${Number(c.confidence ?? 0).toFixed(2)} (${String(c.strategy ?? c.match ?? '')})`);

@@ -86,7 +86,7 @@ export async function routePanel(id: string): Promise<HTMLElement> {
   const forwards = (await call('neighbors', { ids: [id], direction: 'both', edge_types: ['FORWARDS'], limit: 100 }).catch(() => ({ edges: [] }))).edges as Json[];
   return h(
     'div',
-    { class: 'details', 'data-route': id },
+    { class: 'details', 'data-route': id, 'data-in-service': node.service },
     h('h2', {}, node.name),
     h('p', { class: 'muted' }, `${node.service ?? ''} · ${place(node)}`),
     h('p', {}, h('a', { class: 'button', href: `#/trace/${encodeURIComponent(id)}` }, 'Trace this request →'), ' ', node.service ? h('a', { href: `#/service/${encodeURIComponent(node.service)}` }, `back to ${node.service}`) : null),

@@ -21,10 +21,6 @@ interface Step {
 export async function traceView(id: string): Promise<HTMLElement> {
   const t = await call('trace', { from: id });
   const from: Json = t.from;
-  const hops: Json[] = t.hops ?? [];
-  const handlerOf = (routeId: string) => hops.find((x) => x.from === routeId && x.edge_type === 'EXPOSES')?.to as Json | undefined;
-  const callerOf = (clientId: string) => hops.find((x) => x.to?.id === clientId && (x.edge_type === 'DECLARES_CLIENT' || x.edge_type === 'DECLARES_PRODUCER'))?.from as string | undefined;
-  const nodeName = (nid: string | undefined) => (nid ? (hops.find((x) => x.to?.id === nid)?.to?.qualified_name as string | undefined) : undefined);
   const lanes: string[] = [];
   const lane = (s: string | undefined) => {
     const name = s ?? '(no service)';
@@ -33,13 +29,10 @@ export async function traceView(id: string): Promise<HTMLElement> {
   };
   lane(from.service);
   const steps: Step[] = [];
-  const entryHandler = handlerOf(from.id);
-  steps.push({ from: lane(from.service), to: lane(from.service), label: from.name, protocol: 'http', depth: 0, detail: [h('div', { class: 'code' }, entryHandler ? shortHandler(entryHandler.qualified_name) : ''), h('div', { class: 'where' }, place(entryHandler ?? from))] });
+  steps.push({ from: lane(from.service), to: lane(from.service), label: from.name, protocol: 'http', depth: 0, detail: [h('div', { class: 'code' }, t.from_handler ? shortHandler(t.from_handler) : ''), h('div', { class: 'where' }, place(from))] });
   for (const c of t.crossings ?? []) {
     const route: Json = c.route ?? {};
     const via: Json = c.via ?? {};
-    const handler = route.id ? handlerOf(route.id) : undefined;
-    const callerQn = nodeName(callerOf(via.id));
     const isGateway = c.edge_type === 'FORWARDS';
     steps.push({
       from: lane(c.from_service),
@@ -49,9 +42,9 @@ export async function traceView(id: string): Promise<HTMLElement> {
       depth: c.depth,
       confidence: c.confidence,
       detail: [
-        h('div', {}, isGateway ? 'gateway route ' : `${via.kind ?? 'call'} `, h('span', { class: 'code' }, via.name ?? ''), callerQn ? h('span', { class: 'muted' }, ` in ${shortHandler(callerQn)}`) : null),
+        h('div', {}, isGateway ? 'gateway route ' : `${via.kind ?? 'call'} `, h('span', { class: 'code' }, via.name ?? ''), c.caller ? h('span', { class: 'muted' }, ` in ${shortHandler(c.caller)}`) : null),
         h('div', { class: 'where' }, place(via)),
-        h('div', {}, '→ ', route.id && route.declared !== false ? h('a', { href: `#/route/${encodeURIComponent(route.id)}` }, route.qualified_name) : h('span', {}, route.qualified_name ?? ''), handler ? h('span', { class: 'code' }, ` · ${shortHandler(handler.qualified_name)}`) : null),
+        h('div', {}, '→ ', route.id && route.declared !== false ? h('a', { href: `#/route/${encodeURIComponent(route.id)}` }, route.qualified_name) : h('span', {}, route.qualified_name ?? ''), c.handler ? h('span', { class: 'code' }, ` · ${shortHandler(c.handler)}`) : null),
         h('div', { class: 'muted' }, `confidence ${confidence(c.confidence)} · ${c.strategy ?? ''} · ${c.match ?? c.edge_type}`),
       ],
     });
