@@ -154,7 +154,13 @@ describe('6: credentials in an endpoint URL are never stored or shown', () => {
 describe('7: jq runs with an output cap, a bounded number of workers, and gives its memory back', () => {
   test('a tiny filter with a huge output is stopped with a clear error', T, async () => {
     await assert.rejects(localJq('"x" * 100000000', {}), /output passed 16 MB and was stopped/);
-    await assert.rejects(localJq('range(1000000000)', {}), /output passed 16 MB/);
+    // Many outputs, each 100 bytes: the cap, not the 5 s limit, stops it (about 1 s here).
+    await assert.rejects(localJq(`range(1000000000) | "${'x'.repeat(100)}"`, {}), /output passed 16 MB/);
+  });
+
+  test('a filter that never ends is stopped after its time, counted from when it begins', T, async () => {
+    await assert.rejects(localJq('0 | until(false; . + 1)', {}), /ran longer than 5 s and was stopped/);
+    assert.deepEqual(await localJq('.a', { a: 2 }), 2);
   });
 
   test('a filter that needs more memory than jq may use fails cleanly', T, async () => {

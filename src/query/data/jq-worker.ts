@@ -28,7 +28,12 @@ export interface JqJob {
   /** The input as JSON text. */
   input: string;
 }
+/** Sent when the worker begins a job (its run time counts from here, not from its start-up). */
+export interface JqStarted {
+  started: true;
+}
 export interface JqReply {
+  started?: undefined;
   outputs?: unknown[];
   error?: string;
   /** `jq`: the filter failed as jq reports it; `output`: the output cap was reached; `internal`: anything else. */
@@ -85,6 +90,7 @@ const jq = await loadJq({
 parentPort!.on('message', (msg: JqJob) => {
   written = 0;
   let reply: Omit<JqReply, 'heapBytes' | 'written'>;
+  parentPort!.postMessage({ started: true } satisfies JqStarted);
   try {
     const outputs = jq.json(msg.input, msg.filter);
     reply = { outputs };

@@ -3,10 +3,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { megabytes } from '../../config/endpoint.js';
-import type { JqJob, JqReply } from './jq-worker.js';
+import type { JqJob, JqReply, JqStarted } from './jq-worker.js';
 
 /** How long one filter may run before its worker is stopped. */
 export const JQ_TIMEOUT_MS = 5_000;
+/** How long a worker may take to load jq and begin a filter (a busy machine starts threads slowly). */
+const JQ_START_TIMEOUT_MS = 30_000;
 /** Largest output a filter may write (JSON text); past it the filter is stopped and fails. */
 export const JQ_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** Filters running at once (one worker each); more wait their turn. */
@@ -105,9 +107,16 @@ function run(w: Worker, filter: string, input: string): Promise<unknown> {
       park(w, keep);
       outcome();
     };
-    const timer = setTimeout(() => done(false, () => reject(new Error(`the filter ran longer than ${JQ_TIMEOUT_MS / 1000} s and was stopped`))), JQ_TIMEOUT_MS);
+    const stop = (message: string) => () => done(false, () => reject(new Error(message)));
+    // The filter's own time counts from when the worker begins it, not from the worker's start-up.
+    let timer = setTimeout(stop(`the jq worker did not start within ${JQ_START_TIMEOUT_MS / 1000} s`), JQ_START_TIMEOUT_MS);
     unlisten(w);
-    w.on('message', (msg: JqReply) => {
+    w.on('message', (msg: JqReply | JqStarted) => {
+      if (msg.started) {
+        clearTimeout(timer);
+        timer = setTimeout(stop(`the filter ran longer than ${JQ_TIMEOUT_MS / 1000} s and was stopped`), JQ_TIMEOUT_MS);
+        return;
+      }
       // Ended when it grew (its memory is returned), failed oddly, or wrote much (its output buffer never shrinks).
       const keep = msg.kind !== 'output' && msg.kind !== 'internal' && msg.heapBytes <= KEEP_HEAP_BYTES && msg.written <= KEEP_WRITTEN;
       if (msg.kind === 'output') done(false, () => reject(new Error(`the filter's output passed ${megabytes(JQ_MAX_OUTPUT_BYTES)} and was stopped: return less (select the fields you need, \`.[0:100]\`, \`length\`)`)));
