@@ -79,6 +79,8 @@ export interface CodeGraph {
   emitted: number;
   /** What the user should know (a pinned link that matches nothing). */
   warnings: string[];
+  /** Seconds spent evaluating files (model, per-file emission) and linking the estate (its estate-wide passes). */
+  seconds: { evaluate: number; link: number };
 }
 
 type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls_external' | 'calls_unresolved' | 'injects' | 'uses' | 'routes' | 'clients' | 'producers'>;
@@ -143,6 +145,7 @@ export class CodeGraphAssembler {
 
   /** Everything when `changed` is absent (or on the first call); else an update after these paths changed or vanished. */
   assemble(input: CodeGraphInput, changed?: ReadonlySet<string>): CodeGraph {
+    const started = performance.now();
     const model = new CodeModel(input.files, input.locate);
     const byFile = new Map<string, TypeEntry[]>();
     for (const f of input.files) byFile.set(f.path, []);
@@ -196,7 +199,9 @@ export class CodeGraphAssembler {
     }
     this.packages = new Set(input.files.map((f) => f.package));
     this.assembled = true;
+    const evaluated = performance.now();
     const graph = this.flatten(ctx);
+    const seconds = { evaluate: (evaluated - started) / 1000, link: (performance.now() - evaluated) / 1000 };
     if (partial) {
       // Service nodes (file counts) and library symbols are recomputed from every file on each assembly.
       groups.add('');
@@ -207,7 +212,7 @@ export class CodeGraphAssembler {
       for (const f of this.outboundFiles) groups.add(f);
       for (const f of this.buildFiles) groups.add(f);
     }
-    return { ...graph, emitted, ...(partial ? { changedGroups: groups } : {}) };
+    return { ...graph, emitted, seconds, ...(partial ? { changedGroups: groups } : {}) };
   }
 
   private mentions(file: FileFacts, names: ReadonlySet<string>): boolean {
@@ -218,7 +223,7 @@ export class CodeGraphAssembler {
   }
 
   /** Services, every file's emission, and the library symbols they refer to, in file order. */
-  private flatten(ctx: EmitContext): Omit<CodeGraph, 'emitted' | 'changedGroups' | 'warnings'> & { warnings: string[] } {
+  private flatten(ctx: EmitContext): Omit<CodeGraph, 'emitted' | 'changedGroups' | 'warnings' | 'seconds'> & { warnings: string[] } {
     const { input } = ctx;
     const nodes: NodeRecord[] = emitServices(ctx);
     const edges: EdgeRecord[] = [];

@@ -23,6 +23,20 @@ export interface CodeBuildReport extends Record<string, unknown> {
   lines: number;
   /** Files whose nodes and edges were emitted again (all on a full build; on an update, what it reached). */
   emitted: number;
+  /**
+   * Seconds per phase: listing files, parsing (the facts cache read included), reading configuration, build and
+   * deployment files, evaluating files, linking the estate, saving the facts cache. The store write is the build's.
+   */
+  phases_seconds: CodePhases;
+}
+
+export interface CodePhases {
+  discover: number;
+  parse: number;
+  configuration: number;
+  evaluate: number;
+  link: number;
+  save_cache: number;
 }
 
 /** What a code source keeps between builds of one process: every file's facts and the per-file graph. */
@@ -43,7 +57,16 @@ export { extractFile } from './parse/job.js';
 export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext): Promise<SourceBuild & { details: CodeBuildReport }> {
   const root = cfg.path;
   const tree = codeTree(cfg);
+  let mark = performance.now();
+  /** Seconds since the last lap. */
+  const lap = (): number => {
+    const now = performance.now();
+    const seconds = Math.round(now - mark) / 1000;
+    mark = now;
+    return seconds;
+  };
   const found = await tree.discover();
+  const phases: CodePhases = { discover: lap(), parse: 0, configuration: 0, evaluate: 0, link: 0, save_cache: 0 };
   const cacheFile = ctx.cacheDir ? join(ctx.cacheDir, `code-${cfg.name}.facts`) : undefined;
   const session = ctx.session?.get(`code:${cfg.name}`) as CodeSession | undefined;
   const cache = session?.files ?? (cacheFile ? await loadFactsCache(cacheFile) : new Map<string, CachedFile>());
@@ -79,6 +102,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     if (done % 200 === 0 || done === found.files.length) ctx.onProgress?.(`parsing ${done}/${found.files.length} files`, done, found.files.length);
   });
   if (jobs.length === 0) ctx.onProgress?.(`parsing ${done}/${found.files.length} files`, done, found.files.length);
+  phases.parse = lap();
   const facts = [...next.values()].map((c) => c.facts);
   const deployable = new Set(facts.filter((f) => f.types.some((t) => t.annotations.some((a) => a.name === 'SpringBootApplication'))).map((f) => dirname(f.path)));
   const auxiliary = new Map<string, string>();
@@ -102,6 +126,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   // Routes written only in OpenAPI specs the builds generate controllers from (the specs are read, and hashed, too).
   const apis = generatedApiOperations({ buildFiles: build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : [])), readText: (rel) => auxiliary.get(rel) ?? readText(rel), listFiles: (dir) => tree.listFiles(dir) });
   const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, services, layout.proxies, layout.proxyServers, layout.connectors, layout.deploymentOnly, apis.operations]);
+  phases.configuration = lap();
   const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
   const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
   for (const p of cache.keys()) if (!next.has(p)) changed.add(p);
@@ -116,9 +141,13 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     ctx.session?.delete(`code:${cfg.name}`);
     throw err;
   }
+  phases.evaluate = Math.round(graph.seconds.evaluate * 1000) / 1000;
+  phases.link = Math.round(graph.seconds.link * 1000) / 1000;
+  lap();
   const removed = [...cache.keys()].filter((p) => !next.has(p)).length;
   // A watching process keeps facts in memory and writes the cache once; a later one-shot build re-checks files by hash anyway.
   if (cacheFile && !session && (changed.size > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next);
+  phases.save_cache = lap();
   const warnings = [...found.warnings, ...layout.warnings, ...apis.warnings, ...graph.warnings];
   if (unreadable.length) warnings.push(`${unreadable.length} file(s) could not be read and are indexed as empty: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}`);
   const broken = facts.filter((f) => f.parseErrors > 0);
@@ -140,7 +169,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     nodes: graph.nodes,
     edges: graph.edges,
     warnings,
-    details: { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted },
+    details: { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, phases_seconds: phases },
     inputs: [...new Set([...next.keys(), ...found.configFiles, ...found.buildFiles, ...found.deploymentFiles, ...auxiliary.keys()])].sort(),
     ...(session && graph.changedGroups ? { changed: { since: session.contentHash, groups: graph.changedGroups } } : {}),
   };
