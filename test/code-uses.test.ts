@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
 import { dumpIndex, openTestStore, testStoreLocation } from './helpers/store.js';
 import { buildWorkspace } from '../src/indexer/build.js';
-import { extractFile } from '../src/sources/code/index.js';
+import { extractFile } from '../src/sources/code/parse/job.js';
 import { pointcutTypes } from '../src/sources/code/model/uses.js';
 import { callTool, closeSession, indexInto, killAll, openSession, type Session, tempDir } from './helpers/e2e.js';
 import { estateSource } from './helpers/estate.js';

@@ -1,12 +1,14 @@
 import type { SourceConfig } from '../config/types.js';
-import { buildCodeSource } from '../sources/code/index.js';
-import { buildGraphqlSource } from '../sources/graphql/index.js';
 import type { SourceBuild, SourceContext } from '../sources/types.js';
 
-/** The builder of each source kind. Adding a source kind is one entry here and one ontology module. */
+/**
+ * The builder of each source kind, loaded when a source of that kind is built (a code estate never loads the GraphQL
+ * reader, and an unchanged one answers before most of its own). Adding a source kind is one entry here and one
+ * ontology module.
+ */
 const BUILDERS: Record<SourceConfig['kind'], (cfg: SourceConfig, ctx: SourceContext) => Promise<SourceBuild>> = {
-  graphql: (cfg, ctx) => buildGraphqlSource(cfg as Extract<SourceConfig, { kind: 'graphql' }>, ctx),
-  code: (cfg, ctx) => buildCodeSource(cfg as Extract<SourceConfig, { kind: 'code' }>, ctx),
+  graphql: async (cfg, ctx) => (await import('../sources/graphql/index.js')).buildGraphqlSource(cfg as Extract<SourceConfig, { kind: 'graphql' }>, ctx),
+  code: async (cfg, ctx) => (await import('../sources/code/index.js')).buildCodeSource(cfg as Extract<SourceConfig, { kind: 'code' }>, ctx),
 };
 
 export function buildSource(cfg: SourceConfig, ctx: SourceContext): Promise<SourceBuild> {

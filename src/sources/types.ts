@@ -15,6 +15,11 @@ export interface SourceBuild {
   warnings: string[];
   /** Skip writing when the index already holds this source with the same content hash. */
   skipIfUnchanged?: boolean;
+  /**
+   * The source found its input as its last build read it, and left its nodes and edges out: the index holds them
+   * (its content hash is `previous.content_hash`).
+   */
+  unchanged?: boolean;
   /** Named texts to keep with the source in the index (a GraphQL source's schema as SDL, for validating queries). */
   artifacts?: Record<string, string>;
   /** The files the build read (paths relative to its tree): what the tree must hold to build the same again. */
@@ -43,7 +48,7 @@ export interface SourceContext {
    */
   session?: Map<string, unknown>;
   /** What the index holds of this source from its last build (its named texts), for reading only what changed. */
-  previous?: { artifact(name: string): Promise<string | undefined> };
+  previous?: { content_hash?: string; artifact(name: string): Promise<string | undefined> };
   /** Parts to read again whatever the server says changed (a refresh asked for these data sources). */
   refreshDataSources?: readonly string[];
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,16 @@ export function writeEstate(files: Readonly<Record<string, string>>, prefix = 's
     writeFileSync(join(dir, path), text);
   }
   return dir;
+}
+
+/** Sets the times of every file and directory under `dir`, deepest first (a directory's own time last). */
+export function ageTree(dir: string, seconds: number): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) ageTree(path, seconds);
+    else utimesSync(path, seconds, seconds);
+  }
+  utimesSync(dir, seconds, seconds);
 }
 
 /** Indexes the code of a directory on this thread (no parse workers). */

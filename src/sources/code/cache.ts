@@ -12,6 +12,8 @@ export interface CachedFile {
   /** Size and modification time when hashed: unchanged, they spare reading the file again. */
   size?: number;
   mtimeMs?: number;
+  /** A moment (ms since the epoch) before the file was last read: see `isRacy` in source.ts. */
+  readFrom?: number;
   facts: FileFacts;
 }
 

@@ -6,11 +6,14 @@ import { deploymentFileKind } from './config/deployment.js';
 import { mentionsNacosConfig } from './config/nacos.js';
 import type { Language } from './parse/ir.js';
 import { languageOfPath } from './parse/parser.js';
+import type { ReadLog } from './stamp.js';
 
 export interface DiscoverOptions {
   includeTests?: boolean;
   /** gitignore-style patterns, relative to the root. */
   exclude?: string[];
+  /** Stamps every directory listed and every file read or looked for (see stamp.ts). */
+  log?: ReadLog;
 }
 
 export interface DiscoveredFile {
@@ -67,6 +70,7 @@ interface Walk {
   includeTests: boolean;
   exclude: Ignore | undefined;
   result: Discovery;
+  log: ReadLog | undefined;
 }
 
 const GRADLE_FILES = new Set(['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts']);
@@ -94,6 +98,7 @@ export async function discover(root: string, options: DiscoverOptions = {}): Pro
     realRoot: await realpath(absolute).catch(() => absolute),
     includeTests: options.includeTests ?? false,
     exclude: options.exclude?.length ? newIgnore().add(options.exclude) : undefined,
+    log: options.log,
     result: {
       root: absolute,
       files: [],
@@ -127,6 +132,7 @@ async function gitInfoExclude(walk: Walk): Promise<IgnoreLevel[]> {
 }
 
 async function readOptional(walk: Walk, absolute: string, rel: string): Promise<string | undefined> {
+  walk.log?.file(absolute);
   try {
     return await readFile(absolute, 'utf8');
   } catch (error) {
@@ -164,6 +170,7 @@ async function visit(walk: Walk, frame: Frame): Promise<Frame[]> {
 }
 
 async function readEntries(walk: Walk, dir: string): Promise<Dirent[] | undefined> {
+  walk.log?.dir(join(walk.root, dir));
   try {
     return await readdir(join(walk.root, dir), { withFileTypes: true });
   } catch (error) {
@@ -185,6 +192,7 @@ async function entryKind(walk: Walk, dir: string, entry: Dirent): Promise<'dir' 
     return 'other';
   }
   const target = await stat(real).catch(() => undefined);
+  if (target?.isFile()) walk.log?.stamped(real, target.size, target.mtimeMs);
   return target?.isFile() ? 'file' : 'other';
 }
 
@@ -196,6 +204,7 @@ function indexable(name: string): boolean {
 async function holdsModule(walk: Walk, dir: string, names: Set<string>): Promise<boolean> {
   if (hasMaven(names) || hasGradle(names)) return true;
   if (!names.has('src')) return false;
+  walk.log?.dir(join(walk.root, dir, 'src'));
   const main = await stat(join(walk.root, dir, 'src', 'main')).catch(() => undefined);
   return main?.isDirectory() ?? false;
 }
@@ -286,6 +295,7 @@ const SCAN_OVERLAP = 512;
  */
 async function seedsNacos(walk: Walk, path: string): Promise<boolean> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
+  walk.log?.file(join(walk.root, path));
   try {
     handle = await open(join(walk.root, path), 'r');
     const buffer = Buffer.alloc(SCAN_CHUNK);
@@ -309,6 +319,7 @@ async function seedsNacos(walk: Walk, path: string): Promise<boolean> {
 async function addSource(walk: Walk, path: string, language: Language): Promise<void> {
   try {
     const info = await stat(join(walk.root, path));
+    walk.log?.stamped(join(walk.root, path), info.size, info.mtimeMs);
     walk.result.files.push({ path, language, size: info.size, mtimeMs: info.mtimeMs });
   } catch (error) {
     walk.result.warnings.push(`cannot stat ${path}: ${errorText(error)}`);

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CodeMount, CodeSourceConfig } from '../../config/types.js';
 import { discover, type Discovery } from './discover.js';
+import type { ReadLog } from './stamp.js';
 
 /**
  * Where a code source's files are: one directory, or (for an estate of repositories) several mounted side by side,
@@ -20,15 +21,21 @@ export interface CodeTree {
 /** A mounted tree's root, as its discovery names it: no files sit there, and its name is the same for every build. */
 const MOUNTED_ROOT = '/sextant-estate';
 
-export function codeTree(cfg: CodeSourceConfig): CodeTree {
+/** `log` stamps every directory the tree lists and every file discovery reads (see stamp.ts). */
+export function codeTree(cfg: CodeSourceConfig, log?: ReadLog): CodeTree {
   if (!cfg.mounts) {
     const root = cfg.path;
-    return { abs: (rel) => join(root, rel), discover: () => discover(root, { includeTests: cfg.include_tests, exclude: cfg.exclude }), listFiles: (dir, limit) => listFilesUnder(root, dir, limit), listDir: (dir) => filesIn(join(root, dir)) };
+    return {
+      abs: (rel) => join(root, rel),
+      discover: () => discover(root, { includeTests: cfg.include_tests, exclude: cfg.exclude, ...(log ? { log } : {}) }),
+      listFiles: (dir, limit) => listFilesUnder(root, dir, limit, log),
+      listDir: (dir) => filesIn(join(root, dir), log),
+    };
   }
-  return mountedTree(cfg.mounts);
+  return mountedTree(cfg.mounts, log);
 }
 
-function mountedTree(mounts: readonly CodeMount[]): CodeTree {
+function mountedTree(mounts: readonly CodeMount[], log: ReadLog | undefined): CodeTree {
   const byName = new Map(mounts.map((m) => [m.name, m]));
   const split = (rel: string): { mount: CodeMount; rest: string } | undefined => {
     const clean = rel.replace(/^\.?\/+/, '');
@@ -45,7 +52,7 @@ function mountedTree(mounts: readonly CodeMount[]): CodeTree {
     discover: async () => {
       const merged: Discovery = { root: MOUNTED_ROOT, files: [], configFiles: [], buildFiles: [], deploymentFiles: [], skipped: { gitignored: 0, buildOutput: 0, tests: 0, excluded: 0 }, warnings: [] };
       for (const m of [...mounts].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-        const found = await discover(m.path, { includeTests: m.include_tests, exclude: m.exclude });
+        const found = await discover(m.path, { includeTests: m.include_tests, exclude: m.exclude, ...(log ? { log } : {}) });
         const under = (p: string) => `${m.name}/${p}`;
         merged.files.push(...found.files.map((f) => ({ ...f, path: under(f.path) })));
         merged.configFiles.push(...found.configFiles.map(under));
@@ -62,18 +69,19 @@ function mountedTree(mounts: readonly CodeMount[]): CodeTree {
     listFiles: (dir, limit) => {
       const at = split(dir);
       if (!at) return [];
-      return listFilesUnder(at.mount.path, at.rest, limit).map((p) => `${at.mount.name}/${p}`);
+      return listFilesUnder(at.mount.path, at.rest, limit, log).map((p) => `${at.mount.name}/${p}`);
     },
     listDir: (dir) => {
       const at = split(dir);
       // The root holds the mounts' folders and no file.
       if (!at) return dir.replace(/^\.?\/*/, '') === '' ? [] : undefined;
-      return filesIn(join(at.mount.path, at.rest));
+      return filesIn(join(at.mount.path, at.rest), log);
     },
   };
 }
 
-function filesIn(dir: string): string[] | undefined {
+function filesIn(dir: string, log?: ReadLog): string[] | undefined {
+  log?.dir(dir);
   try {
     return readdirSync(dir, { withFileTypes: true })
       .filter((e) => e.isFile())
@@ -84,12 +92,13 @@ function filesIn(dir: string): string[] | undefined {
   }
 }
 
-function listFilesUnder(root: string, dir: string, limit = 2000): string[] {
+function listFilesUnder(root: string, dir: string, limit = 2000, log?: ReadLog): string[] {
   const out: string[] = [];
   const pending = [dir.replace(/^\.?\/?/, '').replace(/\/+$/, '')];
   while (pending.length && out.length < limit) {
     const rel = pending.pop()!;
     let entries: import('node:fs').Dirent[];
+    log?.dir(join(root, rel));
     try {
       entries = readdirSync(join(root, rel), { withFileTypes: true });
     } catch {

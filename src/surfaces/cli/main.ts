@@ -206,14 +206,16 @@ async function runIndex(target: string, opts: { store?: string; rebuild?: boolea
       ? await (await import('../../indexer/estate.js')).relinkEstate(store, ontology, { publish }, events, process.env, { cacheDir })
       : await buildWorkspace(store, ontology, config, events, process.env, { cacheDir, ...(session ? { session } : {}) });
     const embedded = config.embeddings ? await embedPass(store, config.embeddings, tty, io) : undefined;
-    const meta = await store.meta();
+    // Counts by kind only where they are printed: the totals are the sources' own.
+    const meta = opts.json ? await store.meta() : undefined;
+    const totals = meta?.counts ?? (await store.sources()).reduce((t, s) => ({ nodes: t.nodes + s.nodes, edges: t.edges + s.edges }), { nodes: 0, edges: 0 });
     for (const s of report.sources) logEvent('info', 'index_source', { source: s.name, nodes: s.nodes, edges: s.edges, seconds: s.seconds, written: s.written ?? 'full' });
-    if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, ...report, ...(embedded ? { embeddings: embedded } : {}), counts: meta.counts }, null, 2));
+    if (opts.json) io.out(JSON.stringify({ ok: true, store: store.location, ...report, ...(embedded ? { embeddings: embedded } : {}), counts: meta!.counts }, null, 2));
     else {
       for (const s of report.sources) io.out(`${s.name}: ${s.nodes} nodes, ${s.edges} edges in ${s.seconds}s (${s.origin})${s.written === 'unchanged' ? ' — unchanged, not rewritten' : ''}`);
       for (const r of report.removed) io.out(`${r}: removed (no longer configured)`);
       if (embedded) io.out(embeddingLine(embedded));
-      io.out(`index: ${store.location} (${meta.counts.nodes} nodes, ${meta.counts.edges} edges)`);
+      io.out(`index: ${store.location} (${totals.nodes} nodes, ${totals.edges} edges)`);
     }
     if (session) await watchAndUpdate(target, config, storeDir, store, { cacheDir, session }, io);
     return EXIT_OK;

@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { CodeSourceConfig } from '../../config/types.js';
+import { FILE_HASHES_ARTIFACT, formatFileHashes } from '../../graph/file-hashes.js';
+import type { SourceBuild, SourceContext } from '../types.js';
+import type { CodeBuildReport, CodePhases } from './index.js';
+import { type CachedFile, loadFactsCache, saveFactsCache } from './cache.js';
+import { type FileContent, RACY_MS, ReadLog, saveStamp, textContent } from './stamp.js';
+import { codeTree } from './tree.js';
+import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
+import { detectLayout } from './config/layout.js';
+import { readBuildInput } from './build/files.js';
+import { generatedApiOperations } from './links/openapi.js';
+import { classpathBinderOf } from './links/messaging.js';
+import { emptyFacts, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH } from './parse/common.js';
+import type { ParseJob } from './parse/job.js';
+import { parseWorkerCount, runParseJobs } from './parse/pool.js';
+
+/** What a code source keeps between builds of one process: every file's facts and the per-file graph. */
+interface CodeSession {
+  files: Map<string, CachedFile>;
+  assembler: CodeGraphAssembler;
+  /** Configuration and service layout of the last build: when they change, everything is emitted again. */
+  layoutKey: string;
+  contentHash: string;
+}
+
+/**
+ * Indexes a Java / Kotlin tree: discovers files, extracts facts (reusing cached facts of unchanged files),
+ * places files in services and modules, and assembles the code graph. With `stamping`, it stamps everything it
+ * reads and saves the stamps with the build's content hash (see stamp.ts).
+ */
+export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, stamping: { file: string; key: string } | undefined, started: number): Promise<SourceBuild & { details: CodeBuildReport }> {
+  let mark = started;
+  /** Seconds since the last lap. */
+  const lap = (): number => {
+    const now = performance.now();
+    const seconds = Math.round(now - mark) / 1000;
+    mark = now;
+    return seconds;
+  };
+  const root = cfg.path;
+  const log = stamping ? new ReadLog() : undefined;
+  const tree = codeTree(cfg, log);
+  const phases: CodePhases = { check: lap(), discover: 0, parse: 0, configuration: 0, evaluate: 0, link: 0, save_cache: 0 };
+  const found = await tree.discover();
+  phases.discover = lap();
+  const cacheFile = ctx.cacheDir ? join(ctx.cacheDir, `code-${cfg.name}.facts`) : undefined;
+  const session = ctx.session?.get(`code:${cfg.name}`) as CodeSession | undefined;
+  const cache = session?.files ?? (cacheFile ? await loadFactsCache(cacheFile) : new Map<string, CachedFile>());
+  const next = new Map<string, CachedFile>();
+  const jobs: ParseJob[] = [];
+  // Files are read after this moment: a stamp older than it by the racy margin cannot hide a later edit.
+  const readFrom = Date.now();
+  for (const file of found.files) {
+    const cached = cache.get(file.path);
+    if (cached && cached.size === file.size && cached.mtimeMs === file.mtimeMs && !isRacy(cached)) next.set(file.path, cached);
+    else {
+      // Placeholder keeps discovery order; the job fills it in.
+      next.set(file.path, cached ?? { hash: '', facts: emptyFacts(file.path, file.language, '') });
+      jobs.push({ id: jobs.length, abs: tree.abs(file.path), rel: file.path, language: file.language, ...(cached ? { knownHash: cached.hash } : {}) });
+    }
+  }
+  let parsed = 0;
+  let done = found.files.length - jobs.length;
+  const unreadable: string[] = [];
+  const byPath = new Map(found.files.map((f) => [f.path, f]));
+  await runParseJobs(jobs, parseWorkerCount(jobs.length, ctx.env), (job, result) => {
+    const file = byPath.get(job.rel)!;
+    const stamp = { size: file.size, mtimeMs: file.mtimeMs };
+    const cached = cache.get(job.rel);
+    if (result.error !== undefined) {
+      // Vanished or unreadable since discovery: indexed as empty, and said.
+      unreadable.push(`${job.rel} (${result.error})`);
+      next.set(job.rel, { hash: '', facts: emptyFacts(job.rel, job.language, '') });
+    } else if (!result.facts && cached) next.set(job.rel, { ...cached, ...stamp, readFrom });
+    else {
+      next.set(job.rel, { hash: result.hash, ...stamp, readFrom, facts: result.facts! });
+      parsed++;
+    }
+    done++;
+    if (done % 200 === 0 || done === found.files.length) ctx.onProgress?.(`parsing ${done}/${found.files.length} files`, done, found.files.length);
+  });
+  if (jobs.length === 0) ctx.onProgress?.(`parsing ${done}/${found.files.length} files`, done, found.files.length);
+  phases.parse = lap();
+  const facts = [...next.values()].map((c) => c.facts);
+  const deployable = new Set(facts.filter((f) => f.types.some((t) => t.annotations.some((a) => a.name === 'SpringBootApplication'))).map((f) => dirname(f.path)));
+  const auxiliary = new Map<string, string>();
+  const readText = (rel: string): string | undefined => {
+    try {
+      log?.file(tree.abs(rel));
+      const text = readFileSync(tree.abs(rel), 'utf8');
+      auxiliary.set(rel, text);
+      return text;
+    } catch {
+      return undefined;
+    }
+  };
+  const layout = detectLayout(found, readText, deployable, (dir) => tree.listDir(dir));
+  // Build files and configuration with their lines: dependency and config_key nodes (a pom edit re-hashes the source).
+  const build = readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel));
+  // What a service's build brings decides a default the configuration leaves out (the Stream binder).
+  const services = layout.services.map((s) => {
+    const binder = classpathBinderOf(s.modules.flatMap((m) => (m.buildFile !== undefined && build.texts.has(m.buildFile) ? [build.texts.get(m.buildFile)!] : [])));
+    return binder ? { ...s, streamBinder: binder } : s;
+  });
+  // Routes written only in OpenAPI specs the builds generate controllers from (the specs are read, and hashed, too).
+  const apis = generatedApiOperations({ buildFiles: build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : [])), readText: (rel) => auxiliary.get(rel) ?? readText(rel), listFiles: (dir) => tree.listFiles(dir) });
+  const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, services, layout.proxies, layout.proxyServers, layout.connectors, layout.deploymentOnly, apis.operations]);
+  phases.configuration = lap();
+  const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
+  const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
+  for (const p of cache.keys()) if (!next.has(p)) changed.add(p);
+  let graph: ReturnType<CodeGraphAssembler['assemble']>;
+  try {
+    graph = assembler.assemble(
+      { source: cfg.name, files: facts, services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build, generatedApis: apis.operations, deploymentOnly: layout.deploymentOnly },
+      session && session.layoutKey === layoutKey ? changed : undefined,
+    );
+  } catch (err) {
+    // A half-done update leaves the per-file graph out of step with the index: the next build starts over.
+    ctx.session?.delete(`code:${cfg.name}`);
+    throw err;
+  }
+  phases.evaluate = Math.round(graph.seconds.evaluate * 1000) / 1000;
+  phases.link = Math.round(graph.seconds.link * 1000) / 1000;
+  lap();
+  const removed = [...cache.keys()].filter((p) => !next.has(p)).length;
+  // A watching process keeps facts in memory and writes the cache once; a later one-shot build re-checks files by hash anyway.
+  if (cacheFile && !session && (changed.size > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next);
+  phases.save_cache = lap();
+  const warnings = [...found.warnings, ...layout.warnings, ...apis.warnings, ...graph.warnings];
+  if (unreadable.length) warnings.push(`${unreadable.length} file(s) could not be read and are indexed as empty: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}`);
+  const broken = facts.filter((f) => f.parseErrors > 0);
+  if (broken.length) warnings.push(`${broken.length} file(s) have syntax errors; indexed as far as they parse: ${broken.slice(0, 5).map((f) => `${f.path} (${f.parseErrors})`).join(', ')}${broken.length > 5 ? ', …' : ''}`);
+  const deep = facts.filter((f) => f.deepNesting !== undefined);
+  if (deep.length) warnings.push(`${deep.length} file(s) nest code deeper than is read (expressions ${MAX_EXPR_DEPTH} levels, types ${MAX_TYPE_DEPTH}); indexed except what lies deeper, from: ${deep.slice(0, 5).map((f) => `${f.path}:${f.deepNesting}`).join(', ')}${deep.length > 5 ? ', …' : ''}`);
+  const hash = createHash('sha256').update(JSON.stringify({ cfg: { ...cfg, path: undefined } }));
+  for (const [path, c] of next) hash.update(`${path}\0${c.hash}\n`);
+  for (const [path, text] of [...auxiliary].sort(([a], [b]) => a.localeCompare(b))) hash.update(`${path}\0${text}\n`);
+  const contentHash = hash.digest('hex');
+  ctx.session?.set(`code:${cfg.name}`, { files: next, assembler, layoutKey, contentHash } satisfies CodeSession);
+  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, phases_seconds: phases };
+  const inputs = [...new Set([...next.keys(), ...found.configFiles, ...found.buildFiles, ...found.deploymentFiles, ...auxiliary.keys()])].sort();
+  // The index must hold this content hash for the stamps to answer for it: a write that fails leaves them unused.
+  if (stamping && log) {
+    // What each racy file held when the build used it: a source file's hash, or the text read.
+    const bySource = new Map([...next].map(([rel, c]) => [tree.abs(rel), c.hash]));
+    const byText = new Map([...auxiliary].map(([rel, text]) => [tree.abs(rel), text]));
+    const contentOf = (abs: string): FileContent | undefined => {
+      const hash = bySource.get(abs);
+      if (hash) return { hash, as: 'bytes' };
+      const text = byText.get(abs);
+      return text === undefined ? undefined : textContent(text);
+    };
+    const stamps = log.snapshot(contentOf);
+    await saveStamp(stamping.file, stamps && { key: stamping.key, content_hash: contentHash, ...stamps, report: { warnings, details, inputs } }).catch(() => undefined);
+  }
+  return {
+    name: cfg.name,
+    kind: 'code',
+    origin: root,
+    content_hash: contentHash,
+    // Answers that quote source (describe, search snippets) check each file against its hash at indexing.
+    artifacts: { [FILE_HASHES_ARTIFACT]: formatFileHashes([...next].map(([p, c]) => [p, c.hash] as const)) },
+    nodes: graph.nodes,
+    edges: graph.edges,
+    warnings,
+    details,
+    inputs,
+    ...(session && graph.changedGroups ? { changed: { since: session.contentHash, groups: graph.changedGroups } } : {}),
+  };
+}
+
+
+/**
+ * Whether a file's cached facts cannot be trusted by its size and time alone: it was modified so close to when it was
+ * read (or when, is unknown) that a later edit could have kept both. Such a file is read and hashed again.
+ */
+function isRacy(cached: CachedFile): boolean {
+  return cached.readFrom === undefined || cached.mtimeMs === undefined || cached.mtimeMs >= cached.readFrom - RACY_MS;
+}
