@@ -53,7 +53,7 @@ export interface LinksReport {
   errors: number;
 }
 
-function corporaDir(): string {
+export function corporaDir(): string {
   const beside = fileURLToPath(new URL('../../../shared/corpora', import.meta.url));
   return existsSync(beside) ? beside : '/work/shared/corpora';
 }

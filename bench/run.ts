@@ -1,10 +1,14 @@
 /**
  * `npm run bench`: indexing throughput and query latency, printed as one JSON document on stdout (progress on
- * stderr). Six workloads:
+ * stderr). The workloads:
  *   - github: GitHub's public GraphQL schema with the real ontology (a real, mid-sized data API);
  *   - synthetic: a generated code estate (>200k nodes, >1M edges, Zipf-skewed hubs) with its own ontology module;
  *   - code_estate: a generated Spring estate on disk through the real Java/Kotlin indexer (code.ts): cold and
  *     one-file incremental indexing, tool latencies, and the peak RSS of a large cold index in a child process.
+ *   - real: every estate of ../shared/corpora, and all of them side by side, indexed by the CLI in a child process:
+ *     cold (wall and CPU seconds, files per CPU-second, peak RSS, nodes, edges, seconds per phase), again with nothing
+ *     changed, and after one method added to one file (compared with a fresh index of the edited tree), with a digest
+ *     of each graph to compare runs (real.ts; SEXTANT_BENCH_ESTATES=a,b picks estates).
  *   - cli: `sextant call` and the `callers` shortcut spawned as real processes against an index of the petclinic
  *     corpus (cli.ts): per-call time, p50 against CLI_BUDGET_P50_MS.
  *   - shapes: source shapes that were once super-linear (one huge class, a deep inheritance chain, one long
@@ -25,7 +29,7 @@
  *     p50/p95 over loopback against its own budgets, answers compared with SQLite's; `--pg-scale[=N]` adds a run of N
  *     services published as N sources by 4 concurrent writers (postgres.ts).
  * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github / 50
- * code), --only=github|synthetic|postgres|pg-scale|code|cli|shapes|links|semantic|web, --pg-scale[=N] (--only=pg-scale: that run alone), --keep (leave the temporary stores on disk for investigation). The code
+ * code), --only=github|synthetic|postgres|pg-scale|code|real|cli|shapes|links|semantic|web, --pg-scale[=N] (--only=pg-scale: that run alone), --keep (leave the temporary stores on disk for investigation). The code
  * estate's sizes come from SEXTANT_BENCH_CODE_* environment variables (see code.ts).
  */
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
@@ -36,6 +40,7 @@ import { validateGraph } from '../src/graph/validate.js';
 import { codeOptions, runCodeEstate, type CodeEstateReport } from './code.js';
 import { cliCalls, runCli, type CliReport } from './cli.js';
 import { runLinks } from './links.js';
+import { runReal } from './real.js';
 import { runShapes } from './shapes.js';
 import { runSemantic } from './semantic.js';
 import { runWeb, webOptions, type WebReport } from './web.js';
@@ -50,7 +55,7 @@ const TOOLS = ['search', 'find', 'describe', 'neighbors', 'resolve'] as const;
 /** Untimed calls per tool before timing starts. */
 const WARMUP = 20;
 
-const ONLY = ['github', 'synthetic', 'postgres', 'pg-scale', 'code', 'cli', 'shapes', 'links', 'semantic', 'web'] as const;
+const ONLY = ['github', 'synthetic', 'postgres', 'pg-scale', 'code', 'real', 'cli', 'shapes', 'links', 'semantic', 'web'] as const;
 
 interface Options {
   calls?: number;
@@ -253,6 +258,11 @@ async function main(): Promise<void> {
     const code: CodeEstateReport = await runCodeEstate(codeOptions(process.env, { ...(opts.calls !== undefined ? { calls: opts.calls } : {}), keep: opts.keep }), BUDGETS_P95_MS);
     out.code_estate = code;
     errors += code.errors;
+  }
+  if (opts.only === undefined || opts.only === 'real') {
+    const real = await runReal({ keep: opts.keep, ...(process.env.SEXTANT_BENCH_ESTATES ? { estates: process.env.SEXTANT_BENCH_ESTATES.split(',') } : {}), sideBySide: process.env.SEXTANT_BENCH_SIDE_BY_SIDE !== '0' });
+    out.real = real;
+    errors += real.errors;
   }
   if (opts.only === undefined || opts.only === 'cli') {
     const cli: CliReport = await runCli({ calls: cliCalls(process.env), keep: opts.keep });
