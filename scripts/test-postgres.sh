@@ -11,6 +11,7 @@ SUITES=(
   test/code-estate.test.ts test/code-source.test.ts test/code-trace.test.ts test/code-uses.test.ts
   test/code-eventuate.test.ts test/code-eval-rules.test.ts test/code-build-deps.test.ts test/code-incremental.test.ts
   test/code-e2e.test.ts test/code-links-corpora.test.ts test/code-estate-repositories.test.ts test/semantic.test.ts
+  test/code-stamps.test.ts
 )
 
 cluster=""

@@ -35,6 +35,8 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     }
   }
   const written = (r: BuildReport) => r.sources[0]!.written;
+  /** The source was built (its files emitted), not answered from the stamps. (PostgreSQL may still write nothing.) */
+  const built = (r: BuildReport) => (r.sources[0]!.details as { emitted: number }).emitted > 0;
   const qualifiedNames = async () => (await dumpIndex(await testStoreLocation(storeDir()))).nodes.map((n) => (JSON.parse(n) as { qualified_name: string }).qualified_name);
   /** A fresh full build of the tree as it is now, compared with the store the stamps answered for. */
   async function assertEqualsFresh(): Promise<void> {
@@ -77,7 +79,7 @@ describe('an unchanged tree is answered from the stamps of what its last build r
   test('a file edited (size and time) is built again', async () => {
     const file = join(root, APP, 'service/OrderBatch.java');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/\n}\s*$/, '\n    public int stampedTwice() {\n        return 2;\n    }\n}\n'));
-    assert.notEqual(written(await index()), 'unchanged');
+    assert.ok(built(await index()), 'built again');
     assert.ok((await qualifiedNames()).some((q) => q.endsWith('#stampedTwice()')));
     assert.equal(written(await index()), 'unchanged', 'and then stamped again');
   });
@@ -88,7 +90,7 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     const tick = Math.floor(Date.now() / 1000) - 1;
     writeFileSync(file, readFileSync(file, 'utf8').replace('stampedTwice', 'stampedThree'));
     utimesSync(file, tick, tick);
-    assert.notEqual(written(await index()), 'unchanged');
+    assert.ok(built(await index()), 'built again');
     const stamp = JSON.parse(readFileSync(stampFile(), 'utf8')) as { files: unknown[][] };
     const entry = stamp.files.find((f) => f[0] === file)!;
     assert.equal(entry.length, 5, 'a racy file is stamped with its content hash');
@@ -96,7 +98,7 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     utimesSync(file, tick, tick);
     assert.equal(statSync(file).size, entry[1], 'same size');
     assert.equal(statSync(file).mtimeMs, entry[2], 'same time');
-    assert.notEqual(written(await index()), 'unchanged');
+    assert.ok(built(await index()), 'built again');
     assert.ok((await qualifiedNames()).some((q) => q.endsWith('#stampedFours()')));
     await assertEqualsFresh();
   });
@@ -107,10 +109,10 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     assert.equal(written(await index()), 'unchanged');
     const added = join(root, APP, 'service/StampProbe.java');
     writeFileSync(added, 'package com.acme.orders.service;\n\npublic class StampProbe {\n}\n');
-    assert.notEqual(written(await index()), 'unchanged');
+    assert.ok(built(await index()), 'built again');
     assert.ok((await qualifiedNames()).includes('com.acme.orders.service.StampProbe'));
     unlinkSync(added);
-    assert.notEqual(written(await index()), 'unchanged');
+    assert.ok(built(await index()), 'built again');
     assert.ok(!(await qualifiedNames()).includes('com.acme.orders.service.StampProbe'));
     await assertEqualsFresh();
   });
@@ -119,7 +121,7 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     writeFileSync(join(root, APP, 'service/StampProbe2.java'), 'package com.acme.orders.service;\n\npublic class StampProbe2 {\n}\n');
     await index();
     assert.ok(!existsSync(stampFile()), 'no stamps saved over a racy directory');
-    assert.notEqual(written(await index()), 'unchanged');
+    assert.ok(built(await index()), 'built again');
   });
 
   test('an ignore rule and a configuration file the last build looked for are changes too', async () => {
@@ -127,14 +129,14 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     await index();
     assert.equal(written(await index()), 'unchanged');
     writeFileSync(join(root, '.gitignore'), `${readFileSync(join(root, '.gitignore'), 'utf8')}\norders/orders-app/src/main/java/com/acme/orders/service/StampProbe2.java\n`);
-    assert.notEqual(written(await index()), 'unchanged');
+    assert.ok(built(await index()), 'built again');
     assert.ok(!(await qualifiedNames()).includes('com.acme.orders.service.StampProbe2'));
     ageTree(root, Date.now() / 1000 - 600);
     await index();
     assert.equal(written(await index()), 'unchanged');
     const config = join(root, 'orders/orders-app/src/main/resources/application-stamp.yml');
     writeFileSync(config, 'spring:\n  application:\n    name: orders-stamped\n');
-    assert.notEqual(written(await index()), 'unchanged');
+    assert.ok(built(await index()), 'built again');
     await assertEqualsFresh();
   });
 
@@ -195,7 +197,7 @@ for (const [estate, source, config] of [
       const text = readFileSync(file, 'utf8');
       writeFileSync(file, source.endsWith('.kt') ? `${text}\nfun stampProbe(): Int = 1\n` : `${text.slice(0, text.lastIndexOf('}'))}\n    public int stampProbe() {\n        return 1;\n    }\n}\n`);
       const r = await again();
-      assert.notEqual(r.sources[0]!.written, 'unchanged');
+      assert.ok((r.sources[0]!.details as { emitted: number }).emitted > 0, 'built again');
       assert.equal((r.sources[0]!.details as { parsed: number }).parsed, 1, 'one file parsed again');
       await assertEqualsFresh('method');
     });
@@ -204,7 +206,7 @@ for (const [estate, source, config] of [
       const file = join(root, config);
       writeFileSync(file, `${readFileSync(file, 'utf8')}\nstamp-probe:\n  url: http://stamp-probe:8080\n`);
       const r = await again();
-      assert.notEqual(r.sources[0]!.written, 'unchanged');
+      assert.ok((r.sources[0]!.details as { emitted: number }).emitted > 0, 'built again');
       assert.equal((r.sources[0]!.details as { parsed: number }).parsed, 0, 'no source parsed again');
       await assertEqualsFresh('configuration');
     });
