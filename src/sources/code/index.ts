@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CodeSourceConfig } from '../../config/types.js';
 import { VERSION } from '../../version.js';
 import type { SourceBuild, SourceContext } from '../types.js';
@@ -42,7 +44,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   // A one-shot build keeps the stamps of everything it read: when none changed, the index already holds this
   // build's graph, and nothing is listed, read, parsed or written. (A watching process knows what changed.)
   const stampFile = ctx.cacheDir && !ctx.session ? join(ctx.cacheDir, `code-${cfg.name}.stamp`) : undefined;
-  const stampKey = JSON.stringify([EXTRACTOR_VERSION, VERSION, ctx.ontology.version, cfg]);
+  const stampKey = JSON.stringify([EXTRACTOR_VERSION, VERSION, productStamp(), ctx.ontology.version, cfg]);
   if (stampFile && ctx.previous?.content_hash) {
     const stamp = await loadStamp(stampFile);
     if (stamp && stamp.key === stampKey && stamp.content_hash === ctx.previous.content_hash && unchangedSince(stamp)) {
@@ -65,4 +67,29 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
   }
   const { buildCodeTree } = await import('./source.js');
   return buildCodeTree(cfg, ctx, stampFile ? { file: stampFile, key: stampKey } : undefined, started);
+}
+
+let product: string | undefined;
+
+/**
+ * The newest modification time of Sextant's own modules (`dist/`, or `src/` under tsx): a Sextant built again from
+ * changed sources (without a new version) does not trust stamps its previous build saved. About 300 stats, once.
+ */
+function productStamp(): string {
+  if (product !== undefined) return product;
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  let newest = 0;
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (/\.(js|ts|json)$/.test(e.name)) newest = Math.max(newest, statSync(path).mtimeMs);
+    }
+  };
+  try {
+    walk(root);
+  } catch {
+    newest = -1;
+  }
+  return (product = String(newest));
 }
