@@ -24,7 +24,7 @@ export interface CodeBuildReport extends Record<string, unknown> {
 }
 
 export interface CodePhases {
-  /** Checking the stamps of what the last build read (a build that finds nothing changed stops there). */
+  /** Checking the stamps of what the last build read (an unchanged build stops there), and loading the extractors. */
   check: number;
   discover: number;
   parse: number;
