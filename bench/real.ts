@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dumpIndex } from '../test/helpers/store.js';
-import { ageTree } from '../test/helpers/estate.js';
+import { ageTree, withProbeMethod } from '../test/helpers/estate.js';
 import { corporaDir } from './links.js';
 import { log, round } from './util.js';
 
@@ -108,13 +108,9 @@ function addOneMethod(tree: string): string {
     const file = join(tree, path);
     const text = readFileSync(file, 'utf8');
     if (!/\bclass\s+\w+/.test(text)) continue;
-    if (path.endsWith('.kt')) {
-      writeFileSync(file, `${text}\nfun sextantBenchProbe(): Int = 1\n`);
-      return path;
-    }
-    const end = text.lastIndexOf('}');
-    if (end < 0) continue;
-    writeFileSync(file, `${text.slice(0, end)}\n    public int sextantBenchProbe() {\n        return 1;\n    }\n${text.slice(end)}`);
+    const edited = withProbeMethod(text, path.endsWith('.kt'), 'sextantBenchProbe');
+    if (edited === undefined) continue;
+    writeFileSync(file, edited);
     return path;
   }
   throw new Error(`no source file declaring a class in ${tree}`);

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
 import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
 import { dumpIndex, openTestStore, testStoreLocation } from './helpers/store.js';
-import { ageTree, ESTATE, estateSource } from './helpers/estate.js';
+import { ageTree, ESTATE, estateSource, withProbeMethod } from './helpers/estate.js';
 import { sharedDir } from './helpers/index.js';
 
 const ontology = sextantOntology();
@@ -140,6 +140,18 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     await assertEqualsFresh();
   });
 
+  test('a stamp file that is not what Sextant writes (garbled entries, or not JSON) is no answer: the build runs and stamps again', async () => {
+    ageTree(root, Date.now() / 1000 - 450);
+    await index();
+    const good = JSON.parse(readFileSync(stampFile(), 'utf8')) as Record<string, unknown>;
+    writeFileSync(stampFile(), JSON.stringify({ ...good, dirs: [7, null], files: [{ path: 1 }] }));
+    assert.ok(built(await index()), 'garbled entries: built');
+    assert.equal(written(await index()), 'unchanged', 'stamped again');
+    writeFileSync(stampFile(), '{"key": "trunc');
+    assert.ok(built(await index()), 'not JSON: built');
+    assert.equal(written(await index()), 'unchanged');
+  });
+
   test('a store that does not hold the stamped build (another index, same cache) is built in full', async () => {
     ageTree(root, Date.now() / 1000 - 300);
     await index();
@@ -195,7 +207,7 @@ for (const [estate, source, config] of [
     test('a method added to one file', async () => {
       const file = join(root, source);
       const text = readFileSync(file, 'utf8');
-      writeFileSync(file, source.endsWith('.kt') ? `${text}\nfun stampProbe(): Int = 1\n` : `${text.slice(0, text.lastIndexOf('}'))}\n    public int stampProbe() {\n        return 1;\n    }\n}\n`);
+      writeFileSync(file, withProbeMethod(text, source.endsWith('.kt'), 'stampProbe')!);
       const r = await again();
       assert.ok((r.sources[0]!.details as { emitted: number }).emitted > 0, 'built again');
       assert.equal((r.sources[0]!.details as { parsed: number }).parsed, 1, 'one file parsed again');

@@ -62,10 +62,10 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
   const writes: SourceWrite[] = [];
   const unchanged: BuildReport['sources'] = [];
   const timings = new Map<string, { seconds: number; warnings: string[]; details?: Record<string, unknown> }>();
-  const previousOf = (name: string): SourceInfo | undefined => current.find((s) => s.name === name);
   const selected = options.only ? config.sources.filter((s) => options.only!.includes(s.name)) : config.sources;
   for (const [i, cfg] of selected.entries()) {
     const t0 = performance.now();
+    const previous = current.find((s) => s.name === cfg.name);
     events.sourceStart?.(cfg.name, i, selected.length);
     const built = await buildSource(cfg, {
       ontology,
@@ -74,13 +74,12 @@ export async function buildWorkspace(store: Store, ontology: Ontology, config: W
       onProgress: (message) => events.message?.(cfg.name, message),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       ...(options.session ? { session: options.session } : {}),
-      ...(previousOf(cfg.name) ? { previous: { ...(previousOf(cfg.name)!.content_hash ? { content_hash: previousOf(cfg.name)!.content_hash! } : {}), artifact: (name: string) => store.artifact(cfg.name, name) } } : {}),
+      ...(previous ? { previous: { ...(previous.content_hash ? { content_hash: previous.content_hash } : {}), artifact: (name: string) => store.artifact(cfg.name, name) } } : {}),
       ...(options.refreshDataSources ? { refreshDataSources: options.refreshDataSources } : {}),
     });
     for (const w of built.warnings) events.warning?.(cfg.name, w);
     // A source that says its input is what the index already holds (a GraphQL schema whose hash is unchanged)
     // is not written again.
-    const previous = previousOf(cfg.name);
     if (built.unchanged && previous?.content_hash !== built.content_hash) throw new BuildError(cfg.name, `source ${cfg.name} left its graph out as unchanged, but the index holds another version of it (a Sextant bug; nothing was written)`);
     if ((built.skipIfUnchanged || built.unchanged) && previous && previous.content_hash === built.content_hash) {
       unchanged.push({ ...previous, written: 'unchanged', seconds: round((performance.now() - t0) / 1000), warnings: built.warnings, ...(built.details ? { details: built.details } : {}) });

@@ -14,6 +14,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { stopChild } from './child.js';
 import { TEST_STORE, testStoreLocation } from './store.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -157,16 +158,7 @@ export function startHttpServer(storeDir: string, timeoutMs = 30000, opts: { arg
   const child = track(spawn(process.execPath, [BIN, 'serve', '--http', '0', '--store', storeDir, ...(opts.args ?? [])], { cwd: REPO_ROOT, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] }));
   let stderr = '';
   child.stdout!.resume();
-  const stop = () =>
-    new Promise<void>((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        done();
-      });
-      child.kill('SIGTERM');
-    });
+  const stop = () => stopChild(child, 3000);
   return new Promise((done, fail) => {
     const timer = setTimeout(() => {
       void stop();

@@ -33,6 +33,16 @@ export function ageTree(dir: string, seconds: number): void {
   utimesSync(dir, seconds, seconds);
 }
 
+/**
+ * A source file's text with one method added: a top-level function in Kotlin, a method before the class's last brace
+ * in Java (undefined when there is none).
+ */
+export function withProbeMethod(text: string, kotlin: boolean, name: string): string | undefined {
+  if (kotlin) return `${text}\nfun ${name}(): Int = 1\n`;
+  const end = text.lastIndexOf('}');
+  return end < 0 ? undefined : `${text.slice(0, end)}\n    public int ${name}() {\n        return 1;\n    }\n${text.slice(end)}`;
+}
+
 /** Indexes the code of a directory on this thread (no parse workers). */
 export function buildEstate(dir: string): ReturnType<typeof buildCodeSource> {
   return buildCodeSource(estateSource(dir), { ontology: sextantOntology(), baseDir: dir, env: { SEXTANT_PARSE_WORKERS: '0' } });

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chromium, type Browser } from 'playwright-core';
+import { stopChild } from './child.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 
@@ -34,17 +35,7 @@ export function startUi(bin: string, args: readonly string[], opts: { cwd?: stri
   const child = spawn(process.execPath, [bin, 'ui', '--port', '0', ...args], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  const stop = (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-    return new Promise((done) => {
-      const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-      child.once('exit', () => {
-        clearTimeout(force);
-        done();
-      });
-      child.kill('SIGTERM');
-    });
-  };
+  const stop = (): Promise<void> => stopChild(child, 5000);
   return new Promise((done, fail) => {
     const timer = setTimeout(() => {
       void stop();
