@@ -124,6 +124,15 @@ export async function loadStamp(file: string): Promise<InputStamp | undefined> {
  * a stat costs a few microseconds and a promise per stat costs more than the stat.
  */
 export function unchangedSince(stamp: InputStamp): boolean {
+  try {
+    return matches(stamp);
+  } catch {
+    // A stamp file that is not what this Sextant writes (edited, truncated, another layout) is no answer: build.
+    return false;
+  }
+}
+
+function matches(stamp: InputStamp): boolean {
   for (const [path, mtime] of stamp.dirs) {
     const info = statSync(path, { throwIfNoEntry: false });
     if (mtime === -1 ? info !== undefined : info?.mtimeMs !== mtime) return false;
