@@ -150,7 +150,7 @@ export class CodeGraphAssembler {
     const byFile = new Map<string, TypeEntry[]>();
     for (const f of input.files) byFile.set(f.path, []);
     for (const entry of model.types) byFile.get(entry.file.path)!.push(entry);
-    const ctx: EmitContext = { ontology: this.ontology, input, generatedApis: operationsByInterface(input.generatedApis ?? []), model, classifier: new TypeClassifier(model, input.overrides), resolver: new CallResolver(model), ids: new Map(), byFile };
+    const ctx: EmitContext = { ontology: this.ontology, input, generatedApis: operationsByInterface(input.generatedApis ?? []), model, classifier: new TypeClassifier(model, input.overrides), resolver: new CallResolver(model), ids: new Map(), byFile, constants: new Map() };
     const present = new Set(byFile.keys());
     const partial = this.tracking && this.assembled && changed !== undefined;
     const groups = new Set<string>();
@@ -415,6 +415,8 @@ interface EmitContext {
   byFile: Map<string, TypeEntry[]>;
   /** Per service, where a URL with placeholders goes (made when first asked). */
   urlOf?: Map<string, UrlOf>;
+  /** Per service, constant evaluation with its configuration (made when first asked; every file of it shares one). */
+  constants: Map<string, Constants>;
 }
 
 /** At most this many configured values of one URL are read. */
@@ -552,14 +554,13 @@ class FileEmitter {
     }
   }
 
-  private readonly constants = new Map<string, Constants>();
-
   /** Constant evaluation for a type, with its service's configuration for placeholders (one per service). */
   private constantsOf(entry: TypeEntry): Constants {
-    let found = this.constants.get(entry.place.service);
+    const { constants } = this.ctx;
+    let found = constants.get(entry.place.service);
     if (!found) {
       const service = this.ctx.input.services.find((s) => s.name === entry.place.service);
-      this.constants.set(entry.place.service, (found = new Constants(this.ctx.model, service?.config, service?.profiles, service?.streamBinder)));
+      constants.set(entry.place.service, (found = new Constants(this.ctx.model, service?.config, service?.profiles, service?.streamBinder)));
     }
     return found;
   }
