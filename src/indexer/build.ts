@@ -5,7 +5,7 @@ import type { EdgeRecord, NodeRecord } from '../graph/types.js';
 import { validateGraph } from '../graph/validate.js';
 import { ESTATE_SOURCE, REPOSITORY_ARTIFACT } from './estate-names.js';
 import { buildSource } from './sources.js';
-import { collectGarbage, serialGarbageCollection } from './memory.js';
+import { collectGarbage } from './memory.js';
 
 /** Rows (nodes and edges) from which a build collects garbage before it writes. */
 const COLLECT_BEFORE_WRITE = 500_000;
@@ -53,7 +53,6 @@ export interface BuildOptions {
 
 export async function buildWorkspace(store: Store, ontology: Ontology, config: WorkspaceConfig, events: BuildEvents = {}, env: Record<string, string | undefined> = process.env, options: BuildOptions = {}): Promise<BuildReport> {
   const started = performance.now();
-  serialGarbageCollection();
   const configured = new Set(config.sources.map((s) => s.name));
   const current = await store.sources();
   // An estate's repositories are published by their own jobs (`--source`) and retired by `sextant remove`, never
