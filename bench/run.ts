@@ -9,6 +9,8 @@
  *     cold (wall and CPU seconds, files per CPU-second, peak RSS, nodes, edges, seconds per phase), again with nothing
  *     changed, and after one method added to one file (compared with a fresh index of the edited tree), with a digest
  *     of each graph to compare runs (real.ts; SEXTANT_BENCH_ESTATES=a,b picks estates).
+ *   - peers (only with --only=peers): Sextant and CodeGraph index the same real estates cold, round-robin, three
+ *     rounds: CPU and wall seconds and peak RSS per run, medians, and CodeGraph's CPU over Sextant's (peers.ts).
  *   - cli: `sextant call` and the `callers` shortcut spawned as real processes against an index of the petclinic
  *     corpus (cli.ts): per-call time, p50 against CLI_BUDGET_P50_MS.
  *   - shapes: source shapes that were once super-linear (one huge class, a deep inheritance chain, one long
@@ -29,7 +31,7 @@
  *     p50/p95 over loopback against its own budgets, answers compared with SQLite's; `--pg-scale[=N]` adds a run of N
  *     services published as N sources by 4 concurrent writers (postgres.ts).
  * Options (after `npm run bench --`): --calls=N (timed calls per tool, default 300 synthetic / 200 github / 50
- * code), --only=github|synthetic|postgres|pg-scale|code|real|cli|shapes|links|semantic|web, --pg-scale[=N] (--only=pg-scale: that run alone), --keep (leave the temporary stores on disk for investigation). The code
+ * code), --only=github|synthetic|postgres|pg-scale|code|real|peers|cli|shapes|links|semantic|web, --pg-scale[=N] (--only=pg-scale: that run alone), --keep (leave the temporary stores on disk for investigation). The code
  * estate's sizes come from SEXTANT_BENCH_CODE_* environment variables (see code.ts).
  */
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
@@ -40,6 +42,7 @@ import { validateGraph } from '../src/graph/validate.js';
 import { codeOptions, runCodeEstate, type CodeEstateReport } from './code.js';
 import { cliCalls, runCli, type CliReport } from './cli.js';
 import { runLinks } from './links.js';
+import { runPeers } from './peers.js';
 import { runReal } from './real.js';
 import { runShapes } from './shapes.js';
 import { runSemantic } from './semantic.js';
@@ -55,7 +58,7 @@ const TOOLS = ['search', 'find', 'describe', 'neighbors', 'resolve'] as const;
 /** Untimed calls per tool before timing starts. */
 const WARMUP = 20;
 
-const ONLY = ['github', 'synthetic', 'postgres', 'pg-scale', 'code', 'real', 'cli', 'shapes', 'links', 'semantic', 'web'] as const;
+const ONLY = ['github', 'synthetic', 'postgres', 'pg-scale', 'code', 'real', 'peers', 'cli', 'shapes', 'links', 'semantic', 'web'] as const;
 
 interface Options {
   calls?: number;
@@ -263,6 +266,13 @@ async function main(): Promise<void> {
     const real = await runReal({ keep: opts.keep, ...(process.env.SEXTANT_BENCH_ESTATES ? { estates: process.env.SEXTANT_BENCH_ESTATES.split(',') } : {}), sideBySide: process.env.SEXTANT_BENCH_SIDE_BY_SIDE !== '0' });
     out.real = real;
     errors += real.errors;
+  }
+  // Installs a peer from npm and runs for several minutes: only when asked for.
+  if (opts.only === 'peers') {
+    const rounds = Number(process.env.SEXTANT_BENCH_PEER_ROUNDS ?? 3);
+    const peers = await runPeers({ keep: opts.keep, rounds: Number.isInteger(rounds) && rounds > 0 ? rounds : 3, ...(process.env.SEXTANT_BENCH_ESTATES ? { estates: process.env.SEXTANT_BENCH_ESTATES.split(',') } : {}) });
+    out.peers = peers;
+    errors += peers.errors;
   }
   if (opts.only === undefined || opts.only === 'cli') {
     const cli: CliReport = await runCli({ calls: cliCalls(process.env), keep: opts.keep });

@@ -331,7 +331,7 @@ export class Evaluator {
 
   /** The call sites that choose a helper's arguments: calls of it, and calls of the methods it overrides or implements. */
   private choosingSitesOf(member: MemberEntry): { caller: MemberEntry; call: CallFacts }[] {
-    const out = this.callSitesOf(member);
+    const out = [...this.callSitesOf(member)];
     if (member.facts.kind === 'method' && !member.facts.modifiers.includes('static') && !member.facts.modifiers.includes('private')) {
       for (const t of this.model.ancestors(member.owner).project) {
         if (t === member.owner) continue;
@@ -1113,15 +1113,22 @@ export class Evaluator {
   }
 
   /** The project call sites of a member (calls, `new`, `this(…)` / `super(…)`), through call resolution. */
-  private callSitesOf(member: MemberEntry): { caller: MemberEntry; call: CallFacts }[] {
+  private callSitesOf(member: MemberEntry): readonly { caller: MemberEntry; call: CallFacts }[] {
+    let sites = this.callSites.get(member);
+    if (sites) return sites;
     const key = member.facts.kind === 'constructor' ? `<init>:${member.owner.facts.name}` : member.facts.name;
     const candidates = [...this.callsNamed(key), ...(member.facts.kind === 'constructor' ? this.callsNamed('<init>') : [])];
-    return candidates.filter(({ caller, call }) => {
+    sites = candidates.filter(({ caller, call }) => {
       if (call.argCount >= 0 && call.argCount > member.facts.params.length && !member.facts.params.some((p) => p.varargs)) return false;
       const resolved = this.resolver.resolve(caller, call);
       return !!resolved && !('unresolved' in resolved) && resolved.targets.some((t) => 'member' in t && t.member === member);
     });
+    this.callSites.set(member, sites);
+    return sites;
   }
+
+  /** callSitesOf answers: a helper's call sites are asked for again by every sink that reaches it. */
+  private readonly callSites = new Map<MemberEntry, readonly { caller: MemberEntry; call: CallFacts }[]>();
 
   private fieldAccess(expr: Extract<Expr, { k: 'field' }>, site: Site, depth: number): Value[] {
     // In a Kotlin extension function, `this` is the receiver it extends (its first parameter).

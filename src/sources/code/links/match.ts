@@ -113,9 +113,17 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
     return compiled.get(r.id)?.accepts(path) ?? false;
   };
   // A route of wildcards only (an SPA fallback's `/**`) fits any path: no evidence of which service a client means.
+  // Asked for every service on a port (most listen on 8080), so each answer is kept by service, method and path.
+  const fits = new Map<string, boolean>();
   const methodAndPathFit = (c: NodeRecord, service: string): boolean => {
     const pattern = String(c.props.path_pattern);
-    return pattern.startsWith('/') && (declaredOf.get(service) ?? []).some((r) => literalSegments(r) > 0 && (r.props.http_method === c.props.http_method || r.props.http_method === 'ANY' || c.props.http_method === 'ANY') && accepts(r, concreteOf(pattern)));
+    const key = `${service}\0${String(c.props.http_method)}\0${pattern}`;
+    let fit = fits.get(key);
+    if (fit === undefined) {
+      fit = pattern.startsWith('/') && (declaredOf.get(service) ?? []).some((r) => literalSegments(r) > 0 && (r.props.http_method === c.props.http_method || r.props.http_method === 'ANY' || c.props.http_method === 'ANY') && accepts(r, concreteOf(pattern)));
+      fits.set(key, fit);
+    }
+    return fit;
   };
   // `localhost:<port>`: the services listening on the port (server.port, a published compose port).
   const listening = new Map<number, string[]>();
