@@ -47,7 +47,7 @@ export interface RealEstateReport {
   estate: string;
   cold: ColdRun;
   unchanged: RunUsage & { written: string };
-  one_file: RunUsage & { file: string; written: string; parsed: number; emitted: number; equals_fresh: boolean };
+  one_file: RunUsage & { file: string; written: string; parsed: number; emitted: number; equals_fresh: boolean; phases_seconds: Record<string, number> };
   digest: string;
 }
 
@@ -149,7 +149,7 @@ async function benchEstate(name: string, source: string, work: string): Promise<
       phases_seconds: { ...details.phases_seconds, write: cold.report.write_seconds },
     },
     unchanged: { ...unchanged.usage, written: unchanged.report.sources[0]!.written ?? 'full' },
-    one_file: { ...one.usage, file, written: one.report.sources[0]!.written ?? 'full', parsed: oneDetails.parsed, emitted: oneDetails.emitted, equals_fresh: equalsFresh },
+    one_file: { ...one.usage, file, written: one.report.sources[0]!.written ?? 'full', parsed: oneDetails.parsed, emitted: oneDetails.emitted, equals_fresh: equalsFresh, phases_seconds: { ...oneDetails.phases_seconds, write: one.report.write_seconds } },
     digest,
   };
 }
