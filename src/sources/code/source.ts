@@ -128,7 +128,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   lap();
   const removed = [...cache.keys()].filter((p) => !next.has(p)).length;
   // A watching process keeps facts in memory and writes the cache once; a later one-shot build re-checks files by hash anyway.
-  if (cacheFile && !session && (changed.size > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next);
+  if (cacheFile && !session && (changed.size > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next, cache);
   phases.save_cache = lap();
   const warnings = [...found.warnings, ...layout.warnings, ...apis.warnings, ...graph.warnings];
   if (unreadable.length) warnings.push(`${unreadable.length} file(s) could not be read and are indexed as empty: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}`);
