@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ageTree } from '../test/helpers/estate.js';
 import { corporaDir } from './links.js';
-import { log, round } from './util.js';
+import { log, percentile, round } from './util.js';
 
 /** The CodeGraph release measured (the comparison was made with it). */
 export const CODEGRAPH_PACKAGE = '@colbymchenry/codegraph@1.6.1';
@@ -82,10 +82,9 @@ function codegraphBin(work: string): string {
   return bin;
 }
 
+/** The nearest-rank median (one of the runs, never an average of two). */
 function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : round((sorted[mid - 1]! + sorted[mid]!) / 2, 2);
+  return percentile([...values].sort((a, b) => a - b), 50);
 }
 
 function summary(runs: PeerRun[]): PeerTool {

@@ -50,7 +50,7 @@ import { runWeb, webOptions, type WebReport } from './web.js';
 import { runPostgres, runPostgresScale, type PostgresReport } from './postgres.js';
 import { runGithub, type GithubReport } from './github.js';
 import { BENCH_SOURCE, DEFAULT_SYNTHETIC, generateSynthetic, syntheticWorkload } from './synthetic.js';
-import { RssSampler, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolReport } from './util.js';
+import { RssSampler, envInt, gc, log, mb, round, storeBytes, timeTool, type IndexStats, type ToolReport } from './util.js';
 
 /** p95 latency budgets in milliseconds, checked on the synthetic graph. */
 export const BUDGETS_P95_MS: Readonly<Record<string, number>> = { search: 50, find: 10, describe: 10, neighbors: 10, resolve: 10 };
@@ -269,8 +269,7 @@ async function main(): Promise<void> {
   }
   // Installs a peer from npm and runs for several minutes: only when asked for.
   if (opts.only === 'peers') {
-    const rounds = Number(process.env.SEXTANT_BENCH_PEER_ROUNDS ?? 3);
-    const peers = await runPeers({ keep: opts.keep, rounds: Number.isInteger(rounds) && rounds > 0 ? rounds : 3, ...(process.env.SEXTANT_BENCH_ESTATES ? { estates: process.env.SEXTANT_BENCH_ESTATES.split(',') } : {}) });
+    const peers = await runPeers({ keep: opts.keep, rounds: envInt(process.env, 'SEXTANT_BENCH_PEER_ROUNDS', 3, 1), ...(process.env.SEXTANT_BENCH_ESTATES ? { estates: process.env.SEXTANT_BENCH_ESTATES.split(',') } : {}) });
     out.peers = peers;
     errors += peers.errors;
   }

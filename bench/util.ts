@@ -89,7 +89,7 @@ export function round(n: number, digits = 3): number {
 }
 
 /** Nearest-rank percentile of an ascending list. */
-function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;

@@ -23,15 +23,19 @@ function plain(map: ReadonlyMap<string, CachedFile>): [string, CachedFile][] {
   return JSON.parse(JSON.stringify([...map].sort(([a], [b]) => (a < b ? -1 : 1)))) as [string, CachedFile][];
 }
 
-function setup(): { dir: string; file: string; log: string } {
+/** Runs a case with a cache file (and its log's path) in a fresh folder, removed afterwards. */
+async function withCache(run: (paths: { file: string; log: string }) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sextant-facts-cache-'));
   const file = join(dir, 'code-x.facts');
-  return { dir, file, log: `${file}.log` };
+  try {
+    await run({ file, log: `${file}.log` });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-test('a few changed entries go to the log; the whole file stays as it was; loading gives what was saved', async () => {
-  const { dir, file, log } = setup();
-  try {
+test('a few changed entries go to the log; the whole file stays as it was; loading gives what was saved', () =>
+  withCache(async ({ file, log }) => {
     await saveFactsCache(file, estate());
     const whole = readFileSync(file, 'utf8');
     const first = await loadFactsCache(file);
@@ -51,14 +55,10 @@ test('a few changed entries go to the log; the whole file stays as it was; loadi
     await saveFactsCache(file, third, second);
     assert.equal(readFileSync(log, 'utf8').trim().split('\n').length, 5);
     assert.deepEqual(plain(await loadFactsCache(file)), plain(third));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('once the log would hold more than a tenth of the entries (and more than 50), the whole file is written and the log dropped', async () => {
-  const { dir, file, log } = setup();
-  try {
+test('once the log would hold more than a tenth of the entries (and more than 50), the whole file is written and the log dropped', () =>
+  withCache(async ({ file, log }) => {
     const many = new Map(Array.from({ length: 1000 }, (_, i) => [`src/F${i}.java`, entry(`src/F${i}.java`, `h${i}`)] as const));
     await saveFactsCache(file, many);
     const loaded = await loadFactsCache(file);
@@ -74,14 +74,10 @@ test('once the log would hold more than a tenth of the entries (and more than 50
     assert.equal(existsSync(log), false, '110 of 1000: folded into the whole file');
     assert.notEqual(readFileSync(file, 'utf8'), before, 'the whole file is written again');
     assert.deepEqual(plain(await loadFactsCache(file)), plain(more));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('a log line cut short ends the log there, and the next save writes the whole file', async () => {
-  const { dir, file, log } = setup();
-  try {
+test('a log line cut short ends the log there, and the next save writes the whole file', () =>
+  withCache(async ({ file, log }) => {
     await saveFactsCache(file, estate());
     const first = await loadFactsCache(file);
     const next = new Map(first);
@@ -97,14 +93,10 @@ test('a log line cut short ends the log there, and the next save writes the whol
     await saveFactsCache(file, after, read);
     assert.equal(existsSync(log), false, 'a log cut short is not extended');
     assert.deepEqual(plain(await loadFactsCache(file)), plain(after));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('a log that extends another whole file, or another extractor version, is ignored and replaced', async () => {
-  const { dir, file, log } = setup();
-  try {
+test('a log that extends another whole file, or another extractor version, is ignored and replaced', () =>
+  withCache(async ({ file, log }) => {
     await saveFactsCache(file, estate());
     writeFileSync(log, `${JSON.stringify({ version: 'code-facts-12', id: 'another-file' })}\n${JSON.stringify(['src/F1.java', entry('src/F1.java', 'stale')])}\n`);
     const read = await loadFactsCache(file);
@@ -117,7 +109,4 @@ test('a log that extends another whole file, or another extractor version, is ig
     await saveFactsCache(file, next, again);
     assert.equal(readFileSync(log, 'utf8').trim().split('\n').length, 2, 'a fresh log: its header and one entry');
     assert.deepEqual(plain(await loadFactsCache(file)), plain(next));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
