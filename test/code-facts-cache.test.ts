@@ -1,13 +1,14 @@
 /**
- * The facts cache: written whole, then a few changed entries appended to its log, read back as the last save left
- * them; a log cut short, or one that extends another whole file, never yields an entry the last save did not write.
+ * The facts cache (a keyed cache, as the assembler's saved state is): written whole, then each save's few changed
+ * entries appended to its log as one line, read back as the last save left them; a log cut short, or one that
+ * extends another whole file, never yields an entry the last save did not write, nor part of one save.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { type CachedFile, loadFactsCache, saveFactsCache } from '../src/sources/code/cache.js';
+import { type CachedFile, EXTRACTOR_VERSION, loadFactsCache, saveFactsCache } from '../src/sources/code/cache.js';
 import { emptyFacts } from '../src/sources/code/parse/common.js';
 
 function entry(path: string, hash: string): CachedFile {
@@ -46,14 +47,14 @@ test('a few changed entries go to the log; the whole file stays as it was; loadi
     await saveFactsCache(file, next, first);
     assert.equal(readFileSync(file, 'utf8'), whole, 'the whole file is not written again');
     assert.ok(existsSync(log));
-    assert.equal(readFileSync(log, 'utf8').trim().split('\n').length, 4, 'a header and three entries');
+    assert.equal(readFileSync(log, 'utf8').trim().split('\n').length, 2, 'a header and the save’s line (three entries)');
     const second = await loadFactsCache(file);
     assert.deepEqual(plain(second), plain(next));
     // A later build appends to the same log.
     const third = new Map(second);
     third.set('src/F3.java', entry('src/F3.java', 'again'));
     await saveFactsCache(file, third, second);
-    assert.equal(readFileSync(log, 'utf8').trim().split('\n').length, 5);
+    assert.equal(readFileSync(log, 'utf8').trim().split('\n').length, 3);
     assert.deepEqual(plain(await loadFactsCache(file)), plain(third));
   }));
 
@@ -83,11 +84,13 @@ test('a log line cut short ends the log there, and the next save writes the whol
     const next = new Map(first);
     next.set('src/F1.java', entry('src/F1.java', 'one'));
     await saveFactsCache(file, next, first);
-    // A process killed while appending: half of an entry for F2.
-    appendFileSync(log, JSON.stringify(['src/F2.java', entry('src/F2.java', 'two')]).slice(0, 30));
+    // A process killed while appending a save of two entries: the line holds the first and half of the second.
+    const cut = JSON.stringify([['src/F2.java', entry('src/F2.java', 'two')], ['src/F3.java', entry('src/F3.java', 'three')]]);
+    appendFileSync(log, cut.slice(0, cut.indexOf('src/F3.java') + 20));
     const read = await loadFactsCache(file);
-    assert.equal(read.get('src/F1.java')?.hash, 'one', 'entries before the cut are read');
-    assert.equal(read.get('src/F2.java')?.hash, 'h2', 'the cut entry is the whole file’s');
+    assert.equal(read.get('src/F1.java')?.hash, 'one', 'saves before the cut are read');
+    assert.equal(read.get('src/F2.java')?.hash, 'h2', 'no entry of the cut save is read, not even a whole one');
+    assert.equal(read.get('src/F3.java')?.hash, 'h3');
     const after = new Map(read);
     after.set('src/F5.java', entry('src/F5.java', 'five'));
     await saveFactsCache(file, after, read);
@@ -95,18 +98,45 @@ test('a log line cut short ends the log there, and the next save writes the whol
     assert.deepEqual(plain(await loadFactsCache(file)), plain(after));
   }));
 
-test('a log that extends another whole file, or another extractor version, is ignored and replaced', () =>
+test('a log that extends another whole file, or another extractor version or log layout, is ignored and replaced', () =>
   withCache(async ({ file, log }) => {
     await saveFactsCache(file, estate());
-    writeFileSync(log, `${JSON.stringify({ version: 'code-facts-12', id: 'another-file' })}\n${JSON.stringify(['src/F1.java', entry('src/F1.java', 'stale')])}\n`);
+    const id = (JSON.parse(readFileSync(file, 'utf8')) as { id: string }).id;
+    const save = `${JSON.stringify([['src/F1.java', entry('src/F1.java', 'stale')]])}\n`;
+    writeFileSync(log, `${JSON.stringify({ version: EXTRACTOR_VERSION, id: 'another-file', log: 2 })}\n${save}`);
     const read = await loadFactsCache(file);
     assert.equal(read.get('src/F1.java')?.hash, 'h1');
-    writeFileSync(log, `${JSON.stringify({ version: 'code-facts-0', id: JSON.parse(readFileSync(file, 'utf8')).id })}\n${JSON.stringify(['src/F1.java', entry('src/F1.java', 'old')])}\n`);
+    writeFileSync(log, `${JSON.stringify({ version: 'code-facts-0', id, log: 2 })}\n${save}`);
+    assert.equal((await loadFactsCache(file)).get('src/F1.java')?.hash, 'h1', 'another extractor version');
+    // The one-line-per-entry log of an earlier Sextant.
+    writeFileSync(log, `${JSON.stringify({ version: EXTRACTOR_VERSION, id })}\n${JSON.stringify(['src/F1.java', entry('src/F1.java', 'old')])}\n`);
     const again = await loadFactsCache(file);
-    assert.equal(again.get('src/F1.java')?.hash, 'h1');
+    assert.equal(again.get('src/F1.java')?.hash, 'h1', 'a log of another layout');
+    // The same header, and the save it holds, is read: the cases above differ from it in one thing each.
+    writeFileSync(log, `${JSON.stringify({ version: EXTRACTOR_VERSION, id, log: 2 })}\n${save}`);
+    assert.equal((await loadFactsCache(file)).get('src/F1.java')?.hash, 'stale');
     const next = new Map(again);
     next.set('src/F9.java', entry('src/F9.java', 'nine'));
     await saveFactsCache(file, next, again);
     assert.equal(readFileSync(log, 'utf8').trim().split('\n').length, 2, 'a fresh log: its header and one entry');
+    assert.deepEqual(plain(await loadFactsCache(file)), plain(next));
+  }));
+
+test('text past ASCII (accents, an emoji, a lone surrogate) is written escaped and read back the same', () =>
+  withCache(async ({ file, log }) => {
+    const files = estate();
+    const odd = entry('src/Café.java', 'h-é');
+    odd.facts.package = 'com.café.😀.\ud800';
+    files.set('src/Café.java', odd);
+    await saveFactsCache(file, files);
+    assert.match(readFileSync(file, 'latin1'), /^[\x00-\x7f]*$/, 'the whole file is ASCII');
+    const read = await loadFactsCache(file);
+    assert.equal(read.get('src/Café.java')?.facts.package, 'com.café.😀.\ud800');
+    const next = new Map(read);
+    const again = entry('src/Déjà.java', 'h-à');
+    again.facts.package = 'ü';
+    next.set('src/Déjà.java', again);
+    await saveFactsCache(file, next, read);
+    assert.match(readFileSync(log, 'latin1'), /^[\x00-\x7f]*$/, 'the log is ASCII');
     assert.deepEqual(plain(await loadFactsCache(file)), plain(next));
   }));

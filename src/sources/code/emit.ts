@@ -3,7 +3,7 @@ import type { Ontology } from '../../graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord, PropValue } from '../../graph/types.js';
 import { CallResolver, exprText, type ResolvedCall } from './model/calls.js';
 import { resolveInjections } from './model/inject.js';
-import { interfaceOf, namesOf, type InterfaceItems } from './model/interface.js';
+import { interfaceOf, mentionsAny, namesOf, type InterfaceItems } from './model/interface.js';
 import type { AnnotationFacts, CallFacts, Expr, FileFacts, MemberFacts } from './parse/ir.js';
 import { type DeploymentOnly, hostIndex, isOutsideHostTemplate, type LayoutProxy, type ServiceInfo } from './config/layout.js';
 import type { CdcConnector, NginxServer } from './config/deployment.js';
@@ -97,7 +97,7 @@ interface FileEmission {
   /** Library methods called: `owner#name` → [owner, name]. */
   externalMethods: Map<string, [string, string]>;
   /** Library methods called on a project type that inherits them: `type#name` → the type and the library method. */
-  inheritedMethods: Map<string, { type: TypeEntry; owner: string; name: string }>;
+  inheritedMethods: Map<string, { type: RecordedType; owner: string; name: string }>;
   stats: EmissionStats;
   /** Call sites that send HTTP requests: their clients are evaluated for the whole estate after every file is emitted. */
   sinks: OutboundSink[];
@@ -105,6 +105,31 @@ interface FileEmission {
   items?: InterfaceItems;
   /** Steps skipped on code they could not read, each naming `file:line`. */
   warnings: string[];
+}
+
+/** A file's emission as JSON-ready data. */
+export interface StoredEmission extends Omit<FileEmission, 'externalTypes' | 'externalMethods' | 'inheritedMethods' | 'items'> {
+  externalTypes: [string, boolean][];
+  externalMethods: [string, [string, string]][];
+  inheritedMethods: [string, { type: RecordedType; owner: string; name: string }][];
+  items?: [string, string[]][];
+}
+
+/** What an assembler keeps across assemblies besides the emissions. */
+export interface StoredAssemblyState {
+  packages: string[];
+  outboundFiles: string[];
+  buildFiles: string[];
+}
+
+/** A project type as an emission records it: what places a node on it, should the model no longer have it. */
+interface RecordedType {
+  qn: string;
+  place: Placement;
+  line: number;
+  path: string;
+  language: FileFacts['language'];
+  package: string;
 }
 
 /** Ids of one file's nodes: identities include the file path, so duplicates can only collide within a file. */
@@ -141,7 +166,42 @@ export class CodeGraphAssembler {
     private readonly source: string,
     /** Keep what each file exposes, so later updates can be partial. */
     private readonly tracking = false,
+    /** Updates will come in this process: what each file names is read ahead, so the first costs what any other does. */
+    private readonly warm = tracking,
   ) {}
+
+  /** Files the last assembly emitted (or dropped, when gone). */
+  readonly emittedPaths = new Set<string>();
+
+  /** A file's emission as JSON-ready data (maps as entry lists), to restore in another process. */
+  storedEmission(path: string): StoredEmission | undefined {
+    const e = this.emissions.get(path);
+    if (!e) return undefined;
+    const { externalTypes, externalMethods, inheritedMethods, items, ...rest } = e;
+    return { ...rest, externalTypes: [...externalTypes], externalMethods: [...externalMethods], inheritedMethods: [...inheritedMethods], ...(items ? { items: [...items] } : {}) };
+  }
+
+  /** What the assembler keeps besides emissions, JSON-ready. */
+  storedState(): StoredAssemblyState {
+    return { packages: [...this.packages].sort(), outboundFiles: [...this.outboundFiles].sort(), buildFiles: [...this.buildFiles].sort() };
+  }
+
+  /**
+   * Takes up where an assembler of another process left off (its emissions of every file and its state), so the
+   * next `assemble` with the changed paths updates it as an assembler kept in memory would.
+   */
+  restore(emissions: ReadonlyMap<string, StoredEmission>, state: StoredAssemblyState): void {
+    if (!this.tracking) throw new Error('only a tracking assembler can be restored');
+    this.emissions.clear();
+    for (const [path, e] of emissions) {
+      const { externalTypes, externalMethods, inheritedMethods, items, ...rest } = e;
+      this.emissions.set(path, { ...rest, externalTypes: new Map(externalTypes), externalMethods: new Map(externalMethods), inheritedMethods: new Map(inheritedMethods), ...(items ? { items: new Map(items) } : {}) });
+    }
+    this.packages = new Set(state.packages);
+    this.outboundFiles = new Set(state.outboundFiles);
+    this.buildFiles = new Set(state.buildFiles);
+    this.assembled = true;
+  }
 
   /** Everything when `changed` is absent (or on the first call); else an update after these paths changed or vanished. */
   assemble(input: CodeGraphInput, changed?: ReadonlySet<string>): CodeGraph {
@@ -155,7 +215,9 @@ export class CodeGraphAssembler {
     const partial = this.tracking && this.assembled && changed !== undefined;
     const groups = new Set<string>();
     let emitted = 0;
+    this.emittedPaths.clear();
     const emit = (path: string): { before?: InterfaceItems; after?: InterfaceItems } => {
+      this.emittedPaths.add(path);
       const old = this.emissions.get(path);
       if (old) for (const f of old.foreign) groups.add(f.group);
       groups.add(path);
@@ -179,7 +241,7 @@ export class CodeGraphAssembler {
       this.emissions.clear();
       for (const path of present) emit(path);
       // Ready for the first update, which then costs what any other does.
-      if (this.tracking) for (const f of input.files) if (!this.names.has(f)) this.names.set(f, namesOf(f));
+      if (this.warm) for (const f of input.files) if (!this.names.has(f)) this.names.set(f, namesOf(f));
     } else {
       const done = new Set<string>();
       let queue = [...new Set([...changed, ...[...this.emissions.keys()].filter((p) => !present.has(p))])].filter((p) => present.has(p) || this.emissions.has(p));
@@ -217,6 +279,8 @@ export class CodeGraphAssembler {
 
   private mentions(file: FileFacts, names: ReadonlySet<string>): boolean {
     let own = this.names.get(file);
+    // A process that will not update again reads a file's names only when it may mention one of these.
+    if (!own && !this.warm) return mentionsAny(file, names);
     if (!own) this.names.set(file, (own = namesOf(file)));
     for (const n of names) if (own.has(n)) return true;
     return false;
@@ -230,7 +294,7 @@ export class CodeGraphAssembler {
     const stats: CodeGraphStats = { files: input.files.length, files_with_errors: input.files.filter((f) => f.parseErrors > 0).length, types: 0, members: 0, external_symbols: 0, calls: 0, calls_external: 0, calls_unresolved: 0, injects: 0, uses: 0, routes: 0, clients: 0, producers: 0 };
     const externalTypes = new Map<string, boolean>();
     const externalMethods = new Map<string, [string, string]>();
-    const inheritedMethods = new Map<string, { type: TypeEntry; owner: string; name: string }>();
+    const inheritedMethods = new Map<string, { type: RecordedType; owner: string; name: string }>();
     const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
     const sinks: OutboundSink[] = [];
     const warnings: string[] = [];
@@ -289,7 +353,7 @@ export class CodeGraphAssembler {
       const { type: recorded, owner, name } = inheritedMethods.get(key)!;
       // An emission kept from an earlier build holds that build's type: the one the model has now, if it still does.
       const current = ctx.model.typeByQn(recorded.qn, recorded.place);
-      const type = current ?? recorded;
+      const type: RecordedType = current ? { qn: current.qn, place: current.place, line: current.facts.line, path: current.file.path, language: current.file.language, package: current.file.package } : recorded;
       const id = inheritedMethodId(this.ontology, input.source, type.qn, name);
       nodes.push({
         id,
@@ -297,8 +361,11 @@ export class CodeGraphAssembler {
         name,
         qualified_name: `${type.qn}#${name}(?)`,
         source: input.source,
-        ...location(type, type.facts.line),
-        props: { symbol_kind: 'method', language: type.file.language, package: type.file.package, declaring_type: type.qn, inherited_from: owner, resolved: false, modifiers: [], annotations: [] },
+        service: type.place.service,
+        module: type.place.module,
+        file: type.path,
+        ...(type.line > 0 ? { line: type.line } : {}),
+        props: { symbol_kind: 'method', language: type.language, package: type.package, declaring_type: type.qn, inherited_from: owner, resolved: false, modifiers: [], annotations: [] },
       });
       const declaring = current ? fileIds(ctx, current.file.path).types.get(current) : undefined;
       if (declaring) edges.push({ type: 'DECLARES', from: declaring, to: id });
@@ -1009,7 +1076,7 @@ class FileEmitter {
   }
 
   private inheritedMethod(type: TypeEntry, owner: string, name: string): string {
-    this.out.inheritedMethods.set(`${type.qn}#${name}`, { type, owner, name });
+    this.out.inheritedMethods.set(`${type.qn}#${name}`, { type: { qn: type.qn, place: type.place, line: type.facts.line, path: type.file.path, language: type.file.language, package: type.file.package }, owner, name });
     return inheritedMethodId(this.ctx.ontology, this.source, type.qn, name);
   }
 

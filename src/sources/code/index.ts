@@ -1,11 +1,10 @@
-import { readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { CodeSourceConfig } from '../../config/types.js';
 import { VERSION } from '../../version.js';
 import type { SourceBuild, SourceContext } from '../types.js';
 import { EXTRACTOR_VERSION } from './cache.js';
 import type { CodeGraphStats } from './emit.js';
+import { productStamp } from './product.js';
 import { loadStamp, unchangedSince } from './stamp.js';
 
 export interface CodeBuildReport extends Record<string, unknown> {
@@ -17,8 +16,9 @@ export interface CodeBuildReport extends Record<string, unknown> {
   /** Files whose nodes and edges were emitted again (all on a full build; on an update, what it reached). */
   emitted: number;
   /**
-   * Seconds per phase: listing files, parsing (the facts cache read included), reading configuration, build and
-   * deployment files, evaluating files, linking the estate, saving the facts cache. The store write is the build's.
+   * Seconds per phase: listing files, loading the facts cache and the assembler's saved state, parsing, reading
+   * configuration, build and deployment files, evaluating files, linking the estate, saving the facts cache and the
+   * assembler's state. The store write is the build's.
    */
   phases_seconds: CodePhases;
 }
@@ -27,6 +27,7 @@ export interface CodePhases {
   /** Checking the stamps of what the last build read (an unchanged build stops there), and loading the extractors. */
   check: number;
   discover: number;
+  load_cache: number;
   parse: number;
   configuration: number;
   evaluate: number;
@@ -61,35 +62,10 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
         unchanged: true,
         warnings: stamp.report.warnings,
         inputs: stamp.report.inputs,
-        details: { ...details, parsed: 0, reused: files, removed: 0, emitted: 0, phases_seconds: { check: Math.round(performance.now() - started) / 1000, discover: 0, parse: 0, configuration: 0, evaluate: 0, link: 0, save_cache: 0 } },
+        details: { ...details, parsed: 0, reused: files, removed: 0, emitted: 0, phases_seconds: { check: Math.round(performance.now() - started) / 1000, discover: 0, load_cache: 0, parse: 0, configuration: 0, evaluate: 0, link: 0, save_cache: 0 } },
       };
     }
   }
   const { buildCodeTree } = await import('./source.js');
   return buildCodeTree(cfg, ctx, stampFile ? { file: stampFile, key: stampKey } : undefined, started);
-}
-
-let product: string | undefined;
-
-/**
- * The newest modification time of Sextant's own modules (`dist/`, or `src/` under tsx): a Sextant built again from
- * changed sources (without a new version) does not trust stamps its previous build saved. About 300 stats, once.
- */
-function productStamp(): string {
-  if (product !== undefined) return product;
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  let newest = 0;
-  const walk = (dir: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) walk(path);
-      else if (/\.(js|ts|json)$/.test(e.name)) newest = Math.max(newest, statSync(path).mtimeMs);
-    }
-  };
-  try {
-    walk(root);
-  } catch {
-    newest = -1;
-  }
-  return (product = String(newest));
 }

@@ -6,6 +6,7 @@ import { FILE_HASHES_ARTIFACT, formatFileHashes } from '../../graph/file-hashes.
 import type { SourceBuild, SourceContext } from '../types.js';
 import type { CodeBuildReport, CodePhases } from './index.js';
 import { type CachedFile, loadFactsCache, saveFactsCache } from './cache.js';
+import { type LoadedAssembly, loadAssembly, saveAssembly } from './assembly-cache.js';
 import { type FileContent, RACY_MS, ReadLog, saveStamp, textContent } from './stamp.js';
 import { codeTree } from './tree.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
@@ -43,12 +44,16 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   const root = cfg.path;
   const log = stamping ? new ReadLog() : undefined;
   const tree = codeTree(cfg, log);
-  const phases: CodePhases = { check: lap(), discover: 0, parse: 0, configuration: 0, evaluate: 0, link: 0, save_cache: 0 };
+  const phases: CodePhases = { check: lap(), discover: 0, load_cache: 0, parse: 0, configuration: 0, evaluate: 0, link: 0, save_cache: 0 };
   const found = await tree.discover();
   phases.discover = lap();
   const cacheFile = ctx.cacheDir ? join(ctx.cacheDir, `code-${cfg.name}.facts`) : undefined;
   const session = ctx.session?.get(`code:${cfg.name}`) as CodeSession | undefined;
   const cache = session?.files ?? (cacheFile ? await loadFactsCache(cacheFile) : new Map<string, CachedFile>());
+  // A process that does not keep a session restores the assembler's state a former build saved (see assembly-cache.ts).
+  const assemblyFile = ctx.cacheDir && !session ? join(ctx.cacheDir, `code-${cfg.name}.assembly`) : undefined;
+  const stored = assemblyFile && cache.size > 0 ? await loadAssembly(assemblyFile) : undefined;
+  phases.load_cache = lap();
   const next = new Map<string, CachedFile>();
   const jobs: ParseJob[] = [];
   // Files are read after this moment: a stamp older than it by the racy margin cannot hide a later edit.
@@ -109,14 +114,31 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   const apis = generatedApiOperations({ buildFiles: build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : [])), readText: (rel) => auxiliary.get(rel) ?? readText(rel), listFiles: (dir) => tree.listFiles(dir) });
   const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, services, layout.proxies, layout.proxyServers, layout.connectors, layout.deploymentOnly, apis.operations]);
   phases.configuration = lap();
-  const assembler = session?.assembler ?? new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined);
-  const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
-  for (const p of cache.keys()) if (!next.has(p)) changed.add(p);
+  const layoutDigest = createHash('sha256').update(layoutKey).digest('hex');
+  // What the assembly updates from: this process's last build, a former process's saved state, or nothing.
+  let update: { since: string; changed: Set<string> } | undefined;
+  let restored: LoadedAssembly | undefined;
+  let assembler: CodeGraphAssembler;
+  if (session) {
+    assembler = session.assembler;
+    const changed = new Set([...next].filter(([p, c]) => cache.get(p)?.facts !== c.facts).map(([p]) => p));
+    for (const p of cache.keys()) if (!next.has(p)) changed.add(p);
+    if (session.layoutKey === layoutKey) update = { since: session.contentHash, changed };
+  } else {
+    assembler = new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined || assemblyFile !== undefined, ctx.session !== undefined);
+    if (stored && stored.layout === layoutDigest) {
+      assembler.restore(stored.emissions, stored.state);
+      restored = stored;
+      const changed = new Set([...next].filter(([p, c]) => stored.hashes.get(p) !== c.hash).map(([p]) => p));
+      for (const p of stored.hashes.keys()) if (!next.has(p)) changed.add(p);
+      update = { since: stored.contentHash, changed };
+    }
+  }
   let graph: ReturnType<CodeGraphAssembler['assemble']>;
   try {
     graph = assembler.assemble(
       { source: cfg.name, files: facts, services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build, generatedApis: apis.operations, deploymentOnly: layout.deploymentOnly },
-      session && session.layoutKey === layoutKey ? changed : undefined,
+      update?.changed,
     );
   } catch (err) {
     // A half-done update leaves the per-file graph out of step with the index: the next build starts over.
@@ -128,7 +150,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   lap();
   const removed = [...cache.keys()].filter((p) => !next.has(p)).length;
   // A watching process keeps facts in memory and writes the cache once; a later one-shot build re-checks files by hash anyway.
-  if (cacheFile && !session && (changed.size > 0 || [...next].some(([p, c]) => cache.get(p) !== c))) await saveFactsCache(cacheFile, next, cache);
+  if (cacheFile && !session && ([...next].some(([p, c]) => cache.get(p) !== c) || [...cache.keys()].some((p) => !next.has(p)))) await saveFactsCache(cacheFile, next, cache);
   phases.save_cache = lap();
   const warnings = [...found.warnings, ...layout.warnings, ...apis.warnings, ...graph.warnings];
   if (unreadable.length) warnings.push(`${unreadable.length} file(s) could not be read and are indexed as empty: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}`);
@@ -140,6 +162,10 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   for (const [path, c] of next) hash.update(`${path}\0${c.hash}\n`);
   for (const [path, text] of [...auxiliary].sort(([a], [b]) => a.localeCompare(b))) hash.update(`${path}\0${text}\n`);
   const contentHash = hash.digest('hex');
+  if (assemblyFile && (graph.emitted > 0 || restored?.contentHash !== contentHash)) {
+    await saveAssembly(assemblyFile, assembler, new Map([...next].map(([p, c]) => [p, c.hash])), layoutDigest, contentHash, restored);
+    phases.save_cache = Math.round((phases.save_cache + lap()) * 1000) / 1000;
+  }
   ctx.session?.set(`code:${cfg.name}`, { files: next, assembler, layoutKey, contentHash } satisfies CodeSession);
   const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, phases_seconds: phases };
   const inputs = [...new Set([...next.keys(), ...found.configFiles, ...found.buildFiles, ...found.deploymentFiles, ...auxiliary.keys()])].sort();
@@ -169,7 +195,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     warnings,
     details,
     inputs,
-    ...(session && graph.changedGroups ? { changed: { since: session.contentHash, groups: graph.changedGroups } } : {}),
+    ...(update && graph.changedGroups ? { changed: { since: update.since, groups: graph.changedGroups } } : {}),
   };
 }
 

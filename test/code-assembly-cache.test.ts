@@ -1,0 +1,92 @@
+/**
+ * The assembler's state saved beside the facts cache: a later one-shot build restores it and emits again only the
+ * files a change reaches; a state it cannot trust (garbled, cut short, written by another version of Sextant) is
+ * not used, and the build assembles every file. Either way the index equals a fresh one.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sextantOntology } from '../src/graph/ontology/index.js';
+import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
+import { ageTree, ESTATE, estateSource } from './helpers/estate.js';
+import { dumpIndex, openTestStore, testStoreLocation } from './helpers/store.js';
+
+const ontology = sextantOntology();
+const FILES = 53;
+const HANDLER = 'orders/orders-app/src/main/java/com/acme/orders/payment/CardPaymentHandler.java';
+
+describe('the assembler state a one-shot build restores', () => {
+  let work: string;
+  let root: string;
+  const cache = () => join(work, 'cache');
+  const state = () => join(cache(), 'code-estate.assembly');
+  let edits = 0;
+
+  async function index(dir: string, cacheDir?: string): Promise<BuildReport> {
+    const store = await openTestStore(ontology, dir, { mode: 'write' });
+    try {
+      return await buildWorkspace(store, ontology, { dir: root, sources: [estateSource(root)] }, {}, process.env, cacheDir ? { cacheDir } : {});
+    } finally {
+      await store.close();
+    }
+  }
+
+  /** A body edit (nothing another file can observe), then a one-shot build: how many files it emitted; the index is checked against a fresh one. */
+  async function editAndIndex(): Promise<number> {
+    edits++;
+    const path = join(root, HANDLER);
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/return "card[\w-]*"\.equals\(/, `return "card-${edits}".equals(`));
+    const report = await index(join(work, 'incremental'), cache());
+    const fresh = join(work, `fresh-${edits}`);
+    await index(fresh);
+    const [a, b] = [await dumpIndex(await testStoreLocation(join(work, 'incremental'))), await dumpIndex(await testStoreLocation(fresh))];
+    assert.deepEqual(a.nodes, b.nodes, 'nodes and their order equal a fresh index');
+    assert.deepEqual(a.edges, b.edges, 'edges equal a fresh index');
+    rmSync(fresh, { recursive: true, force: true });
+    return (report.sources[0]!.details as { emitted: number }).emitted;
+  }
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'sextant-assembly-'));
+    root = join(work, 'estate');
+    cpSync(ESTATE, root, { recursive: true });
+    ageTree(root, Date.now() / 1000 - 3600);
+    const first = await index(join(work, 'incremental'), cache());
+    assert.equal((first.sources[0]!.details as { emitted: number }).emitted, FILES);
+    assert.ok(existsSync(state()), 'a cold build saves the state');
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  test('restored: a body edit emits its own file only', async () => {
+    assert.equal(await editAndIndex(), 1);
+    assert.equal(await editAndIndex(), 1, 'and again, from the state the last build logged');
+  });
+
+  test('a garbled state is not used: every file is emitted, and the state is saved whole again', async () => {
+    writeFileSync(state(), '{"version": "assembly-1:x", "entries": [[');
+    assert.equal(await editAndIndex(), FILES);
+    assert.equal(await editAndIndex(), 1);
+  });
+
+  test('a save cut short in the log is not applied: the build updates from the save before it', async () => {
+    assert.equal(await editAndIndex(), 1);
+    const log = `${state()}.log`;
+    const lines = readFileSync(log, 'utf8').split('\n');
+    assert.ok(lines.length >= 3, 'a header and at least one save');
+    // The last save, cut in half (a process killed while appending it).
+    const last = lines[lines.length - 2]!;
+    writeFileSync(log, `${lines.slice(0, -2).join('\n')}\n`);
+    appendFileSync(log, last.slice(0, last.length / 2));
+    const emitted = await editAndIndex();
+    assert.ok(emitted >= 1 && emitted < FILES, `updated from the earlier save (${emitted} emitted)`);
+  });
+
+  test('a state written by another version of Sextant is not used', async () => {
+    const text = readFileSync(state(), 'utf8');
+    writeFileSync(state(), text.replace(/^\{"version":"assembly-1:[0-9a-f]+"/, '{"version":"assembly-1:0000"'));
+    rmSync(`${state()}.log`, { force: true });
+    assert.equal(await editAndIndex(), FILES);
+  });
+});
