@@ -2,11 +2,14 @@
  * The real-estate workload of `npm run bench` (`--only=real`): every estate of `../shared/corpora/`, and all of them
  * side by side (the corpora folder as one tree), indexed by the `sextant` CLI in a child process, as a user runs it:
  *   - cold: a fresh index. Wall and CPU seconds (user + system, every thread), Java/Kotlin files per CPU-second, peak
- *     RSS, nodes and edges, and the seconds per phase (discover, parse, configuration, evaluate, link, save_cache,
+ *     RSS, nodes and edges, and the seconds per phase (discover, load_cache, parse, configuration, evaluate, link, save_cache,
  *     write) from the build report;
  *   - unchanged: `sextant index` again with nothing changed;
- *   - one file: one method added to one source file, then `sextant index` again; the index it leaves is compared
- *     with a fresh index of the edited tree (`equals_fresh`: same nodes in the same order, same edges).
+ *   - one file: one method added to one source file, then `sextant index` again (the first re-index, which also
+ *     saves the assembler's state); the index it leaves is compared with a fresh index of the edited tree
+ *     (`equals_fresh`: same nodes in the same order, same edges);
+ *   - one file again: another method added to that file, then `sextant index` again (restoring the state the last
+ *     one saved), compared with a fresh index in the same way.
  * Each estate is copied to a temporary folder first and its times set an hour back, as a checkout's are (the corpora
  * are never written). `digest` is a hash of the cold index's nodes and edges: equal digests across two runs of the
  * bench (before and after a change to the indexer) mean identical graphs.
@@ -43,11 +46,16 @@ interface ColdRun extends RunUsage {
   phases_seconds: Record<string, number>;
 }
 
+type OneFileRun = RunUsage & { written: string; parsed: number; emitted: number; equals_fresh: boolean; phases_seconds: Record<string, number> };
+
 export interface RealEstateReport {
   estate: string;
   cold: ColdRun;
   unchanged: RunUsage & { written: string };
-  one_file: RunUsage & { file: string; written: string; parsed: number; emitted: number; equals_fresh: boolean; phases_seconds: Record<string, number> };
+  /** The first re-index after a one-file edit: it assembles every file, and saves the assembler's state. */
+  one_file: OneFileRun & { file: string };
+  /** Another method added to that file: this re-index restores the state the last one saved. */
+  one_file_again: OneFileRun;
   digest: string;
 }
 
@@ -56,7 +64,7 @@ export interface RealReport {
   estates: RealEstateReport[];
   side_by_side?: RealEstateReport;
   /** Over the estates one by one (side by side not included). */
-  totals: { files: number; cold_cpu_seconds: number; cold_wall_seconds: number; files_per_cpu_second: number; unchanged_wall_seconds_max: number; one_file_wall_seconds_max: number };
+  totals: { files: number; cold_cpu_seconds: number; cold_wall_seconds: number; files_per_cpu_second: number; unchanged_wall_seconds_max: number; one_file_wall_seconds_max: number; one_file_again_wall_seconds_max: number };
   errors: number;
 }
 
@@ -103,17 +111,27 @@ function sourceFiles(dir: string, rel = ''): string[] {
 }
 
 /** Adds one method to the first main source file (in path order) that declares a class; returns its path. */
-function addOneMethod(tree: string): string {
+function addOneMethod(tree: string, name: string): string {
   for (const path of sourceFiles(tree)) {
     const file = join(tree, path);
     const text = readFileSync(file, 'utf8');
     if (!/\bclass\s+\w+/.test(text)) continue;
-    const edited = withProbeMethod(text, path.endsWith('.kt'), 'sextantBenchProbe');
+    const edited = withProbeMethod(text, path.endsWith('.kt'), name);
     if (edited === undefined) continue;
     writeFileSync(file, edited);
     return path;
   }
   throw new Error(`no source file declaring a class in ${tree}`);
+}
+
+/** Indexes the edited tree again, then compares the index with a fresh one of the same tree. */
+async function oneFileRun(tree: string, store: string, fresh: string): Promise<OneFileRun> {
+  const one = indexRun(tree, store);
+  indexRun(tree, fresh);
+  const equalsFresh = JSON.stringify(await dumpIndex(store)) === JSON.stringify(await dumpIndex(fresh));
+  rmSync(fresh, { recursive: true, force: true });
+  const details = one.report.sources[0]!.details!;
+  return { ...one.usage, written: one.report.sources[0]!.written ?? 'full', parsed: details.parsed, emitted: details.emitted, equals_fresh: equalsFresh, phases_seconds: { ...details.phases_seconds, write: one.report.write_seconds } };
 }
 
 async function benchEstate(name: string, source: string, work: string): Promise<RealEstateReport> {
@@ -128,16 +146,15 @@ async function benchEstate(name: string, source: string, work: string): Promise<
   const digest = await digestOf(store);
   log(`real ${name}: ${files} files, ${cold.usage.cpu_seconds} CPU s, ${cold.usage.wall_seconds} s; unchanged`);
   const unchanged = indexRun(tree, store);
-  const file = addOneMethod(tree);
+  const file = addOneMethod(tree, 'sextantBenchProbe');
   log(`real ${name}: one file (${file})`);
-  const one = indexRun(tree, store);
   const fresh = join(work, 'stores', `${name}-fresh`);
-  indexRun(tree, fresh);
-  const equalsFresh = JSON.stringify(await dumpIndex(store)) === JSON.stringify(await dumpIndex(fresh));
-  rmSync(fresh, { recursive: true, force: true });
+  const one = await oneFileRun(tree, store, fresh);
+  addOneMethod(tree, 'sextantBenchProbeAgain');
+  log(`real ${name}: one file again`);
+  const again = await oneFileRun(tree, store, fresh);
   rmSync(store, { recursive: true, force: true });
   rmSync(tree, { recursive: true, force: true });
-  const oneDetails = one.report.sources[0]!.details!;
   return {
     estate: name,
     cold: {
@@ -149,7 +166,8 @@ async function benchEstate(name: string, source: string, work: string): Promise<
       phases_seconds: { ...details.phases_seconds, write: cold.report.write_seconds },
     },
     unchanged: { ...unchanged.usage, written: unchanged.report.sources[0]!.written ?? 'full' },
-    one_file: { ...one.usage, file, written: one.report.sources[0]!.written ?? 'full', parsed: oneDetails.parsed, emitted: oneDetails.emitted, equals_fresh: equalsFresh, phases_seconds: { ...oneDetails.phases_seconds, write: one.report.write_seconds } },
+    one_file: { ...one, file },
+    one_file_again: again,
     digest,
   };
 }
@@ -197,6 +215,7 @@ export async function runReal(opts: { keep: boolean; estates?: string[]; sideByS
       files_per_cpu_second: round(files / Math.max(cpu, 0.001), 1),
       unchanged_wall_seconds_max: Math.max(0, ...estates.map((e) => e.unchanged.wall_seconds), sideBySide?.unchanged.wall_seconds ?? 0),
       one_file_wall_seconds_max: Math.max(0, ...estates.map((e) => e.one_file.wall_seconds), sideBySide?.one_file.wall_seconds ?? 0),
+      one_file_again_wall_seconds_max: Math.max(0, ...estates.map((e) => e.one_file_again.wall_seconds), sideBySide?.one_file_again.wall_seconds ?? 0),
     },
     errors,
   };

@@ -1,5 +1,5 @@
 import type { CodeGraphAssembler, StoredAssemblyState, StoredEmission } from './emit.js';
-import { dropKeyedCache, loadKeyedCache, saveKeyedCache } from './keyed-cache.js';
+import { dropKeyedCache, LazyEntry, loadKeyedCache, saveKeyedCache } from './keyed-cache.js';
 import { productDigest } from './product.js';
 
 /**
@@ -59,14 +59,12 @@ export async function loadAssembly(file: string): Promise<LoadedAssembly | undef
  * the state this process restored, only the files the assembly emitted again are logged.
  */
 export async function saveAssembly(file: string, assembler: CodeGraphAssembler, hashes: ReadonlyMap<string, string>, layout: string, contentHash: string, loaded?: LoadedAssembly): Promise<void> {
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, Entry | LazyEntry<Entry>>();
   for (const [path, hash] of hashes) {
     const old = loaded?.entries.get(path) as EmissionEntry | undefined;
     if (old && old.hash === hash && !assembler.emittedPaths.has(path)) entries.set(path, old);
-    else {
-      const emission = assembler.storedEmission(path);
-      if (emission) entries.set(path, { hash, emission });
-    }
+    // Made as it is written: what a file shows others is read then, not held for every file at once.
+    else if (assembler.hasEmission(path)) entries.set(path, new LazyEntry(() => ({ hash, emission: assembler.storedEmission(path)! })));
   }
   entries.set(META, { layout, contentHash, state: assembler.storedState() } satisfies MetaEntry);
   try {

@@ -172,12 +172,23 @@ export class CodeGraphAssembler {
 
   /** Files the last assembly emitted (or dropped, when gone). */
   readonly emittedPaths = new Set<string>();
+  /** The last assembly's context: its model reads what a file shows others when that is asked for later. */
+  private last: EmitContext | undefined;
 
-  /** A file's emission as JSON-ready data (maps as entry lists), to restore in another process. */
+  hasEmission(path: string): boolean {
+    return this.emissions.has(path);
+  }
+
+  /**
+   * A file's emission as JSON-ready data (maps as entry lists), to restore in another process, with what the file
+   * shows other files (read now from the last assembly's model when that assembly did not keep it).
+   */
   storedEmission(path: string): StoredEmission | undefined {
     const e = this.emissions.get(path);
     if (!e) return undefined;
-    const { externalTypes, externalMethods, inheritedMethods, items, ...rest } = e;
+    const { externalTypes, externalMethods, inheritedMethods, items: kept, ...rest } = e;
+    const ctx = this.last;
+    const items = kept ?? (this.tracking && ctx ? interfaceOf(ctx.model, ctx.classifier, ctx.byFile.get(path) ?? []) : undefined);
     return { ...rest, externalTypes: [...externalTypes], externalMethods: [...externalMethods], inheritedMethods: [...inheritedMethods], ...(items ? { items: [...items] } : {}) };
   }
 
@@ -216,6 +227,7 @@ export class CodeGraphAssembler {
     const groups = new Set<string>();
     let emitted = 0;
     this.emittedPaths.clear();
+    this.last = this.warm ? undefined : ctx;
     const emit = (path: string): { before?: InterfaceItems; after?: InterfaceItems } => {
       this.emittedPaths.add(path);
       const old = this.emissions.get(path);
@@ -232,7 +244,8 @@ export class CodeGraphAssembler {
       } catch (err) {
         next = emptyEmission(skipWarning(`${path}:${byFile.get(path)![0]?.facts.line ?? 0}`, 'the file', err));
       }
-      if (this.tracking) next.items = interfaceOf(ctx.model, ctx.classifier, byFile.get(path)!);
+      // A full assembly in a process that will not update again leaves it to be read when saved (storedEmission).
+      if (this.tracking && (partial || this.warm)) next.items = interfaceOf(ctx.model, ctx.classifier, byFile.get(path)!);
       for (const f of next.foreign) groups.add(f.group);
       this.emissions.set(path, next);
       return { ...(old?.items ? { before: old.items } : {}), ...(next.items ? { after: next.items } : {}) };

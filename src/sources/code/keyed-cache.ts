@@ -81,18 +81,27 @@ async function applyLog<T>(log: string, version: string, id: string, entries: Ma
   return { logged, next: 'append' };
 }
 
+/** An entry made only when it is written: a whole save writes one at a time, so they are never all in memory. */
+export class LazyEntry<T> {
+  constructor(readonly make: () => T) {}
+}
+
+function made<T>(entry: T | LazyEntry<T>): T {
+  return entry instanceof LazyEntry ? entry.make() : entry;
+}
+
 /**
  * Saves every entry. With `previous`, the cache this process loaded, only what changed since (entries that are not
  * the very objects loaded, and keys gone) is appended to the log, unless the log would grow too long.
  */
-export async function saveKeyedCache<T extends object>(file: string, version: string, entries: ReadonlyMap<string, T>, previous?: ReadonlyMap<string, T>): Promise<void> {
+export async function saveKeyedCache<T extends object>(file: string, version: string, entries: ReadonlyMap<string, T | LazyEntry<T>>, previous?: ReadonlyMap<string, T>): Promise<void> {
   const base = previous && loaded.get(previous);
   if (base) {
-    const changed: [string, T | null][] = [...entries].filter(([key, entry]) => previous.get(key) !== entry);
+    const changed: [string, T | LazyEntry<T> | null][] = [...entries].filter(([key, entry]) => previous.get(key) !== entry);
     for (const key of previous.keys()) if (!entries.has(key)) changed.push([key, null]);
     if (changed.length === 0) return;
     if (base.next !== 'none' && base.logged + changed.length <= Math.max(MIN_LOG_ENTRIES, entries.size * MAX_LOG_SHARE)) {
-      const line = `${asciiJson(changed)}\n`;
+      const line = `${asciiJson(changed.map(([key, entry]) => [key, entry && made(entry)]))}\n`;
       if (base.next === 'append') await appendFile(`${file}${LOG_SUFFIX}`, line);
       else await writeFile(`${file}${LOG_SUFFIX}`, `${JSON.stringify({ version, id: base.id, log: LOG_FORMAT })}\n${line}`);
       return;
@@ -102,7 +111,7 @@ export async function saveKeyedCache<T extends object>(file: string, version: st
 }
 
 /** Written entry by entry, so a large estate's cache is never one string in memory. */
-async function saveWhole<T>(file: string, version: string, entries: ReadonlyMap<string, T>): Promise<void> {
+async function saveWhole<T>(file: string, version: string, entries: ReadonlyMap<string, T | LazyEntry<T>>): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   const out = createWriteStream(tmp);
@@ -111,8 +120,8 @@ async function saveWhole<T>(file: string, version: string, entries: ReadonlyMap<
   try {
     await write(`{"version":${JSON.stringify(version)},"id":${JSON.stringify(randomUUID())},"entries":[`);
     let first = true;
-    for (const entry of entries) {
-      await write(`${first ? '' : ','}${asciiJson(entry)}`);
+    for (const [key, entry] of entries) {
+      await write(`${first ? '' : ','}${asciiJson([key, made(entry)])}`);
       first = false;
     }
     await write(']}');

@@ -51,8 +51,10 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   const session = ctx.session?.get(`code:${cfg.name}`) as CodeSession | undefined;
   const cache = session?.files ?? (cacheFile ? await loadFactsCache(cacheFile) : new Map<string, CachedFile>());
   // A process that does not keep a session restores the assembler's state a former build saved (see assembly-cache.ts).
-  const assemblyFile = ctx.cacheDir && !session ? join(ctx.cacheDir, `code-${cfg.name}.assembly`) : undefined;
-  const stored = assemblyFile && cache.size > 0 ? await loadAssembly(assemblyFile) : undefined;
+  // Only a tree indexed before is re-indexed: a first build (no facts cached) does not pay to save it (5% of its CPU
+  // on all the corpora, 20% on a synthetic 10,000 files), and the first re-index saves it for the next ones.
+  const assemblyFile = ctx.cacheDir && !session && cache.size > 0 ? join(ctx.cacheDir, `code-${cfg.name}.assembly`) : undefined;
+  const stored = assemblyFile ? await loadAssembly(assemblyFile) : undefined;
   phases.load_cache = lap();
   const next = new Map<string, CachedFile>();
   const jobs: ParseJob[] = [];
