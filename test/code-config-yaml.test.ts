@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { configEntries } from '../src/sources/code/config/config-keys.js';
 import { parseSpringConfig } from '../src/sources/code/config/spring-config.js';
-import { MAX_EXPANDED_NODES } from '../src/sources/code/config/yaml.js';
+import { flatYamlDocuments, MAX_EXPANDED_NODES } from '../src/sources/code/config/yaml.js';
 
 describe('Spring YAML', () => {
   test('every key says the line it is set on, properties and YAML alike', () => {
@@ -54,5 +54,22 @@ describe('Spring YAML', () => {
       configEntries('application.yml', text).map((e) => `${e.profile ?? '-'} ${e.key}=${e.value} @${e.line}`),
       ['- a=1 @1', 'prod spring.config.activate.on-profile=prod @6', 'prod a=2 @7'],
     );
+  });
+  test('a file read twice (layout, then configuration keys) is flattened once, and each reader gets its warnings', () => {
+    const text = 'a: 1\n---\n- not a mapping\n---\nb: [unclosed\n';
+    const first: string[] = [];
+    const docs = flatYamlDocuments('svc/application.yml', text, first);
+    assert.equal(first.length, 2, first.join('; '));
+    const second: string[] = [];
+    assert.equal(flatYamlDocuments('svc/application.yml', text, second), docs, 'the same documents, not parsed again');
+    assert.deepEqual(second, first, 'the warnings again, for this reader');
+    const other: string[] = [];
+    const edited = flatYamlDocuments('svc/application.yml', 'a: 2\n', other);
+    assert.notEqual(edited, docs);
+    assert.equal(edited[0]!.values.get('a'), '2', 'a changed text is read again');
+    assert.deepEqual(other, []);
+    const elsewhere: string[] = [];
+    flatYamlDocuments('other/application.yml', text, elsewhere);
+    assert.ok(elsewhere.every((w) => w.startsWith('other/application.yml:')), 'warnings name the path they were read from');
   });
 });

@@ -17,6 +17,7 @@ import { classpathBinderOf } from './links/messaging.js';
 import { emptyFacts, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH } from './parse/common.js';
 import type { ParseJob } from './parse/job.js';
 import { parseWorkerCount, runParseJobs } from './parse/pool.js';
+import { compileParsersForFewFiles, FEW_FILES } from './parse/parser.js';
 
 /** What a code source keeps between builds of one process: every file's facts and the per-file graph. */
 interface CodeSession {
@@ -73,6 +74,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   let done = found.files.length - jobs.length;
   const unreadable: string[] = [];
   const byPath = new Map(found.files.map((f) => [f.path, f]));
+  if (jobs.length > 0 && jobs.length < FEW_FILES) compileParsersForFewFiles();
   await runParseJobs(jobs, parseWorkerCount(jobs.length, ctx.env), (job, result) => {
     const file = byPath.get(job.rel)!;
     const stamp = { size: file.size, mtimeMs: file.mtimeMs };

@@ -47,8 +47,25 @@ export interface FlatDocument {
   line: number;
 }
 
+/**
+ * What flattening each configuration file last gave, by path: the layout and the configuration keys read the same
+ * files, and a process that indexes again (`--watch`) reads most of them unchanged. Exact: the result is a function
+ * of the path (in warnings) and the text, and callers only read the documents.
+ */
+const flattened = new Map<string, { text: string; docs: FlatDocument[]; warnings: string[] }>();
+
 /** Every well-formed document of a YAML text, flattened; a malformed or oversized one is a warning naming file:line. */
 export function flatYamlDocuments(path: string, text: string, warnings: string[]): FlatDocument[] {
+  let memo = flattened.get(path);
+  if (memo?.text !== text) {
+    const own: string[] = [];
+    flattened.set(path, (memo = { text, docs: flattenYaml(path, text, own), warnings: own }));
+  }
+  warnings.push(...memo.warnings);
+  return memo.docs;
+}
+
+function flattenYaml(path: string, text: string, warnings: string[]): FlatDocument[] {
   const counter = new YAML.LineCounter();
   let docs: YAML.Document.Parsed[];
   try {
