@@ -37,7 +37,7 @@ describe('an unchanged tree is answered from the stamps of what its last build r
   const written = (r: BuildReport) => r.sources[0]!.written;
   /** The source was built (its files emitted), not answered from the stamps. (PostgreSQL may still write nothing.) */
   /** The build ran (listed, read and assembled the tree) instead of answering from the stamps. */
-  const built = (r: BuildReport) => r.sources[0]!.written !== 'unchanged';
+  const built = (r: BuildReport) => (r.sources[0]!.details as { from_stamps?: true }).from_stamps === undefined;
   const qualifiedNames = async () => (await dumpIndex(await testStoreLocation(storeDir()))).nodes.map((n) => (JSON.parse(n) as { qualified_name: string }).qualified_name);
   /** A fresh full build of the tree as it is now, compared with the store the stamps answered for. */
   async function assertEqualsFresh(): Promise<void> {
@@ -74,6 +74,7 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     assert.deepEqual(details.stats, first.report.details.stats);
     assert.deepEqual(r.sources[0]!.warnings, first.report.warnings);
     assert.equal(details.phases_seconds.discover, 0, 'not even listed');
+    assert.ok(!built(r), 'the report says it answered from the stamps');
     assert.equal(await updatedAt(), before, 'nothing is written, not even the update time');
   });
 

@@ -15,6 +15,8 @@ export interface CodeBuildReport extends Record<string, unknown> {
   lines: number;
   /** Files whose nodes and edges were emitted again (all on a full build; on an update, what it reached). */
   emitted: number;
+  /** Present when the build answered from the stamps of the last one, having listed, read and assembled nothing. */
+  from_stamps?: true;
   /**
    * Seconds per phase: listing files, loading the facts cache and the assembler's saved state, parsing, reading
    * configuration, build and deployment files, evaluating files, linking the estate, saving the facts cache and the
@@ -62,7 +64,7 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
         unchanged: true,
         warnings: stamp.report.warnings,
         inputs: stamp.report.inputs,
-        details: { ...details, parsed: 0, reused: files, removed: 0, emitted: 0, phases_seconds: { check: Math.round(performance.now() - started) / 1000, discover: 0, load_cache: 0, parse: 0, configuration: 0, evaluate: 0, link: 0, save_cache: 0 } },
+        details: { ...details, parsed: 0, reused: files, removed: 0, emitted: 0, from_stamps: true, phases_seconds: { check: Math.round(performance.now() - started) / 1000, discover: 0, load_cache: 0, parse: 0, configuration: 0, evaluate: 0, link: 0, save_cache: 0 } },
       };
     }
   }
