@@ -88,8 +88,10 @@ describe('an unchanged tree is answered from the stamps of what its last build r
 
   test('an edit that keeps the size and the time a coarse clock gave is caught by content (the file was racy)', async () => {
     const file = join(root, APP, 'service/OrderBatch.java');
-    // A time within the racy window of the next build, as a clock tick would leave it.
-    const tick = Math.floor(Date.now() / 1000) - 1;
+    // A whole-second time inside the racy window of the next build, as a coarse clock would leave it. It is set ahead
+    // of the clock so that it stays inside that window however long a busy machine takes to start the build: a time
+    // just before now was racy only if the build began within a second or two (CI once took longer, on PostgreSQL).
+    const tick = Math.floor(Date.now() / 1000) + 60;
     writeFileSync(file, readFileSync(file, 'utf8').replace('stampedTwice', 'stampedThree'));
     utimesSync(file, tick, tick);
     assert.ok(built(await index()), 'built again');
