@@ -15,6 +15,11 @@ export interface CodeBuildReport extends Record<string, unknown> {
   lines: number;
   /** Files whose nodes and edges were emitted again (all on a full build; on an update, what it reached). */
   emitted: number;
+  /**
+   * On a re-index: configuration and deployment YAML files read by parsing them, and recalled from what the last
+   * re-index read from the very same text (see config/yaml-recall.ts).
+   */
+  yaml?: { parsed: number; recalled: number };
   /** Present when the build answered from the stamps of the last one, having listed, read and assembled nothing. */
   from_stamps?: true;
   /**

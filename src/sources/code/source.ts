@@ -7,6 +7,8 @@ import type { SourceBuild, SourceContext } from '../types.js';
 import type { CodeBuildReport, CodePhases } from './index.js';
 import { type CachedFile, loadFactsCache, saveFactsCache } from './cache.js';
 import { type LoadedAssembly, loadAssembly, saveAssembly } from './assembly-cache.js';
+import { loadYamlRecall, saveYamlRecall } from './yaml-cache.js';
+import { withYamlRecall } from './config/yaml-recall.js';
 import { type FileContent, RACY_MS, ReadLog, saveStamp, textContent } from './stamp.js';
 import { codeTree } from './tree.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
@@ -56,6 +58,9 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   // on all the corpora, 20% on a synthetic 10,000 files), and the first re-index saves it for the next ones.
   const assemblyFile = ctx.cacheDir && !session && cache.size > 0 ? join(ctx.cacheDir, `code-${cfg.name}.assembly`) : undefined;
   const stored = assemblyFile ? await loadAssembly(assemblyFile) : undefined;
+  // What reading the configuration and deployment YAML gave, by file (see yaml-recall.ts): kept beside the assembly.
+  const yamlFile = assemblyFile ? join(ctx.cacheDir!, `code-${cfg.name}.yaml`) : undefined;
+  const yaml = yamlFile ? await loadYamlRecall(yamlFile) : undefined;
   phases.load_cache = lap();
   const next = new Map<string, CachedFile>();
   const jobs: ParseJob[] = [];
@@ -106,9 +111,11 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
       return undefined;
     }
   };
-  const layout = detectLayout(found, readText, deployable, (dir) => tree.listDir(dir));
-  // Build files and configuration with their lines: dependency and config_key nodes (a pom edit re-hashes the source).
-  const build = readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel));
+  const { layout, build } = withYamlRecall(yaml?.recall, () => {
+    const layout = detectLayout(found, readText, deployable, (dir) => tree.listDir(dir));
+    // Build files and configuration with their lines: dependency and config_key nodes (a pom edit re-hashes the source).
+    return { layout, build: readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel)) };
+  });
   // What a service's build brings decides a default the configuration leaves out (the Stream binder).
   const services = layout.services.map((s) => {
     const binder = classpathBinderOf(s.modules.flatMap((m) => (m.buildFile !== undefined && build.texts.has(m.buildFile) ? [build.texts.get(m.buildFile)!] : [])));
@@ -170,8 +177,12 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     await saveAssembly(assemblyFile, assembler, new Map([...next].map(([p, c]) => [p, c.hash])), layoutDigest, contentHash, restored);
     phases.save_cache = Math.round((phases.save_cache + lap()) * 1000) / 1000;
   }
+  if (yamlFile && yaml) {
+    await saveYamlRecall(yamlFile, yaml);
+    phases.save_cache = Math.round((phases.save_cache + lap()) * 1000) / 1000;
+  }
   ctx.session?.set(`code:${cfg.name}`, { files: next, assembler, layoutKey, contentHash } satisfies CodeSession);
-  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, phases_seconds: phases };
+  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, ...(yaml ? { yaml: { parsed: yaml.recall.parsed, recalled: yaml.recall.recalled } } : {}), phases_seconds: phases };
   const inputs = [...new Set([...next.keys(), ...found.configFiles, ...found.buildFiles, ...found.deploymentFiles, ...auxiliary.keys()])].sort();
   // The index must hold this content hash for the stamps to answer for it: a write that fails leaves them unused.
   if (stamping && log) {

@@ -9,6 +9,7 @@
  */
 import YAML from 'yaml';
 import { anchorTargets, expandedSize, MAX_FLOW_DEPTH, parseYaml } from './yaml.js';
+import { readYaml, type YamlCodec } from './yaml-recall.js';
 import { isHttpdFile, mentionsHttpdProxy } from './httpd.js';
 import { isNacosSeedFile, mentionsNacosConfig, type NacosConfig, readNacosSeed } from './nacos.js';
 import { matchingBrace } from './spring-config.js';
@@ -367,15 +368,71 @@ const MAX_YAML_DEPTH = 64;
 
 type Obj = { [key: string]: unknown };
 
+type Lines = WeakMap<object, Map<string | number, number>>;
+
 interface YamlDoc {
   root: unknown;
   /** The line of a map key or list item, 1-based. */
   lineOf(container: unknown, key: string | number): number | undefined;
   line: number;
+  /** Each map's and list's lines by key or index (what `lineOf` reads). */
+  lines: Lines;
+}
+
+function yamlDoc(root: unknown, line: number, lines: Lines): YamlDoc {
+  return { root, line, lines, lineOf: (c, k) => (c && typeof c === 'object' ? lines.get(c)?.get(k) : undefined) };
 }
 
 /** Every document of a YAML text, as plain values with lines; a document that does not parse is a warning. */
 function yamlDocuments(file: string, text: string, warnings: string[]): YamlDoc[] {
+  const read = readYaml('deployment', file, text, DOCS_CODEC, (own) => parseYamlDocuments(file, text, own));
+  warnings.push(...read.warnings);
+  return read.value;
+}
+
+/**
+ * Documents as plain data (see yaml-recall): each one's root as JSON, and the line maps of its maps and lists in the
+ * order a depth-first walk meets them (a map or list reached twice, through a merge key, is written twice).
+ */
+const DOCS_CODEC: YamlCodec<YamlDoc[]> = {
+  encode: (docs) =>
+    docs.map((d) => {
+      const lines: [string | number, number][][] = [];
+      const walk = (value: unknown): void => {
+        if (value === null || typeof value !== 'object') return;
+        lines.push([...(d.lines.get(value) ?? [])]);
+        for (const child of Array.isArray(value) ? value : Object.values(value)) walk(child);
+      };
+      walk(d.root);
+      // A copy: the reader's caller owns (and may change) the documents it was given.
+      return { line: d.line, root: structuredClone(d.root), lines };
+    }),
+  decode: (value) =>
+    (value as { line: number; root: unknown; lines: [string | number, number][][] }[]).map((d) => {
+      if (typeof d.line !== 'number' || !Array.isArray(d.lines)) throw new Error('not YAML documents');
+      const lines: Lines = new WeakMap();
+      let next = 0;
+      const rebuild = (v: unknown): unknown => {
+        if (v === null || typeof v !== 'object') return v;
+        const own = d.lines[next++];
+        if (!Array.isArray(own)) throw new Error('line maps cut short');
+        if (Array.isArray(v)) {
+          const out: unknown[] = [];
+          lines.set(out, new Map(own));
+          for (const item of v) out.push(rebuild(item));
+          return out;
+        }
+        // As the reader makes them: maps without a prototype, so a key such as `constructor` is only ever data.
+        const out = Object.create(null) as Obj;
+        lines.set(out, new Map(own));
+        for (const k of Object.keys(v)) out[k] = rebuild((v as Obj)[k]);
+        return out;
+      };
+      return yamlDoc(rebuild(d.root), d.line, lines);
+    }),
+};
+
+function parseYamlDocuments(file: string, text: string, warnings: string[]): YamlDoc[] {
   const counter = new YAML.LineCounter();
   let docs: YAML.Document.Parsed[];
   try {
@@ -406,7 +463,7 @@ function yamlDocuments(file: string, text: string, warnings: string[]): YamlDoc[
         continue;
       }
       const root = convert(doc.contents, anchors, counter, lines, budget, 0);
-      out.push({ root, line: counter.linePos(start).line, lineOf: (c, k) => (c && typeof c === 'object' ? lines.get(c)?.get(k) : undefined) });
+      out.push(yamlDoc(root, counter.linePos(start).line, lines));
     } catch (error) {
       warnings.push(`${file}:${counter.linePos(start).line}: malformed YAML (${firstLine(error)}); document skipped`);
     }

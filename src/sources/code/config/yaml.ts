@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import { readYaml, type YamlCodec, yamlRecallKeeps } from './yaml-recall.js';
 
 /**
  * Spring-style YAML documents flattened to keys (`a.b.c`, lists as `a.b[0]`) with the line each key is set on.
@@ -57,13 +58,25 @@ const flattened = new Map<string, { text: string; docs: FlatDocument[]; warnings
 /** Every well-formed document of a YAML text, flattened; a malformed or oversized one is a warning naming file:line. */
 export function flatYamlDocuments(path: string, text: string, warnings: string[]): FlatDocument[] {
   let memo = flattened.get(path);
-  if (memo?.text !== text) {
-    const own: string[] = [];
-    flattened.set(path, (memo = { text, docs: flattenYaml(path, text, own), warnings: own }));
+  if (memo?.text !== text || !yamlRecallKeeps(FLAT_READER, path)) {
+    const read = readYaml(FLAT_READER, path, text, FLAT_CODEC, (own) => flattenYaml(path, text, own));
+    flattened.set(path, (memo = { text, docs: read.value, warnings: read.warnings }));
   }
   warnings.push(...memo.warnings);
   return memo.docs;
 }
+
+const FLAT_READER = 'flat';
+
+/** Flattened documents as plain data (see yaml-recall): the maps as entry lists, in their order. */
+const FLAT_CODEC: YamlCodec<FlatDocument[]> = {
+  encode: (docs) => docs.map((d) => ({ line: d.line, values: [...d.values], lines: [...d.lines] })),
+  decode: (value) =>
+    (value as { line: number; values: [string, string][]; lines: [string, number][] }[]).map((d) => {
+      if (typeof d.line !== 'number' || !Array.isArray(d.values) || !Array.isArray(d.lines)) throw new Error('not flattened documents');
+      return { line: d.line, values: new Map(d.values), lines: new Map(d.lines) };
+    }),
+};
 
 function flattenYaml(path: string, text: string, warnings: string[]): FlatDocument[] {
   const counter = new YAML.LineCounter();
