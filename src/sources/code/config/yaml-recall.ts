@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
  * What reading each YAML file gave, kept across processes: a re-index after an edit reads the estate's
  * configuration and deployment files again, and parsing YAML was most of that (about a second on the corpora side
  * by side). An entry is a reader's result for one path, with the hash of the text it came from; a text that hashes
- * otherwise is parsed again. The results are plain data (documents, lines, warnings), encoded by each reader.
+ * otherwise is parsed again (and both are kept when one build reads both). The results are plain data (documents, lines, warnings), encoded by each reader.
  *
  * A recall is active only while one build reads its configuration (synchronous code: nothing else runs meanwhile);
  * what it was asked for is what the build keeps for the next one.
@@ -31,8 +31,9 @@ export class YamlRecall {
   constructor(private readonly stored: ReadonlyMap<string, RecalledYaml>) {}
 
   read<T>(reader: string, path: string, text: string, codec: YamlCodec<T>, parse: (warnings: string[]) => T): { value: T; warnings: string[] } {
-    const key = `${reader}\0${path}`;
     const hash = textHash(text);
+    // The text's hash is part of the key: a build may read one path as two texts (a template, then what it renders).
+    const key = `${reader}\0${path}\0${hash}`;
     const known = this.kept.get(key) ?? this.stored.get(key);
     if (known?.hash === hash && Array.isArray(known.warnings)) {
       try {
@@ -65,9 +66,9 @@ export function withYamlRecall<T>(recall: YamlRecall | undefined, read: () => T)
   }
 }
 
-/** Whether the active recall, if any, already keeps this reader's result for the path (one more read is not needed). */
-export function yamlRecallKeeps(reader: string, path: string): boolean {
-  return !active || active.kept.has(`${reader}\0${path}`);
+/** Whether the active recall, if any, already keeps this reader's result for the text (one more read is not needed). */
+export function yamlRecallKeeps(reader: string, path: string, text: string): boolean {
+  return !active || active.kept.has(`${reader}\0${path}\0${textHash(text)}`);
 }
 
 /** A reader's result for a YAML text: recalled when the active recall has it for this very text, else parsed. */

@@ -58,7 +58,7 @@ const flattened = new Map<string, { text: string; docs: FlatDocument[]; warnings
 /** Every well-formed document of a YAML text, flattened; a malformed or oversized one is a warning naming file:line. */
 export function flatYamlDocuments(path: string, text: string, warnings: string[]): FlatDocument[] {
   let memo = flattened.get(path);
-  if (memo?.text !== text || !yamlRecallKeeps(FLAT_READER, path)) {
+  if (memo?.text !== text || !yamlRecallKeeps(FLAT_READER, path, text)) {
     const read = readYaml(FLAT_READER, path, text, FLAT_CODEC, (own) => flattenYaml(path, text, own));
     flattened.set(path, (memo = { text, docs: read.value, warnings: read.warnings }));
   }
