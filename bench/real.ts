@@ -46,7 +46,7 @@ interface ColdRun extends RunUsage {
   phases_seconds: Record<string, number>;
 }
 
-type OneFileRun = RunUsage & { written: string; parsed: number; emitted: number; equals_fresh: boolean; phases_seconds: Record<string, number> };
+type OneFileRun = RunUsage & { written: string; parsed: number; emitted: number; yaml?: { parsed: number; recalled: number }; equals_fresh: boolean; phases_seconds: Record<string, number> };
 
 export interface RealEstateReport {
   estate: string;
@@ -70,7 +70,7 @@ export interface RealReport {
 
 interface BuildJson {
   write_seconds: number;
-  sources: { written?: string; details?: { parsed: number; reused: number; emitted: number; phases_seconds: Record<string, number> } }[];
+  sources: { written?: string; details?: { parsed: number; reused: number; emitted: number; yaml?: { parsed: number; recalled: number }; phases_seconds: Record<string, number> } }[];
   counts: { nodes: number; edges: number };
 }
 
@@ -131,7 +131,7 @@ async function oneFileRun(tree: string, store: string, fresh: string): Promise<O
   const equalsFresh = JSON.stringify(await dumpIndex(store)) === JSON.stringify(await dumpIndex(fresh));
   rmSync(fresh, { recursive: true, force: true });
   const details = one.report.sources[0]!.details!;
-  return { ...one.usage, written: one.report.sources[0]!.written ?? 'full', parsed: details.parsed, emitted: details.emitted, equals_fresh: equalsFresh, phases_seconds: { ...details.phases_seconds, write: one.report.write_seconds } };
+  return { ...one.usage, written: one.report.sources[0]!.written ?? 'full', parsed: details.parsed, emitted: details.emitted, ...(details.yaml ? { yaml: details.yaml } : {}), equals_fresh: equalsFresh, phases_seconds: { ...details.phases_seconds, write: one.report.write_seconds } };
 }
 
 async function benchEstate(name: string, source: string, work: string): Promise<RealEstateReport> {
