@@ -146,6 +146,36 @@ test('confidence and strategy are stored and filterable; removeSource clears eve
   await w.close();
 });
 
+test('meta counts are kept by each write, and counted again when a write did not keep them', async () => {
+  const dir = tempDir();
+  const o = new Ontology([TINY]);
+  const w = SqliteStore.open(o, dir, { mode: 'write' });
+  const a = things(o, 10);
+  await w.replaceSource({ name: 's', kind: 'tiny', origin: 'test', built_at: 'now' }, a.nodes, a.edges);
+  const b = things(o, 4, 'b');
+  await w.replaceSource({ name: 't', kind: 'tiny', origin: 'test', built_at: 'now' }, b.nodes.map((n) => ({ ...n, source: 't' })), b.edges);
+  const counted = { nodes: 14, edges: 12, by_kind: { thing: 14 }, by_edge_type: { LINKS: 12 } };
+  assert.deepEqual((await w.meta()).counts, counted);
+  await w.close();
+  // What meta answers comes from the kept counts: doctored, they show; once another writer moves updated_at past them, they are counted again.
+  const db = new Database(join(dir, 'index.db'));
+  const kept = JSON.parse((db.prepare("SELECT value FROM meta WHERE key = 'counts'").get() as { value: string }).value) as { updated_at: string };
+  assert.equal(kept.updated_at, (db.prepare("SELECT value FROM meta WHERE key = 'updated_at'").get() as { value: string }).value);
+  db.prepare("UPDATE meta SET value = ? WHERE key = 'counts'").run(JSON.stringify({ ...kept, by_kind: { thing: 99 }, by_edge_type: { LINKS: 1 } }));
+  const r1 = SqliteStore.open(o, dir, { mode: 'read' });
+  assert.deepEqual((await r1.meta()).counts.by_kind, { thing: 99 }, 'the kept counts are read, not counted');
+  await r1.close();
+  db.prepare("UPDATE meta SET value = '2099-01-01T00:00:00.000Z' WHERE key = 'updated_at'").run();
+  db.close();
+  const r2 = SqliteStore.open(o, dir, { mode: 'read' });
+  assert.deepEqual((await r2.meta()).counts, counted, 'stale kept counts are counted again');
+  await r2.close();
+  const w2 = SqliteStore.open(o, dir, { mode: 'write' });
+  await w2.removeSource('t');
+  assert.deepEqual((await w2.meta()).counts, { nodes: 10, edges: 9, by_kind: { thing: 10 }, by_edge_type: { LINKS: 9 } });
+  await w2.close();
+});
+
 test('validateGraph reports undeclared properties, bad enum values and misplaced edges', () => {
   const o = new Ontology([TINY]);
   const { nodes } = things(o, 2);
