@@ -146,7 +146,7 @@ test('confidence and strategy are stored and filterable; removeSource clears eve
   await w.close();
 });
 
-test('meta counts are kept by each write, and counted again when a write did not keep them', async () => {
+test('meta counts are kept by each full write, and counted again when a write did not keep them', async () => {
   const dir = tempDir();
   const o = new Ontology([TINY]);
   const w = SqliteStore.open(o, dir, { mode: 'write' });
@@ -173,7 +173,15 @@ test('meta counts are kept by each write, and counted again when a write did not
   const w2 = SqliteStore.open(o, dir, { mode: 'write' });
   await w2.removeSource('t');
   assert.deepEqual((await w2.meta()).counts, { nodes: 10, edges: 9, by_kind: { thing: 10 }, by_edge_type: { LINKS: 9 } });
+  // A patch (one node more) does not count: it drops the kept counts, and meta counts what the index holds.
+  const more = things(o, 11);
+  const [patched] = await w2.writeSources([{ source: { name: 's', kind: 'tiny', origin: 'test', built_at: 'now' }, nodes: more.nodes, edges: more.edges, incremental: true }]);
+  assert.equal(patched!.written, 'patch');
+  assert.deepEqual((await w2.meta()).counts, { nodes: 11, edges: 10, by_kind: { thing: 11 }, by_edge_type: { LINKS: 10 } });
   await w2.close();
+  const db2 = new Database(join(dir, 'index.db'));
+  assert.equal(db2.prepare("SELECT value FROM meta WHERE key = 'counts'").get(), undefined, 'a patch keeps no counts');
+  db2.close();
 });
 
 test('validateGraph reports undeclared properties, bad enum values and misplaced edges', () => {

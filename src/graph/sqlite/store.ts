@@ -481,9 +481,9 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The counts the last write kept (meta `counts`), when that write is the index's last one: a writer that does not
-   * keep them (an older Sextant) moves `updated_at` past them. An index answered `unchanged` reads them instead of
-   * counting again.
+   * The counts the last full write kept (meta `counts`), when that write is the index's last one: a patch drops them,
+   * and a writer that does not keep them (an older Sextant) moves `updated_at` past them. An index answered
+   * `unchanged` reads them instead of counting again.
    */
   private keptCounts(meta: Record<string, string>): { byKind: Record<string, number>; byType: Record<string, number> } | undefined {
     if (meta.counts === undefined) return undefined;
@@ -571,8 +571,12 @@ export class SqliteStore implements Store {
       const put = this.stmt('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)');
       const updatedAt = new Date().toISOString();
       put.run('updated_at', updatedAt);
-      const { byKind, byType } = this.counts();
-      put.run('counts', JSON.stringify({ updated_at: updatedAt, by_kind: byKind, by_edge_type: byType }));
+      // A full write counts (a scan it can afford); a patch, which must stay cheap (a watching process writes one per
+      // edit), leaves the counting to meta().
+      if (full || (opts.remove?.length ?? 0) > 0) {
+        const { byKind, byType } = this.counts();
+        put.run('counts', JSON.stringify({ updated_at: updatedAt, by_kind: byKind, by_edge_type: byType }));
+      } else this.stmt('DELETE FROM meta WHERE key = ?').run('counts');
       this.stmt('DELETE FROM meta WHERE key = ?').run('pending_since');
       if (this.root) put.run('root', this.root);
       // Last: a first write killed half-way (its journal only in memory) leaves a file without it, which the next
