@@ -8,12 +8,10 @@ import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sextantOntology } from '../src/graph/ontology/index.js';
-import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
-import { ageTree, ESTATE, estateSource } from './helpers/estate.js';
-import { dumpIndex, openTestStore, testStoreLocation } from './helpers/store.js';
+import type { BuildReport } from '../src/indexer/build.js';
+import { ageTree, ESTATE, indexTree } from './helpers/estate.js';
+import { dumpIndex, testStoreLocation } from './helpers/store.js';
 
-const ontology = sextantOntology();
 const FILES = 53;
 const HANDLER = 'orders/orders-app/src/main/java/com/acme/orders/payment/CardPaymentHandler.java';
 
@@ -24,14 +22,7 @@ describe('the assembler state a one-shot build restores', () => {
   const state = () => join(cache(), 'code-estate.assembly');
   let edits = 0;
 
-  async function index(dir: string, cacheDir?: string): Promise<BuildReport> {
-    const store = await openTestStore(ontology, dir, { mode: 'write' });
-    try {
-      return await buildWorkspace(store, ontology, { dir: root, sources: [estateSource(root)] }, {}, process.env, cacheDir ? { cacheDir } : {});
-    } finally {
-      await store.close();
-    }
-  }
+  const index = (dir: string, cacheDir?: string): Promise<BuildReport> => indexTree(root, dir, { ...(cacheDir ? { cacheDir } : {}), env: process.env });
 
   /** A body edit (nothing another file can observe), then a one-shot build: how many files it emitted; the index is checked against a fresh one. */
   async function editAndIndex(): Promise<number> {

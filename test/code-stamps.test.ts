@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sextantOntology } from '../src/graph/ontology/index.js';
-import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
+import type { BuildReport } from '../src/indexer/build.js';
 import { dumpIndex, openTestStore, testStoreLocation } from './helpers/store.js';
-import { ageTree, ESTATE, estateSource, withProbeMethod } from './helpers/estate.js';
+import { ageTree, ESTATE, indexTree, withProbeMethod } from './helpers/estate.js';
 import { sharedDir } from './helpers/index.js';
 
 const ontology = sextantOntology();
@@ -26,14 +26,7 @@ describe('an unchanged tree is answered from the stamps of what its last build r
   const cacheDir = () => join(work, 'cache');
   const stampFile = () => join(cacheDir(), 'code-estate.stamp');
 
-  async function index(store = storeDir(), cache = cacheDir()): Promise<BuildReport> {
-    const s = await openTestStore(ontology, store, { mode: 'write' });
-    try {
-      return await buildWorkspace(s, ontology, { dir: root, sources: [estateSource(root)] }, {}, { SEXTANT_PARSE_WORKERS: '0' }, { cacheDir: cache });
-    } finally {
-      await s.close();
-    }
-  }
+  const index = (store = storeDir(), cache = cacheDir()): Promise<BuildReport> => indexTree(root, store, { cacheDir: cache });
   const written = (r: BuildReport) => r.sources[0]!.written;
   /** The source was built (its files emitted), not answered from the stamps. (PostgreSQL may still write nothing.) */
   /** The build ran (listed, read and assembled the tree) instead of answering from the stamps. */
@@ -174,14 +167,7 @@ for (const [estate, source, config] of [
   describe(`${estate} (real estate): unchanged, a method added, a configuration value changed — each equal to a fresh index`, () => {
     let work: string;
     let root: string;
-    async function index(store: string, cache: string): Promise<BuildReport> {
-      const s = await openTestStore(ontology, store, { mode: 'write' });
-      try {
-        return await buildWorkspace(s, ontology, { dir: root, sources: [{ ...estateSource(root), name: estate }] }, {}, { SEXTANT_PARSE_WORKERS: '0' }, { cacheDir: cache });
-      } finally {
-        await s.close();
-      }
-    }
+    const index = (store: string, cache: string): Promise<BuildReport> => indexTree(root, store, { cacheDir: cache, name: estate });
     async function assertEqualsFresh(step: string): Promise<void> {
       const fresh = join(work, `fresh-${step}`);
       await index(fresh, join(fresh, 'cache'));

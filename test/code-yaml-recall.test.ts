@@ -11,14 +11,13 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sextantOntology } from '../src/graph/ontology/index.js';
-import { buildWorkspace, type BuildReport } from '../src/indexer/build.js';
+import type { BuildReport } from '../src/indexer/build.js';
 import { deploymentFileKind, readDeployment } from '../src/sources/code/config/deployment.js';
 import { flatYamlDocuments } from '../src/sources/code/config/yaml.js';
 import { type RecalledYaml, withYamlRecall, YamlRecall } from '../src/sources/code/config/yaml-recall.js';
-import { ageTree, ESTATE, estateSource } from './helpers/estate.js';
+import { ageTree, ESTATE, indexTree } from './helpers/estate.js';
 import { sharedDir } from './helpers/index.js';
-import { dumpIndex, openTestStore, testStoreLocation } from './helpers/store.js';
+import { dumpIndex, testStoreLocation } from './helpers/store.js';
 
 const SKIP_DIRS = new Set(['.git', 'node_modules', 'target', 'build', '.sextant']);
 
@@ -104,14 +103,7 @@ describe('a re-index recalls the YAML the last one read', () => {
   const HANDLER = 'orders/orders-app/src/main/java/com/acme/orders/payment/CardPaymentHandler.java';
   let edits = 0;
 
-  async function index(dir: string, cacheDir?: string): Promise<BuildReport> {
-    const store = await openTestStore(sextantOntology(), dir, { mode: 'write' });
-    try {
-      return await buildWorkspace(store, sextantOntology(), { dir: root, sources: [estateSource(root)] }, {}, { SEXTANT_PARSE_WORKERS: '0' }, cacheDir ? { cacheDir } : {});
-    } finally {
-      await store.close();
-    }
-  }
+  const index = (dir: string, cacheDir?: string): Promise<BuildReport> => indexTree(root, dir, cacheDir ? { cacheDir } : {});
 
   /** Edits a file, re-indexes, checks the index against a fresh one; what the build says of the YAML it read. */
   async function editAndIndex(file: string, edit: (text: string) => string): Promise<{ parsed: number; recalled: number } | undefined> {

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { CodeSourceConfig } from '../../src/config/types.js';
 import { sextantOntology } from '../../src/graph/ontology/index.js';
 import { buildCodeSource } from '../../src/sources/code/index.js';
+import { buildWorkspace, type BuildReport } from '../../src/indexer/build.js';
+import { openTestStore } from './store.js';
 
 /** The multi-service estate fixture (see its EXPECTED.md). */
 export const ESTATE = fileURLToPath(new URL('../fixtures/estate', import.meta.url));
@@ -46,6 +48,21 @@ export function withProbeMethod(text: string, kotlin: boolean, name: string): st
 /** Indexes the code of a directory on this thread (no parse workers). */
 export function buildEstate(dir: string): ReturnType<typeof buildCodeSource> {
   return buildCodeSource(estateSource(dir), { ontology: sextantOntology(), baseDir: dir, env: { SEXTANT_PARSE_WORKERS: '0' } });
+}
+
+/**
+ * Indexes a code tree as one source (`estate`, or `name`) into the store under test at `storeDir`, with a cache
+ * directory when given (a one-shot re-index), on this thread unless `env` says otherwise.
+ */
+export async function indexTree(root: string, storeDir: string, opts: { cacheDir?: string; name?: string; env?: Readonly<Record<string, string | undefined>> } = {}): Promise<BuildReport> {
+  const ontology = sextantOntology();
+  const store = await openTestStore(ontology, storeDir, { mode: 'write' });
+  try {
+    const source = { ...estateSource(root), ...(opts.name ? { name: opts.name } : {}) };
+    return await buildWorkspace(store, ontology, { dir: root, sources: [source] }, {}, opts.env ?? { SEXTANT_PARSE_WORKERS: '0' }, opts.cacheDir ? { cacheDir: opts.cacheDir } : {});
+  } finally {
+    await store.close();
+  }
 }
 
 const O = 'com.acme.orders.';
