@@ -59,8 +59,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   const assemblyFile = ctx.cacheDir && !session && cache.size > 0 ? join(ctx.cacheDir, `code-${cfg.name}.assembly`) : undefined;
   const stored = assemblyFile ? await loadAssembly(assemblyFile) : undefined;
   // What reading the configuration and deployment YAML gave, by file (see yaml-recall.ts): kept beside the assembly.
-  const yamlFile = assemblyFile ? join(ctx.cacheDir!, `code-${cfg.name}.yaml`) : undefined;
-  const yaml = yamlFile ? await loadYamlRecall(yamlFile) : undefined;
+  const yaml = assemblyFile ? await loadYamlRecall(join(ctx.cacheDir!, `code-${cfg.name}.yaml`)) : undefined;
   phases.load_cache = lap();
   const next = new Map<string, CachedFile>();
   const jobs: ParseJob[] = [];
@@ -173,12 +172,9 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   for (const [path, c] of next) hash.update(`${path}\0${c.hash}\n`);
   for (const [path, text] of [...auxiliary].sort(([a], [b]) => a.localeCompare(b))) hash.update(`${path}\0${text}\n`);
   const contentHash = hash.digest('hex');
-  if (assemblyFile && (graph.emitted > 0 || restored?.contentHash !== contentHash)) {
-    await saveAssembly(assemblyFile, assembler, new Map([...next].map(([p, c]) => [p, c.hash])), layoutDigest, contentHash, restored);
-    phases.save_cache = Math.round((phases.save_cache + lap()) * 1000) / 1000;
-  }
-  if (yamlFile && yaml) {
-    await saveYamlRecall(yamlFile, yaml);
+  if (assemblyFile) {
+    if (graph.emitted > 0 || restored?.contentHash !== contentHash) await saveAssembly(assemblyFile, assembler, new Map([...next].map(([p, c]) => [p, c.hash])), layoutDigest, contentHash, restored);
+    if (yaml) await saveYamlRecall(yaml);
     phases.save_cache = Math.round((phases.save_cache + lap()) * 1000) / 1000;
   }
   ctx.session?.set(`code:${cfg.name}`, { files: next, assembler, layoutKey, contentHash } satisfies CodeSession);

@@ -8,17 +8,18 @@ import { productDigest } from './product.js';
  * state, it holds only against the very Sextant that wrote it: readers that change read the files again.
  */
 export interface LoadedYamlRecall {
+  file: string;
   recall: YamlRecall;
   stored: ReadonlyMap<string, RecalledYaml>;
 }
 
 export async function loadYamlRecall(file: string): Promise<LoadedYamlRecall> {
   const stored = await loadKeyedCache<RecalledYaml>(file, yamlCacheVersion());
-  return { recall: new YamlRecall(stored), stored };
+  return { file, recall: new YamlRecall(stored), stored };
 }
 
 /** Saves what the build read (only the entries that changed, when the log allows); a failed save drops the file. */
-export async function saveYamlRecall(file: string, { recall, stored }: LoadedYamlRecall): Promise<void> {
+export async function saveYamlRecall({ file, recall, stored }: LoadedYamlRecall): Promise<void> {
   try {
     await saveKeyedCache(file, yamlCacheVersion(), recall.kept, stored);
   } catch {
