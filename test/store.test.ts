@@ -184,6 +184,42 @@ test('meta counts are kept by each full write, and counted again when a write di
   db2.close();
 });
 
+test('a new index file has 16 KB pages; an existing one keeps the page size it was made with', async () => {
+  const o = new Ontology([TINY]);
+  const a = things(o, 3);
+  const fresh = tempDir();
+  const w = SqliteStore.open(o, fresh, { mode: 'write' });
+  await w.replaceSource({ name: 's', kind: 'tiny', origin: 'test', built_at: 'now' }, a.nodes, a.edges);
+  await w.close();
+  const pageSize = (dir: string): number => {
+    const db = new Database(join(dir, 'index.db'), { readonly: true });
+    try {
+      return db.pragma('page_size', { simple: true }) as number;
+    } finally {
+      db.close();
+    }
+  };
+  assert.equal(pageSize(fresh), 16384);
+  // An index an earlier Sextant made with SQLite's default pages is written in place, pages unchanged.
+  const older = tempDir();
+  const made = SqliteStore.open(o, older, { mode: 'write' });
+  await made.replaceSource({ name: 's', kind: 'tiny', origin: 'test', built_at: 'now' }, a.nodes, a.edges);
+  await made.close();
+  const raw = new Database(join(older, 'index.db'));
+  raw.pragma('journal_mode = DELETE');
+  raw.pragma('page_size = 4096');
+  raw.exec('VACUUM');
+  raw.pragma('journal_mode = WAL');
+  raw.close();
+  assert.equal(pageSize(older), 4096);
+  const again = SqliteStore.open(o, older, { mode: 'write' });
+  const b = things(o, 5);
+  await again.replaceSource({ name: 's', kind: 'tiny', origin: 'test', built_at: 'later' }, b.nodes, b.edges);
+  assert.equal((await again.meta()).counts.nodes, 5);
+  await again.close();
+  assert.equal(pageSize(older), 4096);
+});
+
 test('validateGraph reports undeclared properties, bad enum values and misplaced edges', () => {
   const o = new Ontology([TINY]);
   const { nodes } = things(o, 2);

@@ -217,8 +217,19 @@ function openIndexFile(file: string): { db: Database.Database; created: boolean 
     }
     removeIndexFile(file);
   }
-  return { db: connect(file, 'MEMORY'), created: true };
+  const db = connect(file, 'MEMORY');
+  // Before the first table, while the file is still empty; an existing index keeps the page size it was made with.
+  db.pragma(`page_size = ${PAGE_SIZE}`);
+  return { db, created: true };
 }
+
+/**
+ * Page size of a new index file. A full write builds some forty indexes, each scanning the whole node table: with
+ * 16 KB pages instead of SQLite's 4 KB, writing hmpps-nomis-sync's graph (32k nodes, 71k edges) took 2.9 instead
+ * of 3.7 s (median of 5, round-robin; 64 KB gave 2.8), a one-file patch 0.39 instead of 0.43 s, and CLI queries
+ * took as long.
+ */
+const PAGE_SIZE = 16384;
 
 /** How long a connection waits for SQLite's own locks (another program on the file) before it says so. */
 const BUSY_TIMEOUT_MS = 5000;
