@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { Ontology, OntologyError, sextantOntology, type OntologyModule } from '../src/graph/ontology/index.js';
 import { renderOntologyDoc } from '../src/graph/ontology/docs.js';
 import { listTools } from '../src/query/index.js';
-import { identifierParts, indexTokens, queryTerms } from '../src/search/tokenize.js';
+import { identifierParts, indexTokens, queryTerms, searchTerm, searchTerms } from '../src/search/tokenize.js';
 import { closest, editDistance, trigramSimilarity } from '../src/search/similarity.js';
 import { parsePythonStringList } from '../src/query/coerce.js';
 
@@ -58,6 +58,23 @@ test('identifier-aware tokens', () => {
   assert.deepEqual(indexTokens('sha256 value'), ['sha256', 'value']);
   assert.deepEqual(queryTerms('the pull requests of a repo'), ['pull', 'requests', 'repo']);
   assert.deepEqual(queryTerms('the'), ['the']);
+});
+
+test('search terms: each token folded and stemmed, the same for an identifier seen before, long tokens folded only', () => {
+  const qn = 'no.nav.familie.ef.sak.behandling.BehandlingService#hentBehandlinger(java.util.UUID)';
+  const expected = ['nonavfamilieefsakbehandlingbehandlingservicehentbehandling', 'no', 'nav', 'famili', 'ef', 'sak', 'behandl', 'behandl', 'servic', 'hent', 'behandling', 'javautiluuid', 'java', 'util', 'uuid'];
+  // Twice: the second answer comes from what the first remembered, and must not differ (nor be shared and changed).
+  for (let round = 0; round < 2; round++) {
+    const terms = searchTerms(qn);
+    assert.deepEqual(terms, expected);
+    terms.push('mutated');
+  }
+  assert.deepEqual(searchTerms(qn), indexTokens(qn).map(searchTerm));
+  // Past 64 characters a token is not stemmed, but its diacritics are still folded (ø is a letter of its own, not o with a mark).
+  const long = `Månedsbeløp${'Utbetaling'.repeat(6)}Perioder`;
+  assert.ok(long.length > 64);
+  assert.equal(searchTerm(long), long.toLowerCase().replace('å', 'a'));
+  assert.equal(searchTerm('Måneder'), 'maned');
 });
 
 test('similarity and did-you-mean', () => {

@@ -40,13 +40,14 @@ function segmentParts(segment: string): readonly string[] {
 export function indexTokens(text: string | null | undefined): string[] {
   if (!text) return [];
   const out: string[] = [];
-  for (const match of text.matchAll(WORD)) {
-    const parts = identifierParts(match[0]);
-    if (parts.length === 0) continue;
-    if (parts.length > 1) out.push(parts.join(''));
-    out.push(...parts);
-  }
+  for (const match of text.matchAll(WORD)) for (const token of identifierTokens(match[0])) out.push(token);
   return out;
+}
+
+/** One identifier's tokens: the whole (separators removed, when it has several parts), then its parts. */
+function identifierTokens(identifier: string): readonly string[] {
+  const parts = identifierParts(identifier);
+  return parts.length > 1 ? [parts.join(''), ...parts] : parts;
 }
 
 const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'for', 'from', 'how', 'in', 'is', 'of', 'on', 'or', 'the', 'to', 'what', 'where', 'which', 'who', 'with']);
@@ -69,14 +70,20 @@ const MAX_STEMMED_BYTES = 64;
  * (`services` → `servic`). Both stores index and match these terms, so their matches and BM25 statistics agree.
  */
 export function searchTerm(token: string): string {
+  // Past the stemming limit in characters, it is past it in bytes too: a long token (a whole qualified identifier,
+  // most of them unique) is only folded, and not kept, so it does not push out the terms that do repeat.
+  if (token.length > MAX_STEMMED_BYTES) return foldDiacritics(token.toLowerCase());
   let term = TERM_CACHE.get(token);
   if (term !== undefined) return term;
-  term = token.toLowerCase();
-  if (/[^\x00-\x7f]/.test(term)) term = term.normalize('NFD').replace(/\p{M}/gu, '');
+  term = foldDiacritics(token.toLowerCase());
   if (term.length >= MIN_STEMMED && Buffer.byteLength(term) <= MAX_STEMMED_BYTES) term = stemmer(term);
   if (TERM_CACHE.size >= TERM_CACHE_MAX) TERM_CACHE.clear();
   TERM_CACHE.set(token, term);
   return term;
+}
+
+function foldDiacritics(text: string): string {
+  return /[^\x00-\x7f]/.test(text) ? text.normalize('NFD').replace(/\p{M}/gu, '') : text;
 }
 
 /** Tokens repeat across an estate's names, so their terms are remembered (bounded). */
@@ -85,5 +92,24 @@ const TERM_CACHE_MAX = 200_000;
 
 /** `indexTokens` of a text as search terms. */
 export function searchTerms(text: string | null | undefined): string[] {
-  return indexTokens(text).map(searchTerm);
+  if (!text) return [];
+  const out: string[] = [];
+  for (const match of text.matchAll(WORD)) for (const term of identifierTerms(match[0])) out.push(term);
+  return out;
 }
+
+/**
+ * An identifier's search terms. A node's qualified name repeats its package and its type's name, and its members'
+ * parameter types repeat across the estate: three identifiers in four of an estate's names were seen before.
+ */
+function identifierTerms(identifier: string): readonly string[] {
+  let terms = IDENTIFIER_TERMS.get(identifier);
+  if (terms) return terms;
+  terms = identifierTokens(identifier).map(searchTerm);
+  if (IDENTIFIER_TERMS.size >= IDENTIFIER_TERMS_MAX) IDENTIFIER_TERMS.clear();
+  IDENTIFIER_TERMS.set(identifier, terms);
+  return terms;
+}
+
+const IDENTIFIER_TERMS = new Map<string, readonly string[]>();
+const IDENTIFIER_TERMS_MAX = 100_000;
