@@ -131,6 +131,12 @@ const COMMON: Case[] = [
     route: PETS,
     from: [`${CONFIG}: clients.customers.url`],
   },
+  {
+    rule: "a field assigned from a constructor parameter a subclass passes with super(…), through its own this(…)",
+    caller: 'SuperCalls#viaSuper',
+    client: ORDERS,
+    route: ORDERS,
+  },
   { rule: '@Value field with ${key:default}, no file sets the key: the default', caller: 'ValueDefaults#fieldDefault', client: ORDERS, route: ORDERS },
   { rule: '@Value constructor parameter with ${key:default}: the default', caller: 'ValueDefaults#parameterDefault', client: OWNER, route: OWNER },
   {

@@ -1112,12 +1112,32 @@ export class Evaluator {
     return this.callIndex.get(key) ?? [];
   }
 
+  /**
+   * The `this(…)` and `super(…)` calls that can land on a type's constructors: those made in the type itself, or in
+   * a type that names it as a supertype. (Every such call in the estate, resolved for each constructor asked about,
+   * cost more than the rest of finding call sites.)
+   */
+  private delegationsTo(type: TypeEntry): readonly { caller: MemberEntry; call: CallFacts }[] {
+    if (!this.delegations) {
+      this.delegations = new Map();
+      for (const site of this.callsNamed('<init>')) {
+        const owner = site.caller.owner;
+        const targets = new Set<TypeEntry>([owner]);
+        for (const s of owner.supers) if (s.target.entry) targets.add(s.target.entry);
+        for (const t of targets) (this.delegations.get(t) ?? this.delegations.set(t, []).get(t)!).push(site);
+      }
+    }
+    return this.delegations.get(type) ?? [];
+  }
+
+  private delegations: Map<TypeEntry, { caller: MemberEntry; call: CallFacts }[]> | undefined;
+
   /** The project call sites of a member (calls, `new`, `this(…)` / `super(…)`), through call resolution. */
   private callSitesOf(member: MemberEntry): readonly { caller: MemberEntry; call: CallFacts }[] {
     let sites = this.callSites.get(member);
     if (sites) return sites;
     const key = member.facts.kind === 'constructor' ? `<init>:${member.owner.facts.name}` : member.facts.name;
-    const candidates = [...this.callsNamed(key), ...(member.facts.kind === 'constructor' ? this.callsNamed('<init>') : [])];
+    const candidates = [...this.callsNamed(key), ...(member.facts.kind === 'constructor' ? this.delegationsTo(member.owner) : [])];
     sites = candidates.filter(({ caller, call }) => {
       if (call.argCount >= 0 && call.argCount > member.facts.params.length && !member.facts.params.some((p) => p.varargs)) return false;
       const resolved = this.resolver.resolve(caller, call);
