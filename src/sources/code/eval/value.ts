@@ -84,8 +84,21 @@ function keyOf(v: Value): string {
 
 /** The alternatives of several values, without repeats, bounded. */
 export function union(...lists: Value[][]): Value[] {
+  let only: Value | undefined;
+  let count = 0;
+  for (const list of lists) {
+    count += list.length;
+    if (list.length) only = list[0];
+  }
+  // One value is its own union (most unions, in a product of single values): nothing to compare it with.
+  if (count <= 1) return only ? [only] : [];
   const out = new Map<string, Value>();
-  for (const list of lists) for (const v of list) if (!out.has(keyOf(v))) out.set(keyOf(v), v);
+  for (const list of lists) {
+    for (const v of list) {
+      const key = keyOf(v);
+      if (!out.has(key)) out.set(key, v);
+    }
+  }
   if (out.size > MAX_VALUES) return unknown(`more than ${MAX_VALUES} possible values`, { kind: 'limit' });
   return [...out.values()];
 }
