@@ -56,7 +56,7 @@ export interface RealEstateReport {
   one_file: OneFileRun & { file: string };
   /** Another method added to that file: this re-index restores the state the last one saved. */
   one_file_again: OneFileRun;
-  /** A call added inside a method body, on a line of its own statement (no line moves, no declaration changes): restored too. */
+  /** A call added inside a method body, on the line of the `return` that opens a block (no line moves, no declaration changes): restored too. */
   one_body: OneFileRun & { file: string };
   digest: string;
 }
@@ -143,7 +143,7 @@ function editOneBody(tree: string): string {
     writeFileSync(file, `${text.slice(0, start)}${BODY_CALL}${text.slice(start)}`);
     return path;
   }
-  throw new Error(`no source file with a return statement in ${tree}`);
+  throw new Error(`no main source file in ${tree} has a block that opens on a return statement`);
 }
 
 /** Indexes the edited tree again, then compares the index with a fresh one of the same tree. */
