@@ -6,7 +6,7 @@
  * file, then a configuration value changed, each compared with a fresh index of the tree as it is.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -31,6 +31,8 @@ describe('an unchanged tree is answered from the stamps of what its last build r
   /** The source was built (its files emitted), not answered from the stamps. (PostgreSQL may still write nothing.) */
   /** The build ran (listed, read and assembled the tree) instead of answering from the stamps. */
   const built = (r: BuildReport) => (r.sources[0]!.details as { from_stamps?: true }).from_stamps === undefined;
+  /** Whether the build took its files from the last build's discovery (`recalled`) or walked the tree (`listed`). */
+  const discovery = (r: BuildReport) => (r.sources[0]!.details as { discovery?: string }).discovery;
   const qualifiedNames = async () => (await dumpIndex(await testStoreLocation(storeDir()))).nodes.map((n) => (JSON.parse(n) as { qualified_name: string }).qualified_name);
   /** A fresh full build of the tree as it is now, compared with the store the stamps answered for. */
   async function assertEqualsFresh(): Promise<void> {
@@ -74,7 +76,9 @@ describe('an unchanged tree is answered from the stamps of what its last build r
   test('a file edited (size and time) is built again', async () => {
     const file = join(root, APP, 'service/OrderBatch.java');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/\n}\s*$/, '\n    public int stampedTwice() {\n        return 2;\n    }\n}\n'));
-    assert.ok(built(await index()), 'built again');
+    const r = await index();
+    assert.ok(built(r), 'built again');
+    assert.equal(discovery(r), 'recalled', 'no directory changed: the files are the last discovery\'s');
     assert.ok((await qualifiedNames()).some((q) => q.endsWith('#stampedTwice()')));
     assert.equal(written(await index()), 'unchanged', 'and then stamped again');
   });
@@ -106,7 +110,9 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     assert.equal(written(await index()), 'unchanged');
     const added = join(root, APP, 'service/StampProbe.java');
     writeFileSync(added, 'package com.acme.orders.service;\n\npublic class StampProbe {\n}\n');
-    assert.ok(built(await index()), 'built again');
+    const r = await index();
+    assert.ok(built(r), 'built again');
+    assert.equal(discovery(r), 'listed', 'a directory lists another file: the tree is walked');
     assert.ok((await qualifiedNames()).includes('com.acme.orders.service.StampProbe'));
     unlinkSync(added);
     assert.ok(built(await index()), 'built again');
@@ -121,12 +127,41 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     assert.ok(built(await index()), 'built again');
   });
 
+  test('a directory whose time proves nothing (racy, or changed by a file renamed over another) is listed and compared', async () => {
+    const dir = join(root, APP, 'service');
+    ageTree(root, Date.now() / 1000 - 1000);
+    await index();
+    assert.equal(written(await index()), 'unchanged');
+    // An editor that saves by renaming a new file over the old one changes the directory's time, not its listing.
+    const file = join(dir, 'OrderBatch.java');
+    writeFileSync(`${file}.swp`, readFileSync(file, 'utf8').replace('stampedFours', 'stampedFives'));
+    renameSync(`${file}.swp`, file);
+    let r = await index();
+    assert.equal(discovery(r), 'recalled', 'the same names in the directory: the last discovery holds');
+    assert.ok((await qualifiedNames()).some((q) => q.endsWith('#stampedFives()')));
+    // A racy directory keeps its listing's digest; a file added under the same directory time is still found.
+    writeFileSync(join(dir, 'StampProbe3.java'), 'package com.acme.orders.service;\n\npublic class StampProbe3 {\n}\n');
+    // A whole second ahead of the clock, as a coarse clock would leave it (and inside the next build's racy window).
+    const tick = Math.floor(Date.now() / 1000) + 60;
+    utimesSync(dir, tick, tick);
+    await index();
+    assert.ok((await qualifiedNames()).includes('com.acme.orders.service.StampProbe3'));
+    writeFileSync(join(dir, 'StampProbe4.java'), 'package com.acme.orders.service;\n\npublic class StampProbe4 {\n}\n');
+    utimesSync(dir, tick, tick);
+    r = await index();
+    assert.equal(discovery(r), 'listed', 'the listing differs: the tree is walked');
+    assert.ok((await qualifiedNames()).includes('com.acme.orders.service.StampProbe4'));
+    await assertEqualsFresh();
+  });
+
   test('an ignore rule and a configuration file the last build looked for are changes too', async () => {
     ageTree(root, Date.now() / 1000 - 1200);
     await index();
     assert.equal(written(await index()), 'unchanged');
     writeFileSync(join(root, '.gitignore'), `${readFileSync(join(root, '.gitignore'), 'utf8')}\norders/orders-app/src/main/java/com/acme/orders/service/StampProbe2.java\n`);
-    assert.ok(built(await index()), 'built again');
+    const r = await index();
+    assert.ok(built(r), 'built again');
+    assert.equal(discovery(r), 'listed', 'an ignore rule discovery read changed: the tree is walked');
     assert.ok(!(await qualifiedNames()).includes('com.acme.orders.service.StampProbe2'));
     ageTree(root, Date.now() / 1000 - 600);
     await index();

@@ -172,7 +172,9 @@ async function visit(walk: Walk, frame: Frame): Promise<Frame[]> {
 async function readEntries(walk: Walk, dir: string): Promise<Dirent[] | undefined> {
   walk.log?.dir(join(walk.root, dir));
   try {
-    return await readdir(join(walk.root, dir), { withFileTypes: true });
+    const entries = await readdir(join(walk.root, dir), { withFileTypes: true });
+    walk.log?.listed(join(walk.root, dir), entries);
+    return entries;
   } catch (error) {
     walk.result.warnings.push(`cannot read directory ${dir || '.'}: ${errorText(error)}`);
     return undefined;

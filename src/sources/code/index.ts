@@ -20,6 +20,11 @@ export interface CodeBuildReport extends Record<string, unknown> {
    * re-index read from the very same text (see config/yaml-recall.ts).
    */
   yaml?: { parsed: number; recalled: number };
+  /**
+   * On a one-shot build: `recalled` when the files came from the last build's discovery (no directory it listed and no
+   * ignore rule changed), `listed` when the tree was walked.
+   */
+  discovery?: 'recalled' | 'listed';
   /** Present when the build answered from the stamps of the last one, having listed, read and assembled nothing. */
   from_stamps?: true;
   /**
@@ -74,5 +79,5 @@ export async function buildCodeSource(cfg: CodeSourceConfig, ctx: SourceContext)
     }
   }
   const { buildCodeTree } = await import('./source.js');
-  return buildCodeTree(cfg, ctx, stampFile ? { file: stampFile, key: stampKey } : undefined, started);
+  return buildCodeTree(cfg, ctx, stampFile ? { file: stampFile, discoveryFile: join(ctx.cacheDir!, `code-${cfg.name}.discovery`), key: stampKey } : undefined, started);
 }

@@ -9,7 +9,7 @@ import { type CachedFile, loadFactsCache, saveFactsCache } from './cache.js';
 import { type LoadedAssembly, loadAssembly, saveAssembly } from './assembly-cache.js';
 import { loadYamlRecall, saveYamlRecall } from './yaml-cache.js';
 import { withYamlRecall } from './config/yaml-recall.js';
-import { type FileContent, RACY_MS, ReadLog, saveStamp, textContent } from './stamp.js';
+import { type FileContent, loadDiscoveryStamp, RACY_MS, ReadLog, recallDiscovery, saveStamp, textContent } from './stamp.js';
 import { codeTree } from './tree.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
 import { detectLayout } from './config/layout.js';
@@ -35,7 +35,7 @@ interface CodeSession {
  * places files in services and modules, and assembles the code graph. With `stamping`, it stamps everything it
  * reads and saves the stamps with the build's content hash (see stamp.ts).
  */
-export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, stamping: { file: string; key: string } | undefined, started: number): Promise<SourceBuild & { details: CodeBuildReport }> {
+export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, stamping: { file: string; discoveryFile: string; key: string } | undefined, started: number): Promise<SourceBuild & { details: CodeBuildReport }> {
   let mark = started;
   /** Seconds since the last lap. */
   const lap = (): number => {
@@ -48,7 +48,11 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   const log = stamping ? new ReadLog() : undefined;
   const tree = codeTree(cfg, log);
   const phases: CodePhases = { check: lap(), discover: 0, load_cache: 0, parse: 0, configuration: 0, evaluate: 0, link: 0, save_cache: 0 };
-  const found = await tree.discover();
+  // The last build's discovery, when nothing it read changed (see stamp.ts); else the tree is walked.
+  const kept = stamping && (await loadDiscoveryStamp(stamping.discoveryFile, stamping.key));
+  const recalled = kept ? recallDiscovery(kept, (rel) => tree.abs(rel), log) : undefined;
+  const found = recalled ?? (await tree.discover());
+  if (!recalled) log?.discoveryDone(found, (rel) => tree.abs(rel));
   phases.discover = lap();
   const cacheFile = ctx.cacheDir ? join(ctx.cacheDir, `code-${cfg.name}.facts`) : undefined;
   const session = ctx.session?.get(`code:${cfg.name}`) as CodeSession | undefined;
@@ -178,7 +182,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     phases.save_cache = Math.round((phases.save_cache + lap()) * 1000) / 1000;
   }
   ctx.session?.set(`code:${cfg.name}`, { files: next, assembler, layoutKey, contentHash } satisfies CodeSession);
-  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, ...(yaml ? { yaml: { parsed: yaml.recall.parsed, recalled: yaml.recall.recalled } } : {}), phases_seconds: phases };
+  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, ...(stamping ? { discovery: recalled ? 'recalled' : 'listed' } : {}), ...(yaml ? { yaml: { parsed: yaml.recall.parsed, recalled: yaml.recall.recalled } } : {}), phases_seconds: phases };
   const inputs = [...new Set([...next.keys(), ...found.configFiles, ...found.buildFiles, ...found.deploymentFiles, ...auxiliary.keys()])].sort();
   // The index must hold this content hash for the stamps to answer for it: a write that fails leaves them unused.
   if (stamping && log) {
@@ -193,6 +197,8 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     };
     const stamps = log.snapshot(contentOf);
     await saveStamp(stamping.file, stamps && { key: stamping.key, content_hash: contentHash, ...stamps, report: { warnings, details, inputs } }).catch(() => undefined);
+    // A racy build, which leaves no stamps, still keeps what discovery found: the next build checks it and takes it.
+    await saveStamp(stamping.discoveryFile, log.discoveryStamp(stamping.key)).catch(() => undefined);
   }
   return {
     name: cfg.name,

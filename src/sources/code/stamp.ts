@@ -1,7 +1,9 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { readFileSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { fileContentHash } from '../../graph/file-hashes.js';
+import type { Discovery } from './discover.js';
 
 /**
  * What a code build read, as the file system stamped it: every directory whose listing it looked at (its mtime
@@ -23,6 +25,10 @@ export class ReadLog {
   private readonly dirs = new Map<string, number>();
   /** Absolute path → [size, mtimeMs]; size -1: the file was looked for and was not there. */
   private readonly files = new Map<string, [number, number]>();
+  /** Directories listed, with a digest of what the listing held (see {@link listingDigest}). */
+  private readonly listings = new Map<string, string>();
+  /** What discovery read, once it is done. */
+  private discovered: { dirs: Map<string, number>; files: Map<string, [number, number]>; found: Discovery; sources: Set<string> } | undefined;
 
   /** Stamps a directory about to be listed. */
   dir(abs: string): void {
@@ -47,9 +53,24 @@ export class ReadLog {
     }
   }
 
-  /** A file whose stamp the caller already took (discovery stats every source file). */
+  /** A file whose stamp the caller already took (discovery stats every source file; size -1: absent). */
   stamped(abs: string, size: number, mtimeMs: number): void {
     if (!this.files.has(abs)) this.files.set(abs, [size, mtimeMs]);
+  }
+
+  /** A directory whose stamp the caller already took (mtime -1: absent). */
+  stampedDir(abs: string, mtimeMs: number): void {
+    if (!this.dirs.has(abs)) this.dirs.set(abs, mtimeMs);
+  }
+
+  /** What a directory stamped with {@link dir} held when it was listed (or its digest, known already). */
+  listed(abs: string, entries: readonly Dirent[] | string): void {
+    this.listings.set(abs, typeof entries === 'string' ? entries : listingDigest(entries));
+  }
+
+  /** Discovery is done: what it read so far, and what it found (`abs`: a found path's file), go into the snapshot as its own stamp. */
+  discoveryDone(found: Discovery, abs: (rel: string) => string): void {
+    this.discovered = { dirs: new Map(this.dirs), files: new Map(this.files), found, sources: new Set(found.files.map((f) => abs(f.path))) };
   }
 
   /**
@@ -71,6 +92,104 @@ export class ReadLog {
       files.push([path, size, mtime, content.hash, content.as]);
     }
     return { dirs: [...this.dirs].sort((a, b) => byPath(a[0], b[0])), files: files.sort((a, b) => byPath(a[0], b[0])) };
+  }
+
+  /**
+   * Discovery's own stamp: the directories it listed (with their listings' digests) and the files other than sources
+   * it read (ignore rules, SQL dumps it scanned), with what it found. A racy directory is kept, to be listed again and
+   * compared; a racy file, or a racy directory that was not listed, leaves none.
+   */
+  discoveryStamp(key: string): DiscoveryStamp | undefined {
+    const d = this.discovered;
+    if (!d) return undefined;
+    const racy = (mtime: number): boolean => mtime >= this.started - RACY_MS;
+    const files: [string, number, number][] = [];
+    for (const [path, [size, mtime]] of d.files) {
+      if (d.sources.has(path)) continue;
+      if (size !== -1 && racy(mtime)) return undefined;
+      files.push([path, size, mtime]);
+    }
+    const dirs: DiscoveryStamp['dirs'] = [];
+    for (const [path, mtime] of d.dirs) {
+      const digest = this.listings.get(path) ?? null;
+      if (mtime !== -1 && racy(mtime)) {
+        if (!digest) return undefined;
+        dirs.push([path, mtime, digest, true]);
+      } else dirs.push([path, mtime, digest]);
+    }
+    return { key, dirs, files, found: d.found };
+  }
+}
+
+/**
+ * A listing's names and entry kinds, as one digest. A listing with a symbolic link has none: what discovery makes of
+ * a link depends on its target, which the listing does not show.
+ */
+function listingDigest(entries: readonly Dirent[]): string {
+  if (entries.some((e) => e.isSymbolicLink())) return '';
+  const lines = entries.map((e) => `${e.isDirectory() ? 'd' : e.isFile() ? 'f' : 'o'} ${e.name}`).sort();
+  return createHash('sha1').update(lines.join('\n')).digest('base64');
+}
+
+/**
+ * What discovery read and found, kept beside the stamps (in a file of its own, which an unchanged build does not
+ * read): a later build that finds other changes (a source file edited) takes the same files from it instead of walking
+ * the tree again, when every directory still lists what it did (same time, or the same names and kinds: an editor that
+ * saves by renaming a new file over the old one changes the time only) and every other file discovery read is as it
+ * was. A racy build keeps it too.
+ */
+export interface DiscoveryStamp {
+  /** As the stamps' key: another Sextant or another configuration discovers anew. */
+  key: string;
+  /**
+   * Directory, mtime (-1: absent), the digest of its listing ('': none to compare, null: not listed), and `true` when
+   * it was racy (its time proves nothing: it is listed and compared whatever it is).
+   */
+  dirs: ([string, number, string | null] | [string, number, string, true])[];
+  /** Files other than sources that discovery read or looked for: path, size (-1: absent), mtime. */
+  files: [string, number, number][];
+  found: Discovery;
+}
+
+/**
+ * The discovery a stamp kept, with each source file's size and time as they are now, stamped into `log` as a walk
+ * would have; undefined when something discovery read is not as it was (the tree is then walked again).
+ */
+export function recallDiscovery(stamp: DiscoveryStamp, abs: (rel: string) => string, log: ReadLog | undefined): Discovery | undefined {
+  try {
+    for (const [path, mtime, digest, racy] of stamp.dirs) {
+      const info = statSync(path, { throwIfNoEntry: false });
+      if (mtime === -1) {
+        if (info !== undefined) return undefined;
+        log?.stampedDir(path, -1);
+        continue;
+      }
+      if (!info?.isDirectory()) return undefined;
+      if (info.mtimeMs !== mtime || racy) {
+        if (!digest) return undefined;
+        const entries = readdirSync(path, { withFileTypes: true });
+        if (listingDigest(entries) !== digest) return undefined;
+        log?.listed(path, entries);
+      } else if (digest) log?.listed(path, digest);
+      log?.stampedDir(path, info.mtimeMs);
+    }
+    for (const [path, size, mtime] of stamp.files) {
+      const info = statSync(path, { throwIfNoEntry: false });
+      if (size === -1 ? info !== undefined : info?.size !== size || info.mtimeMs !== mtime) return undefined;
+      log?.stamped(path, size, mtime);
+    }
+    const files = stamp.found.files.map((f) => {
+      const file = abs(f.path);
+      const info = statSync(file);
+      log?.stamped(file, info.size, info.mtimeMs);
+      return { ...f, size: info.size, mtimeMs: info.mtimeMs };
+    });
+    const found = { ...stamp.found, files };
+    log?.discoveryDone(found, abs);
+    return found;
+  } catch {
+    // A stamp of another layout, or a source file gone since the check: walked again.
+    return undefined;
   }
 }
 
@@ -101,12 +220,22 @@ export interface InputStamp {
   report: { warnings: string[]; details: Record<string, unknown>; inputs: string[] };
 }
 
-/** Saves the stamps, or (none: a racy build) removes the last ones. */
-export async function saveStamp(file: string, stamp: InputStamp | undefined): Promise<void> {
+/** Saves the stamps (or what discovery found), or (none: a racy build) removes the last ones. */
+export async function saveStamp(file: string, stamp: InputStamp | DiscoveryStamp | undefined): Promise<void> {
   if (!stamp) return rm(file, { force: true });
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, JSON.stringify(stamp));
   await rename(tmp, file);
+}
+
+/** What the last build's discovery kept, when made with this key. */
+export async function loadDiscoveryStamp(file: string, key: string): Promise<DiscoveryStamp | undefined> {
+  try {
+    const data = JSON.parse(await readFile(file, 'utf8')) as DiscoveryStamp;
+    return data.key === key && Array.isArray(data.dirs) && Array.isArray(data.files) && Array.isArray(data.found?.files) ? data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function loadStamp(file: string): Promise<InputStamp | undefined> {
