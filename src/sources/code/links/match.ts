@@ -104,13 +104,18 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
     const service = key.slice(0, key.indexOf('\0'));
     for (const r of list) if (!GATEWAYS.has(String(r.props.framework)) && r.props.declared !== false) (declaredOf.get(service) ?? declaredOf.set(service, []).get(service)!).push(r);
   }
-  const compiled = new Map<string, { accepts: (path: string) => boolean } | undefined>();
+  // Per route: the text every path it accepts starts with, and its matcher, compiled when first needed (null: none).
+  const matchers = new Map<string, { prefix: string; accepts?: ((path: string) => boolean) | null }>();
   const accepts = (r: NodeRecord, path: string): boolean => {
-    if (!compiled.has(r.id)) {
+    let m = matchers.get(r.id);
+    if (!m) matchers.set(r.id, (m = { prefix: typeof r.props.path_regex === 'string' ? requiredPrefix(r) : '' }));
+    // Most paths asked of a service are another service's: their start tells, without compiling or running a matcher.
+    if (!path.startsWith(m.prefix)) return false;
+    if (m.accepts === undefined) {
       const c = typeof r.props.path_regex === 'string' ? compilePattern(r.props.path_regex) : undefined;
-      compiled.set(r.id, c && 'accepts' in c ? c : undefined);
+      m.accepts = c && 'accepts' in c ? c.accepts : null;
     }
-    return compiled.get(r.id)?.accepts(path) ?? false;
+    return m.accepts !== null && m.accepts(path);
   };
   // A route of wildcards only (an SPA fallback's `/**`) fits any path: no evidence of which service a client means.
   // Asked for every service on a port (most listen on 8080), so each answer is kept by service, method and path.
@@ -120,7 +125,8 @@ export function matchClients(ontology: Ontology, source: string, nodes: NodeReco
     const key = `${service}\0${String(c.props.http_method)}\0${pattern}`;
     let fit = fits.get(key);
     if (fit === undefined) {
-      fit = pattern.startsWith('/') && (declaredOf.get(service) ?? []).some((r) => literalSegments(r) > 0 && (r.props.http_method === c.props.http_method || r.props.http_method === 'ANY' || c.props.http_method === 'ANY') && accepts(r, concreteOf(pattern)));
+      const concrete = concreteOf(pattern);
+      fit = pattern.startsWith('/') && (declaredOf.get(service) ?? []).some((r) => literalSegments(r) > 0 && (r.props.http_method === c.props.http_method || r.props.http_method === 'ANY' || c.props.http_method === 'ANY') && accepts(r, concrete));
       fits.set(key, fit);
     }
     return fit;
@@ -250,7 +256,24 @@ function mostSpecific(routes: readonly NodeRecord[]): NodeRecord[] {
 
 /** How many segments of a route's path are literal: neither a variable nor a wildcard (`*`, `**`). */
 function literalSegments(r: NodeRecord): number {
-  return literalSegmentCount(String(r.props.path_pattern));
+  const pattern = String(r.props.path_pattern);
+  let n = literalCounts.get(pattern);
+  if (n === undefined) literalCounts.set(pattern, (n = literalSegmentCount(pattern)));
+  return n;
+}
+const literalCounts = new Map<string, number>();
+
+/**
+ * Text every path the route's regex accepts starts with: its path's literal start, up to the last `/` before a
+ * variable or wildcard (`/api/**` accepts `/api`). Only for a regex made from the path as {@link pathRegex} makes it
+ * (else none: '').
+ */
+function requiredPrefix(r: NodeRecord): string {
+  const path = String(r.props.path);
+  if (pathRegex(path) !== r.props.path_regex) return '';
+  const free = path.search(/[*{]/);
+  const lead = free < 0 ? path : path.slice(0, free);
+  return lead.slice(0, Math.max(0, lead.lastIndexOf('/')));
 }
 
 const GATEWAYS = FORWARDING_FRAMEWORKS;
