@@ -154,7 +154,24 @@ export interface SourceWrite {
    * With `incremental`: the writer knows that, since the write whose content hash was `since`, only these
    * groups can have changed. The store trusts it only if that write is the source's current one.
    */
-  changed?: { since: string; groups: ReadonlySet<string> };
+  changed?: ChangedGroups;
+}
+
+/** What a source knows changed since one of its writes (see {@link SourceWrite.changed}). */
+export interface ChangedGroups {
+  since: string;
+  groups: ReadonlySet<string>;
+  /**
+   * Present when `nodes` and `edges` hold only what applying `groups` needs (every node of those groups, the edges
+   * leaving them, and nodes of other groups the source read anyway): the whole graph, made when asked, for a store
+   * that writes it whole, and its size.
+   */
+  whole?: { nodes: number; edges: number; make: () => { nodes: NodeRecord[]; edges: EdgeRecord[] } };
+}
+
+/** A write's whole graph: as it is, or made from what the source left out (see {@link ChangedGroups.whole}). */
+export function wholeGraph(write: Pick<SourceWrite, 'nodes' | 'edges' | 'changed'>): { nodes: readonly NodeRecord[]; edges: readonly EdgeRecord[] } {
+  return write.changed?.whole ? write.changed.whole.make() : write;
 }
 
 export interface IndexMeta {

@@ -6,7 +6,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { CodeMount, CodeSourceConfig } from '../config/types.js';
 import { FILE_HASHES_ARTIFACT, parseFileHashes, formatFileHashes } from '../graph/file-hashes.js';
 import type { Ontology } from '../graph/ontology/index.js';
-import type { SourceInfo, SourceWrite, Store } from '../graph/store.js';
+import { type SourceInfo, type SourceWrite, type Store, wholeGraph } from '../graph/store.js';
 import type { EdgeRecord, NodeRecord } from '../graph/types.js';
 import { validateGraph } from '../graph/validate.js';
 import { BuildError, type BuildEvents, type BuildReport } from './build.js';
@@ -152,7 +152,9 @@ async function relink(store: Store, ontology: Ontology, change: { publish: CodeS
     const name = own?.name ?? ESTATE_SOURCE;
     events.sourceStart?.(own ? own.name : `${ESTATE_SOURCE} (without ${retiring})`, 0, 1);
     const t0 = performance.now();
-    const built = await buildSource(cfg, { ontology, baseDir: work, env, onProgress: (message) => events.message?.(name, message), ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) });
+    const partial = await buildSource(cfg, { ontology, baseDir: work, env, onProgress: (message) => events.message?.(name, message), ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) });
+    // The estate is split by repository and written whole: every row is needed.
+    const built = { ...partial, ...wholeGraph(partial) };
     for (const w of built.warnings) events.warning?.(name, w);
     const problems = validateGraph(ontology, built.nodes, built.edges);
     if (problems.length) throw new BuildError(name, `the estate produced an invalid graph (a Sextant bug; nothing was written):\n  ${problems.slice(0, 10).join('\n  ')}`);

@@ -1,5 +1,6 @@
 import type { Ontology } from '../graph/ontology/index.js';
 import type { EdgeRecord, NodeRecord } from '../graph/types.js';
+import type { ChangedGroups } from '../graph/store.js';
 
 /** What any source contributes to one build: its nodes and edges, nothing formatted. */
 export interface SourceBuild {
@@ -30,7 +31,7 @@ export interface SourceBuild {
    * Set when the source knows exactly what changed since its previous build in this process (whose content
    * hash is `since`): only these file groups can differ, so the store and validation can skip the rest.
    */
-  changed?: { since: string; groups: ReadonlySet<string> };
+  changed?: ChangedGroups;
 }
 
 export interface SourceContext {

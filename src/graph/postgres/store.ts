@@ -21,6 +21,7 @@ import {
   type EmbeddingSpace,
   type SourceInfo,
   type SourceWrite,
+  wholeGraph,
   type VectorHit,
   type VectorQuery,
   type VectorWrite,
@@ -296,8 +297,10 @@ export class PgStore implements Store {
 
   // ---------------------------------------------------------------- writing
 
-  async writeSources(writes: readonly SourceWrite[], opts: { remove?: readonly string[]; onProgress?: (p: WriteProgress) => void } = {}): Promise<SourceInfo[]> {
+  async writeSources(given: readonly SourceWrite[], opts: { remove?: readonly string[]; onProgress?: (p: WriteProgress) => void } = {}): Promise<SourceInfo[]> {
     if (this.opts.mode !== 'write') throw new StoreError('store_readonly', `The index at ${this.location} was opened for reading.`);
+    // Every source is written whole here (and compared whole with what the index holds).
+    const writes = given.map((w) => (w.changed?.whole ? { ...w, ...wholeGraph(w) } : w));
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();

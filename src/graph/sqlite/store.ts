@@ -17,6 +17,7 @@ import {
   type EmbeddingSpace,
   type SourceInfo,
   type SourceWrite,
+  wholeGraph,
   type VectorHit,
   type VectorQuery,
   type VectorWrite,
@@ -524,18 +525,23 @@ export class SqliteStore implements Store {
       const movedFrom = reset ? new Set<string>() : this.sourcesLosingNodes(writes);
       for (const name of movedFrom) this.deleteSource(name);
       let full = false;
-      for (const { source, nodes, edges, incremental: asked, changed, artifacts } of writes) {
+      for (const w of writes) {
+        const { source, incremental: asked, changed, artifacts } = w;
+        let { nodes, edges } = w;
         const incremental = asked && !movedFrom.has(source.name);
         const progress = opts.onProgress && ((p: Omit<WriteProgress, 'source'>) => opts.onProgress!({ ...p, source: source.name }));
-        const info: SourceInfo = { ...source, nodes: nodes.length, edges: edges.length };
+        const info: SourceInfo = { ...source, nodes: changed?.whole?.nodes ?? nodes.length, edges: changed?.whole?.edges ?? edges.length };
         const current = reset ? undefined : (this.stmt('SELECT content_hash FROM sources WHERE name = ?').get(source.name) as { content_hash: string | null } | undefined);
         // The writer's list of changed groups holds only against the write it was computed from.
         const only = changed && current?.content_hash === changed.since ? changed.groups : undefined;
         const canPatch = incremental && !reset;
+        // Only the changed groups' rows came: enough for a patch of them, not for any other write.
+        if (changed?.whole && !(canPatch && only)) ({ nodes, edges } = wholeGraph(w));
         const groups = canPatch ? groupHashes(nodes, edges, only) : undefined;
         const patched = canPatch && this.patchSource(source.name, groups!, only);
         let hashes: Map<string, string>;
         if (!patched) {
+          ({ nodes, edges } = wholeGraph(w));
           full = true;
           this.deleteSource(source.name);
           // Into an (almost) empty index, building each secondary index once from sorted rows beats keeping

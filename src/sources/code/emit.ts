@@ -75,6 +75,11 @@ export interface CodeGraph {
   stats: CodeGraphStats;
   /** After an update: the only file groups (node `file`, '' for none) whose nodes or edges may differ from the last assembly. */
   changedGroups?: Set<string>;
+  /**
+   * After an update that left files' rows unread (restored emissions, see {@link FileEmission.rows}): `nodes` and
+   * `edges` hold only what writing `changedGroups` needs, and this makes the whole graph.
+   */
+  whole?: { nodes: number; edges: number; make: () => { nodes: NodeRecord[]; edges: EdgeRecord[] } };
   /** Files emitted by this assembly (all of them on a full one). */
   emitted: number;
   /** What the user should know (a pinned link that matches nothing). */
@@ -87,9 +92,16 @@ type EmissionStats = Pick<CodeGraphStats, 'types' | 'members' | 'calls' | 'calls
 
 /** What one file contributes to the graph. Plain data, so it stays valid when the model is rebuilt. */
 interface FileEmission {
+  /** With `rows`: only the nodes the estate-wide passes read (routes, clients, producers: not {@link ROW_KINDS}). */
   nodes: NodeRecord[];
-  /** Edges leaving this file's nodes. */
+  /** Edges leaving this file's nodes (with `rows`: none, they are there). */
   edges: EdgeRecord[];
+  /**
+   * Of an emission restored from another process: its symbols and unresolved calls and its edges, as JSON text
+   * (`{"nodes", "edges"}`) parsed only when they are written (see {@link rowsOf}), with their ids and the edge count.
+   * No estate-wide pass reads them, and an update writes few files.
+   */
+  rows?: { json: string; ids: string[]; edges: number; parsed?: { nodes: NodeRecord[]; edges: EdgeRecord[] } };
   /** Edges leaving another file's node (an implementation inherited from a superclass), with that file. */
   foreign: { group: string; edge: EdgeRecord }[];
   /** Library types referred to, and whether as an interface. */
@@ -107,7 +119,16 @@ interface FileEmission {
   warnings: string[];
 }
 
-/** A file's emission as JSON-ready data. */
+/** Node kinds an emission keeps as text when stored (see {@link FileEmission.rows}): most of its bytes. */
+const ROW_KINDS: ReadonlySet<string> = new Set(['symbol', 'unresolved_call']);
+
+/** An emission's nodes kept as text (none when it keeps none) and its edges, parsed once. */
+function rowsOf(e: FileEmission): { nodes: readonly NodeRecord[]; edges: readonly EdgeRecord[] } {
+  if (!e.rows) return { nodes: [], edges: e.edges };
+  return (e.rows.parsed ??= JSON.parse(e.rows.json) as { nodes: NodeRecord[]; edges: EdgeRecord[] });
+}
+
+/** A file's emission as JSON-ready data, its symbols, unresolved calls and edges as text (see {@link FileEmission.rows}). */
 export interface StoredEmission extends Omit<FileEmission, 'externalTypes' | 'externalMethods' | 'inheritedMethods' | 'items'> {
   externalTypes: [string, boolean][];
   externalMethods: [string, [string, string]][];
@@ -189,6 +210,13 @@ export class CodeGraphAssembler {
     const { externalTypes, externalMethods, inheritedMethods, items: kept, ...rest } = e;
     const ctx = this.last;
     const items = kept ?? (this.tracking && ctx ? interfaceOf(ctx.model, ctx.classifier, ctx.byFile.get(path) ?? []) : undefined);
+    if (rest.rows) rest.rows = { json: rest.rows.json, ids: rest.rows.ids, edges: rest.rows.edges };
+    else {
+      const rows = rest.nodes.filter((n) => ROW_KINDS.has(n.kind));
+      rest.rows = { json: JSON.stringify({ nodes: rows, edges: rest.edges }), ids: rows.map((n) => n.id), edges: rest.edges.length };
+      rest.nodes = rest.nodes.filter((n) => !ROW_KINDS.has(n.kind));
+      rest.edges = [];
+    }
     return { ...rest, externalTypes: [...externalTypes], externalMethods: [...externalMethods], inheritedMethods: [...inheritedMethods], ...(items ? { items: [...items] } : {}) };
   }
 
@@ -205,8 +233,9 @@ export class CodeGraphAssembler {
     if (!this.tracking) throw new Error('only a tracking assembler can be restored');
     this.emissions.clear();
     for (const [path, e] of emissions) {
-      const { externalTypes, externalMethods, inheritedMethods, items, ...rest } = e;
-      this.emissions.set(path, { ...rest, externalTypes: new Map(externalTypes), externalMethods: new Map(externalMethods), inheritedMethods: new Map(inheritedMethods), ...(items ? { items: new Map(items) } : {}) });
+      const { externalTypes, externalMethods, inheritedMethods, items, rows, ...rest } = e;
+      // Its own rows object: parsing fills it in, and the stored entry, saved again as it is, must stay text.
+      this.emissions.set(path, { ...rest, ...(rows ? { rows: { ...rows } } : {}), externalTypes: new Map(externalTypes), externalMethods: new Map(externalMethods), inheritedMethods: new Map(inheritedMethods), ...(items ? { items: new Map(items) } : {}) });
     }
     this.packages = new Set(state.packages);
     this.outboundFiles = new Set(state.outboundFiles);
@@ -275,7 +304,7 @@ export class CodeGraphAssembler {
     this.packages = new Set(input.files.map((f) => f.package));
     this.assembled = true;
     const evaluated = performance.now();
-    const graph = this.flatten(ctx);
+    const { unread, rest, ...graph } = this.flatten(ctx, partial);
     const seconds = { evaluate: (evaluated - started) / 1000, link: (performance.now() - evaluated) / 1000 };
     if (partial) {
       // Service nodes (file counts) and library symbols are recomputed from every file on each assembly.
@@ -286,8 +315,43 @@ export class CodeGraphAssembler {
       for (const n of graph.nodes) if (n.props.inherited_from !== undefined) groups.add(n.file ?? '');
       for (const f of this.outboundFiles) groups.add(f);
       for (const f of this.buildFiles) groups.add(f);
+      if (unread.length) return { ...graph, ...this.withRows(graph, input.files, unread, groups, rest), emitted, seconds, changedGroups: groups };
     }
     return { ...graph, emitted, seconds, ...(partial ? { changedGroups: groups } : {}) };
+  }
+
+  /**
+   * The graph of an update whose flatten left restored emissions' rows unread (`unread`): the rows of the groups it
+   * writes added, edges from the others' nodes dropped (those groups are not written), and the whole graph made when
+   * a store asks for it. `rest`: the edges after every emission's own, in `graph.edges`.
+   */
+  private withRows(graph: { nodes: NodeRecord[]; edges: EdgeRecord[] }, files: readonly FileFacts[], unread: readonly string[], groups: ReadonlySet<string>, rest: number): Pick<CodeGraph, 'nodes' | 'edges' | 'whole'> {
+    const nodes = [...graph.nodes];
+    const head: EdgeRecord[] = [];
+    const elsewhere = new Set<string>();
+    let size = { nodes: graph.nodes.length, edges: graph.edges.length };
+    for (const path of unread) {
+      const e = this.emissions.get(path)!;
+      if (!e.rows) continue;
+      size = { nodes: size.nodes + e.rows.ids.length, edges: size.edges + e.rows.edges };
+      if (groups.has(path)) {
+        const rows = rowsOf(e);
+        nodes.push(...rows.nodes);
+        head.push(...rows.edges);
+      } else for (const id of e.rows.ids) elsewhere.add(id);
+    }
+    let made: { nodes: NodeRecord[]; edges: EdgeRecord[] } | undefined;
+    // Every node, and the edges in the order a full assembly gives them: each file's own, in file order, then the rest.
+    const make = (): { nodes: NodeRecord[]; edges: EdgeRecord[] } => {
+      if (made) return made;
+      const all = [...nodes];
+      for (const path of unread) if (!groups.has(path)) all.push(...rowsOf(this.emissions.get(path)!).nodes);
+      const edges: EdgeRecord[] = [];
+      for (const f of files) for (const x of rowsOf(this.emissions.get(f.path)!).edges) edges.push(x);
+      for (let i = rest; i < graph.edges.length; i++) edges.push(graph.edges[i]!);
+      return (made = { nodes: all, edges });
+    };
+    return { nodes, edges: [...head, ...graph.edges.filter((x) => !elsewhere.has(x.from))], whole: { ...size, make } };
   }
 
   private mentions(file: FileFacts, names: ReadonlySet<string>): boolean {
@@ -300,7 +364,11 @@ export class CodeGraphAssembler {
   }
 
   /** Services, every file's emission, and the library symbols they refer to, in file order. */
-  private flatten(ctx: EmitContext): Omit<CodeGraph, 'emitted' | 'changedGroups' | 'warnings' | 'seconds'> & { warnings: string[] } {
+  /**
+   * With `partial` (an update, which writes only some groups), restored emissions' rows stay unread: their paths are
+   * `unread`, and `rest` is where the edges after every emission's own begin.
+   */
+  private flatten(ctx: EmitContext, partial = false): Omit<CodeGraph, 'emitted' | 'changedGroups' | 'warnings' | 'seconds'> & { warnings: string[]; unread: string[]; rest: number } {
     const { input } = ctx;
     const nodes: NodeRecord[] = emitServices(ctx);
     const edges: EdgeRecord[] = [];
@@ -311,24 +379,32 @@ export class CodeGraphAssembler {
     const foreign = new Map<string, { group: string; edge: EdgeRecord }>();
     const sinks: OutboundSink[] = [];
     const warnings: string[] = [];
+    const unread: string[] = [];
     for (const f of input.files) {
       const e = this.emissions.get(f.path)!;
       warnings.push(...e.warnings);
       sinks.push(...e.sinks);
       for (const n of e.nodes) nodes.push(n);
-      for (const x of e.edges) edges.push(x);
+      if (e.rows && partial) unread.push(f.path);
+      else {
+        const rows = rowsOf(e);
+        for (const n of rows.nodes) nodes.push(n);
+        for (const x of rows.edges) edges.push(x);
+      }
       for (const x of e.foreign) foreign.set(`${x.edge.from}\0${x.edge.type}\0${x.edge.to}`, x);
       for (const [qn, iface] of e.externalTypes) externalTypes.set(qn, (externalTypes.get(qn) ?? false) || iface);
       for (const [k, v] of e.externalMethods) externalMethods.set(k, v);
       for (const [k, v] of e.inheritedMethods) inheritedMethods.set(k, v);
       for (const k of Object.keys(e.stats) as (keyof EmissionStats)[]) stats[k] += e.stats[k];
     }
+    const rest = edges.length;
     if (foreign.size) {
       // An inherited implementation can be found from several subclasses, or by the superclass itself.
       const keyless = new Map<string, Set<string>>();
       for (const { group, edge } of foreign.values()) {
         let own = keyless.get(group);
-        if (!own) keyless.set(group, (own = new Set((this.emissions.get(group)?.edges ?? []).filter((x) => x.key === undefined).map((x) => `${x.from}\0${x.type}\0${x.to}`))));
+        const target = this.emissions.get(group);
+        if (!own) keyless.set(group, (own = new Set((target ? rowsOf(target).edges : []).filter((x) => x.key === undefined).map((x) => `${x.from}\0${x.type}\0${x.to}`))));
         if (!own.has(`${edge.from}\0${edge.type}\0${edge.to}`)) edges.push(edge);
       }
     }
@@ -454,7 +530,7 @@ export class CodeGraphAssembler {
       warnings.push(...built.warnings);
       this.buildFiles = new Set([...this.buildFiles, ...built.nodes.map((n) => n.file ?? '')]);
     }
-    return { nodes, edges, stats, warnings };
+    return { nodes, edges, stats, warnings, unread, rest };
   }
 }
 

@@ -212,7 +212,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     warnings,
     details,
     inputs,
-    ...(update && graph.changedGroups ? { changed: { since: update.since, groups: graph.changedGroups } } : {}),
+    ...(update && graph.changedGroups ? { changed: { since: update.since, groups: graph.changedGroups, ...(graph.whole ? { whole: graph.whole } : {}) } } : {}),
   };
 }
 
