@@ -4,9 +4,10 @@
  * not used, and the build assembles every file. Either way the index equals a fresh one.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BuildReport } from '../src/indexer/build.js';
 import { ageTree, ESTATE, indexTree } from './helpers/estate.js';
@@ -74,6 +75,39 @@ describe('the assembler state a one-shot build restores', () => {
     appendFileSync(log, last.slice(0, last.length / 2));
     const emitted = await editAndIndex();
     assert.ok(emitted >= 1 && emitted < FILES, `updated from the earlier save (${emitted} emitted)`);
+  });
+
+  test('the rows file: one of another id (a save cut short between the two files) is not used; one grown past twice what the state names is written anew', async () => {
+    // The rows files beside the state (the current one, and the one the last build loaded while it may still read it).
+    const rowsFiles = () => readdirSync(cache()).filter((f) => f.startsWith('code-estate.assembly.') && f.endsWith('.rows'));
+    const current = () => JSON.parse(readFileSync(state(), 'utf8')).entries.find((e: [string]) => e[0] === '\u0000assembly')?.[1].rows as string;
+    const idOf = () => {
+      const log = existsSync(`${state()}.log`) ? readFileSync(`${state()}.log`, 'utf8').trim().split('\n').slice(1) : [];
+      const logged = log.map((line) => (JSON.parse(line) as [string, { rows?: string }][]).find((e) => e[0] === '\u0000assembly')?.[1].rows).filter(Boolean);
+      return logged.length ? logged[logged.length - 1]! : current();
+    };
+    const rowsOf = (id: string) => join(cache(), `code-estate.assembly.${id}.rows`);
+    assert.equal(await editAndIndex(), 1);
+    const id = idOf();
+    assert.ok(existsSync(rowsOf(id)), 'the rows file the state names');
+    writeFileSync(rowsOf(id), readFileSync(rowsOf(id), 'latin1').replace(id, randomUUID()), 'latin1');
+    assert.equal(await editAndIndex(), FILES, 'not restored: every file emitted');
+    assert.equal(await editAndIndex(), 1);
+    const before = idOf();
+    const size = statSync(rowsOf(before)).size;
+    assert.equal(await editAndIndex(), 1);
+    assert.equal(idOf(), before);
+    assert.ok(statSync(rowsOf(before)).size > size, 'a save appends the rows of the files it emitted');
+    // As many bytes again that no emission names (the rows of files emitted again since): the next save rewrites it.
+    appendFileSync(rowsOf(before), Buffer.alloc(statSync(rowsOf(before)).size, 32));
+    const grown = statSync(rowsOf(before)).size;
+    assert.equal(await editAndIndex(), 1, 'restored from it first');
+    const after = idOf();
+    assert.notEqual(after, before, 'written anew, under a new id');
+    assert.ok(statSync(rowsOf(after)).size < grown / 2 + 4096, `and only what the state names (${statSync(rowsOf(after)).size} of ${grown} bytes)`);
+    assert.deepEqual(rowsFiles().sort(), [basename(rowsOf(after)), basename(rowsOf(before))].sort(), 'the one loaded stays while its build may read it');
+    assert.equal(await editAndIndex(), 1, 'and restored from next');
+    assert.deepEqual(rowsFiles(), [basename(rowsOf(after))], 'then it goes');
   });
 
   test('a state written by another version of Sextant is not used', async () => {

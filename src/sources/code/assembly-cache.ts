@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { CodeGraphAssembler, StoredAssemblyState, StoredEmission } from './emit.js';
 import { dropKeyedCache, LazyEntry, loadKeyedCache, saveKeyedCache } from './keyed-cache.js';
 import { productDigest } from './product.js';
@@ -10,6 +13,13 @@ import { productDigest } from './product.js';
  *
  * It holds only against the very code that wrote it: its version is a fingerprint of Sextant's own extraction and
  * graph modules, so an upgrade (or a rebuild) starts over instead of mixing emissions of two versions.
+ *
+ * Each emission's symbols, unresolved calls and edges (nine tenths of its bytes, which only writing its file needs)
+ * are kept apart, in a rows file beside it (`<file>.<id>.rows`: a header line with its id, then JSON texts end to
+ * end), and the emission names their place. A save appends the rows of the files it emitted again; once the file
+ * holds more than twice what the emissions still name, a save writes a new one (a new id) and every emission with it.
+ * The file a build loaded stays until a later build, which may still read it when it writes (a store that writes
+ * the source whole reads every row); an assembly whose rows file is missing or names another id is not restored.
  */
 const META = '\u0000assembly';
 
@@ -21,6 +31,8 @@ interface EmissionEntry {
 interface MetaEntry {
   /** Digest of the configuration and service layout the emissions were made with. */
   layout: string;
+  /** Id of the rows file the emissions name places in. */
+  rows?: string;
   /** Content hash of the build that saved it (what an index written by that build holds). */
   contentHash: string;
   state: StoredAssemblyState;
@@ -36,6 +48,10 @@ export interface LoadedAssembly {
   emissions: Map<string, StoredEmission>;
   /** The content hash each file had when emitted. */
   hashes: Map<string, string>;
+  /** Reads rows at a place of the rows file. */
+  readRows: (at: [number, number]) => string;
+  /** Id and size of the rows file, and how many of its bytes the emissions name. */
+  rows: { id: string; size: number; live: number };
 }
 
 /** The saved state, or undefined when there is none for this version of Sextant. */
@@ -43,15 +59,104 @@ export async function loadAssembly(file: string): Promise<LoadedAssembly | undef
   const entries = await loadKeyedCache<Entry>(file, assemblyVersion());
   const meta = entries.get(META) as MetaEntry | undefined;
   if (!meta || typeof meta.layout !== 'string' || typeof meta.contentHash !== 'string' || !meta.state) return undefined;
+  const rowsFile = meta.rows !== undefined ? rowsPath(file, meta.rows) : undefined;
+  const rows = rowsFile ? rowsFileInfo(rowsFile) : undefined;
+  if (!rowsFile || !rows || rows.id !== meta.rows) return undefined;
   const emissions = new Map<string, StoredEmission>();
   const hashes = new Map<string, string>();
+  let live = 0;
   for (const [path, entry] of entries) {
     if (path === META) continue;
     const e = entry as EmissionEntry;
     emissions.set(path, e.emission);
     hashes.set(path, e.hash);
+    live += e.emission.rows?.at?.[1] ?? 0;
   }
-  return { entries, layout: meta.layout, contentHash: meta.contentHash, state: meta.state, emissions, hashes };
+  return { entries, layout: meta.layout, contentHash: meta.contentHash, state: meta.state, emissions, hashes, readRows: (at) => readRowsAt(rowsFile, rows.id, at), rows: { ...rows, live } };
+}
+
+const ROWS_SUFFIX = '.rows';
+
+function rowsPath(file: string, id: string): string {
+  return `${file}.${id}${ROWS_SUFFIX}`;
+}
+
+/** Removes the rows files of an assembly file but those of these ids. */
+function dropRowsFiles(file: string, keep: readonly string[]): void {
+  const dir = dirname(file);
+  const prefix = `${basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const kept = new Set(keep.map((id) => basename(rowsPath(file, id))));
+  for (const name of names) if (name.startsWith(prefix) && name.endsWith(ROWS_SUFFIX) && !kept.has(name)) rmSync(join(dir, name), { force: true });
+}
+const ROWS_HEADER = 'sextant-rows ';
+/** A rows file is written anew once it is this many times what the emissions name. */
+const MAX_ROWS_GROWTH = 2;
+
+/** The id a rows file's header names, and its size; undefined when there is none, or no readable header. */
+function rowsFileInfo(file: string): { id: string; size: number } | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(ROWS_HEADER.length + 40);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const line = head.toString('latin1', 0, n);
+    const end = line.indexOf('\n');
+    if (!line.startsWith(ROWS_HEADER) || end < 0) return undefined;
+    return { id: line.slice(ROWS_HEADER.length, end), size: fstatSync(fd).size };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function readRowsAt(file: string, id: string, [offset, length]: [number, number]): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    if (readSync(fd, buffer, 0, length, offset) !== length || rowsFileInfo(file)?.id !== id) throw new Error('cut short');
+    return buffer.toString('latin1');
+  } catch (err) {
+    throw new Error(`the assembly cache's rows file ${file} changed while this build read it (${(err as Error).message}); index again`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Appends rows to a rows file (its own, new one, or the one loaded) and says where each went. */
+class RowsWriter {
+  private readonly fd: number;
+  private offset: number;
+  constructor(
+    readonly path: string,
+    fresh: string | undefined,
+  ) {
+    this.fd = openSync(path, fresh ? 'w' : 'a');
+    if (fresh) writeSync(this.fd, `${ROWS_HEADER}${fresh}\n`);
+    this.offset = fstatSync(this.fd).size;
+  }
+
+  /** The stored emission with its rows in this file. */
+  place(emission: StoredEmission): StoredEmission {
+    const rows = emission.rows;
+    if (rows?.json === undefined) return emission;
+    // Written as JSON makes it: ASCII only (see keyed-cache.ts), so one byte per character.
+    const text = rows.json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const length = writeSync(this.fd, text, this.offset, 'latin1');
+    const at: [number, number] = [this.offset, length];
+    this.offset += length;
+    return { ...emission, rows: { at, ids: rows.ids, edges: rows.edges } };
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
 }
 
 /**
@@ -59,19 +164,35 @@ export async function loadAssembly(file: string): Promise<LoadedAssembly | undef
  * the state this process restored, only the files the assembly emitted again are logged.
  */
 export async function saveAssembly(file: string, assembler: CodeGraphAssembler, hashes: ReadonlyMap<string, string>, layout: string, contentHash: string, loaded?: LoadedAssembly): Promise<void> {
-  const entries = new Map<string, Entry | LazyEntry<Entry>>();
-  for (const [path, hash] of hashes) {
-    const old = loaded?.entries.get(path) as EmissionEntry | undefined;
-    if (old && old.hash === hash && !assembler.emittedPaths.has(path)) entries.set(path, old);
-    // Made as it is written: what a file shows others is read then, not held for every file at once.
-    else if (assembler.hasEmission(path)) entries.set(path, new LazyEntry(() => ({ hash, emission: assembler.storedEmission(path)! })));
-  }
-  entries.set(META, { layout, contentHash, state: assembler.storedState() } satisfies MetaEntry);
+  const before = loaded?.rows;
+  // New rows go after the ones loaded, unless the file has grown past what the emissions name: then into a new one.
+  const append = before !== undefined && rowsFileInfo(rowsPath(file, before.id))?.id === before.id && before.size <= MAX_ROWS_GROWTH * before.live;
+  const id = append ? before.id : randomUUID();
+  // Rows files of earlier builds go; the one loaded stays, for this build's write may read it yet.
+  dropRowsFiles(file, before ? [before.id, id] : [id]);
+  let writer: RowsWriter | undefined;
   try {
+    writer = new RowsWriter(rowsPath(file, id), append ? undefined : id);
+    const rows = writer;
+    const entries = new Map<string, Entry | LazyEntry<Entry>>();
+    for (const [path, hash] of hashes) {
+      const old = loaded?.entries.get(path) as EmissionEntry | undefined;
+      if (old && old.hash === hash && !assembler.emittedPaths.has(path)) {
+        const at = old.emission.rows?.at;
+        // A new rows file takes every emission's rows.
+        entries.set(path, append || !at ? old : new LazyEntry(() => ({ hash, emission: rows.place({ ...old.emission, rows: { ...old.emission.rows!, json: loaded!.readRows(at) } }) })));
+      }
+      // Made as it is written: what a file shows others is read then, not held for every file at once.
+      else if (assembler.hasEmission(path)) entries.set(path, new LazyEntry(() => ({ hash, emission: rows.place(assembler.storedEmission(path)!) })));
+    }
+    entries.set(META, { layout, contentHash, rows: id, state: assembler.storedState() } satisfies MetaEntry);
     await saveKeyedCache(file, assemblyVersion(), entries, loaded?.entries);
+    writer.close();
   } catch {
+    writer?.close();
     // A state that could not be saved whole must not be restored: the next build assembles everything.
     await dropKeyedCache(file).catch(() => undefined);
+    if (!append) rmSync(rowsPath(file, id), { force: true });
   }
 }
 

@@ -98,10 +98,11 @@ interface FileEmission {
   edges: EdgeRecord[];
   /**
    * Of an emission restored from another process: its symbols and unresolved calls and its edges, as JSON text
-   * (`{"nodes", "edges"}`) parsed only when they are written (see {@link rowsOf}), with their ids and the edge count.
-   * No estate-wide pass reads them, and an update writes few files.
+   * (`{"nodes", "edges"}`) read and parsed only when they are written (see {@link rowsOf}), with their ids and the
+   * edge count. No estate-wide pass reads them, and an update writes few files. The text is `json`, or what `text`
+   * reads (from where the assembly cache keeps it, `at`).
    */
-  rows?: { json: string; ids: string[]; edges: number; parsed?: { nodes: NodeRecord[]; edges: EdgeRecord[] } };
+  rows?: StoredRows & { text?: () => string; parsed?: { nodes: NodeRecord[]; edges: EdgeRecord[] } };
   /** Edges leaving another file's node (an implementation inherited from a superclass), with that file. */
   foreign: { group: string; edge: EdgeRecord }[];
   /** Library types referred to, and whether as an interface. */
@@ -122,10 +123,24 @@ interface FileEmission {
 /** Node kinds an emission keeps as text when stored (see {@link FileEmission.rows}): most of its bytes. */
 const ROW_KINDS: ReadonlySet<string> = new Set(['symbol', 'unresolved_call']);
 
+/** A stored emission's rows: their JSON text, or its place in a file the cache keeps ([offset, length]). */
+export interface StoredRows {
+  json?: string;
+  at?: [number, number];
+  ids: string[];
+  edges: number;
+}
+
 /** An emission's nodes kept as text (none when it keeps none) and its edges, parsed once. */
 function rowsOf(e: FileEmission): { nodes: readonly NodeRecord[]; edges: readonly EdgeRecord[] } {
   if (!e.rows) return { nodes: [], edges: e.edges };
-  return (e.rows.parsed ??= JSON.parse(e.rows.json) as { nodes: NodeRecord[]; edges: EdgeRecord[] });
+  return (e.rows.parsed ??= JSON.parse(rowsText(e.rows)) as { nodes: NodeRecord[]; edges: EdgeRecord[] });
+}
+
+function rowsText(rows: NonNullable<FileEmission['rows']>): string {
+  const text = rows.json ?? rows.text?.();
+  if (text === undefined) throw new Error('an emission restored without its rows (a Sextant bug)');
+  return text;
 }
 
 /** A file's emission as JSON-ready data, its symbols, unresolved calls and edges as text (see {@link FileEmission.rows}). */
@@ -210,7 +225,7 @@ export class CodeGraphAssembler {
     const { externalTypes, externalMethods, inheritedMethods, items: kept, ...rest } = e;
     const ctx = this.last;
     const items = kept ?? (this.tracking && ctx ? interfaceOf(ctx.model, ctx.classifier, ctx.byFile.get(path) ?? []) : undefined);
-    if (rest.rows) rest.rows = { json: rest.rows.json, ids: rest.rows.ids, edges: rest.rows.edges };
+    if (rest.rows) rest.rows = { json: rowsText(rest.rows), ids: rest.rows.ids, edges: rest.rows.edges };
     else {
       const rows = rest.nodes.filter((n) => ROW_KINDS.has(n.kind));
       rest.rows = { json: JSON.stringify({ nodes: rows, edges: rest.edges }), ids: rows.map((n) => n.id), edges: rest.edges.length };
@@ -229,13 +244,14 @@ export class CodeGraphAssembler {
    * Takes up where an assembler of another process left off (its emissions of every file and its state), so the
    * next `assemble` with the changed paths updates it as an assembler kept in memory would.
    */
-  restore(emissions: ReadonlyMap<string, StoredEmission>, state: StoredAssemblyState): void {
+  restore(emissions: ReadonlyMap<string, StoredEmission>, state: StoredAssemblyState, readRows?: (at: [number, number]) => string): void {
     if (!this.tracking) throw new Error('only a tracking assembler can be restored');
     this.emissions.clear();
     for (const [path, e] of emissions) {
       const { externalTypes, externalMethods, inheritedMethods, items, rows, ...rest } = e;
       // Its own rows object: parsing fills it in, and the stored entry, saved again as it is, must stay text.
-      this.emissions.set(path, { ...rest, ...(rows ? { rows: { ...rows } } : {}), externalTypes: new Map(externalTypes), externalMethods: new Map(externalMethods), inheritedMethods: new Map(inheritedMethods), ...(items ? { items: new Map(items) } : {}) });
+      const at = rows?.at;
+      this.emissions.set(path, { ...rest, ...(rows ? { rows: { ...rows, ...(at && readRows ? { text: () => readRows(at) } : {}) } } : {}), externalTypes: new Map(externalTypes), externalMethods: new Map(externalMethods), inheritedMethods: new Map(inheritedMethods), ...(items ? { items: new Map(items) } : {}) });
     }
     this.packages = new Set(state.packages);
     this.outboundFiles = new Set(state.outboundFiles);

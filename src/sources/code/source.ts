@@ -141,7 +141,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   } else {
     assembler = new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined || assemblyFile !== undefined, ctx.session !== undefined);
     if (stored && stored.layout === layoutDigest) {
-      assembler.restore(stored.emissions, stored.state);
+      assembler.restore(stored.emissions, stored.state, stored.readRows);
       restored = stored;
       const changed = new Set([...next].filter(([p, c]) => stored.hashes.get(p) !== c.hash).map(([p]) => p));
       for (const p of stored.hashes.keys()) if (!next.has(p)) changed.add(p);
