@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readdirSync, readSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CodeGraphAssembler, StoredAssemblyState, StoredEmission } from './emit.js';
-import { dropKeyedCache, LazyEntry, loadKeyedCache, saveKeyedCache } from './keyed-cache.js';
+import { asciiOnly, dropKeyedCache, LazyEntry, loadKeyedCache, saveKeyedCache } from './keyed-cache.js';
 import { productDigest } from './product.js';
 
 /**
@@ -147,7 +147,7 @@ class RowsWriter {
     const rows = emission.rows;
     if (rows?.json === undefined) return emission;
     // Written as JSON makes it: ASCII only (see keyed-cache.ts), so one byte per character.
-    const text = rows.json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const text = asciiOnly(rows.json);
     const length = writeSync(this.fd, text, this.offset, 'latin1');
     const at: [number, number] = [this.offset, length];
     this.offset += length;

@@ -144,7 +144,11 @@ const NON_ASCII = /[\u0080-\uffff]/g;
  * parses as one-byte text, about twice as fast to read as the few accented comments of an estate would make it.
  */
 function asciiJson(value: unknown): string {
-  const json = JSON.stringify(value);
+  return asciiOnly(JSON.stringify(value));
+}
+
+/** JSON text with every character past ASCII escaped (see {@link asciiJson}). */
+export function asciiOnly(json: string): string {
   NON_ASCII.lastIndex = 0;
   return NON_ASCII.test(json) ? json.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
 }
