@@ -379,10 +379,10 @@ export class CodeGraphAssembler {
     return false;
   }
 
-  /** Services, every file's emission, and the library symbols they refer to, in file order. */
   /**
-   * With `partial` (an update, which writes only some groups), restored emissions' rows stay unread: their paths are
-   * `unread`, and `rest` is where the edges after every emission's own begin.
+   * Services, every file's emission, and the library symbols they refer to, in file order. With `partial` (an update,
+   * which writes only some groups), restored emissions' rows stay unread: their paths are `unread`, and `rest` is where
+   * the edges after every emission's own begin.
    */
   private flatten(ctx: EmitContext, partial = false): Omit<CodeGraph, 'emitted' | 'changedGroups' | 'warnings' | 'seconds'> & { warnings: string[]; unread: string[]; rest: number } {
     const { input } = ctx;
