@@ -22,6 +22,17 @@ describe('the assembler state a one-shot build restores', () => {
   const cache = () => join(work, 'cache');
   const state = () => join(cache(), 'code-estate.assembly');
   let edits = 0;
+  let lastWarnings: string[] = [];
+
+  // The rows files beside the state (the current one, and the one the last build loaded while it may still read it).
+  const rowsFiles = () => readdirSync(cache()).filter((f) => f.startsWith('code-estate.assembly.') && f.endsWith('.rows'));
+  const current = () => JSON.parse(readFileSync(state(), 'utf8')).entries.find((e: [string]) => e[0] === '\u0000assembly')?.[1].rows as string;
+  const idOf = () => {
+    const log = existsSync(`${state()}.log`) ? readFileSync(`${state()}.log`, 'utf8').trim().split('\n').slice(1) : [];
+    const logged = log.map((line) => (JSON.parse(line) as [string, { rows?: string }][]).find((e) => e[0] === '\u0000assembly')?.[1].rows).filter(Boolean);
+    return logged.length ? logged[logged.length - 1]! : current();
+  };
+  const rowsOf = (id: string) => join(cache(), `code-estate.assembly.${id}.rows`);
 
   const index = (dir: string, cacheDir?: string): Promise<BuildReport> => indexTree(root, dir, { ...(cacheDir ? { cacheDir } : {}), env: process.env });
 
@@ -31,6 +42,7 @@ describe('the assembler state a one-shot build restores', () => {
     const path = join(root, HANDLER);
     writeFileSync(path, readFileSync(path, 'utf8').replace(/return "card[\w-]*"\.equals\(/, `return "card-${edits}".equals(`));
     const report = await index(join(work, 'incremental'), cache());
+    lastWarnings = report.sources[0]!.warnings;
     const fresh = join(work, `fresh-${edits}`);
     await index(fresh);
     const [a, b] = [await dumpIndex(await testStoreLocation(join(work, 'incremental'))), await dumpIndex(await testStoreLocation(fresh))];
@@ -78,15 +90,6 @@ describe('the assembler state a one-shot build restores', () => {
   });
 
   test('the rows file: one of another id (a save cut short between the two files) is not used; one grown past twice what the state names is written anew', async () => {
-    // The rows files beside the state (the current one, and the one the last build loaded while it may still read it).
-    const rowsFiles = () => readdirSync(cache()).filter((f) => f.startsWith('code-estate.assembly.') && f.endsWith('.rows'));
-    const current = () => JSON.parse(readFileSync(state(), 'utf8')).entries.find((e: [string]) => e[0] === '\u0000assembly')?.[1].rows as string;
-    const idOf = () => {
-      const log = existsSync(`${state()}.log`) ? readFileSync(`${state()}.log`, 'utf8').trim().split('\n').slice(1) : [];
-      const logged = log.map((line) => (JSON.parse(line) as [string, { rows?: string }][]).find((e) => e[0] === '\u0000assembly')?.[1].rows).filter(Boolean);
-      return logged.length ? logged[logged.length - 1]! : current();
-    };
-    const rowsOf = (id: string) => join(cache(), `code-estate.assembly.${id}.rows`);
     assert.equal(await editAndIndex(), 1);
     const id = idOf();
     assert.ok(existsSync(rowsOf(id)), 'the rows file the state names');
@@ -108,6 +111,17 @@ describe('the assembler state a one-shot build restores', () => {
     assert.deepEqual(rowsFiles().sort(), [basename(rowsOf(after)), basename(rowsOf(before))].sort(), 'the one loaded stays while its build may read it');
     assert.equal(await editAndIndex(), 1, 'and restored from next');
     assert.deepEqual(rowsFiles(), [basename(rowsOf(after))], 'then it goes');
+  });
+
+  test('rows that are not where the state says (the file changed by another process): the build assembles every file, says why, and saves anew', async () => {
+    assert.equal(await editAndIndex(), 1);
+    const id = idOf();
+    const text = readFileSync(rowsOf(id), 'latin1');
+    const header = text.slice(0, text.indexOf('\n') + 1);
+    writeFileSync(rowsOf(id), header + ' '.repeat(text.length - header.length), 'latin1');
+    assert.equal(await editAndIndex(), FILES, 'every file emitted, and the index equals a fresh one');
+    assert.ok(lastWarnings.some((w) => w.includes('could not be read back') && w.includes('it is dropped')), lastWarnings.join('\n'));
+    assert.equal(await editAndIndex(), 1, 'restored from the state saved anew');
   });
 
   test('a state written by another version of Sextant is not used', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readdirSync, readSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CodeGraphAssembler, StoredAssemblyState, StoredEmission } from './emit.js';
-import { asciiOnly, dropKeyedCache, LazyEntry, loadKeyedCache, saveKeyedCache } from './keyed-cache.js';
+import { asciiOnly, dropKeyedCache, dropKeyedCacheNow, LazyEntry, loadKeyedCache, saveKeyedCache } from './keyed-cache.js';
 import { productDigest } from './product.js';
 
 /**
@@ -72,7 +72,7 @@ export async function loadAssembly(file: string): Promise<LoadedAssembly | undef
     hashes.set(path, e.hash);
     live += e.emission.rows?.at?.[1] ?? 0;
   }
-  return { entries, layout: meta.layout, contentHash: meta.contentHash, state: meta.state, emissions, hashes, readRows: (at) => readRowsAt(rowsFile, rows.id, at), rows: { ...rows, live } };
+  return { entries, layout: meta.layout, contentHash: meta.contentHash, state: meta.state, emissions, hashes, readRows: (at) => readRowsAt(file, rowsFile, rows.id, at), rows: { ...rows, live } };
 }
 
 const ROWS_SUFFIX = '.rows';
@@ -116,16 +116,29 @@ function rowsFileInfo(file: string): { id: string; size: number } | undefined {
   }
 }
 
-function readRowsAt(file: string, id: string, [offset, length]: [number, number]): string {
-  const fd = openSync(file, 'r');
+/** A saved state whose rows are not where it says (its files changed by another process): it has been dropped. */
+export class UnreadableAssembly extends Error {}
+
+/**
+ * Reads rows at a place of the rows file. Rows that are not there as saved drop the whole saved state (the next build
+ * assembles every file) and throw {@link UnreadableAssembly}.
+ */
+function readRowsAt(state: string, file: string, id: string, [offset, length]: [number, number]): string {
+  let fd: number | undefined;
   try {
+    fd = openSync(file, 'r');
     const buffer = Buffer.alloc(length);
-    if (readSync(fd, buffer, 0, length, offset) !== length || rowsFileInfo(file)?.id !== id) throw new Error('cut short');
-    return buffer.toString('latin1');
+    if (readSync(fd, buffer, 0, length, offset) !== length) throw new Error('cut short');
+    if (rowsFileInfo(file)?.id !== id) throw new Error('another rows file');
+    const text = buffer.toString('latin1');
+    if (!text.startsWith('{"nodes":[') || !text.endsWith(']}')) throw new Error(`no rows at byte ${offset}`);
+    return text;
   } catch (err) {
-    throw new Error(`the assembly cache's rows file ${file} changed while this build read it (${(err as Error).message}); index again`);
+    dropKeyedCacheNow(state);
+    rmSync(file, { force: true });
+    throw new UnreadableAssembly(`the assembler's saved state ${state} could not be read back (${(err as Error).message}; changed by another process?): it is dropped, and the next build assembles every file`);
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

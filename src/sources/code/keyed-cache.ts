@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -157,4 +157,10 @@ export function asciiOnly(json: string): string {
 export async function dropKeyedCache(file: string): Promise<void> {
   await rm(`${file}${LOG_SUFFIX}`, { force: true });
   await rm(file, { force: true });
+}
+
+/** {@link dropKeyedCache}, done before it returns. */
+export function dropKeyedCacheNow(file: string): void {
+  rmSync(`${file}${LOG_SUFFIX}`, { force: true });
+  rmSync(file, { force: true });
 }

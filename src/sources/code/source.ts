@@ -6,7 +6,7 @@ import { FILE_HASHES_ARTIFACT, formatFileHashes } from '../../graph/file-hashes.
 import type { SourceBuild, SourceContext } from '../types.js';
 import type { CodeBuildReport, CodePhases } from './index.js';
 import { type CachedFile, loadFactsCache, saveFactsCache } from './cache.js';
-import { type LoadedAssembly, loadAssembly, saveAssembly } from './assembly-cache.js';
+import { type LoadedAssembly, loadAssembly, saveAssembly, UnreadableAssembly } from './assembly-cache.js';
 import { loadYamlRecall, saveYamlRecall } from './yaml-cache.js';
 import { withYamlRecall } from './config/yaml-recall.js';
 import { type FileContent, loadDiscoveryStamp, RACY_MS, ReadLog, recallDiscovery, saveStamp, textContent } from './stamp.js';
@@ -149,15 +149,20 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     }
   }
   let graph: ReturnType<CodeGraphAssembler['assemble']>;
+  const input = { source: cfg.name, files: facts, services, locate: (p: string) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build, generatedApis: apis.operations, deploymentOnly: layout.deploymentOnly };
+  const stateWarnings: string[] = [];
   try {
-    graph = assembler.assemble(
-      { source: cfg.name, files: facts, services, locate: (p) => layout.locate(p), overrides: { roles: cfg.roles, capabilities: cfg.capabilities }, links: cfg.links ?? { clients: {}, destinations: {} }, proxies: layout.proxies, proxyServers: layout.proxyServers, connectors: layout.connectors, build, generatedApis: apis.operations, deploymentOnly: layout.deploymentOnly },
-      update?.changed,
-    );
+    graph = assembler.assemble(input, update?.changed);
   } catch (err) {
     // A half-done update leaves the per-file graph out of step with the index: the next build starts over.
     ctx.session?.delete(`code:${cfg.name}`);
-    throw err;
+    if (!(err instanceof UnreadableAssembly)) throw err;
+    // A restored state that could not be read back (and is dropped): every file is assembled, as on a first re-index.
+    stateWarnings.push(err.message);
+    assembler = new CodeGraphAssembler(ctx.ontology, cfg.name, true, false);
+    restored = undefined;
+    update = undefined;
+    graph = assembler.assemble(input);
   }
   phases.evaluate = Math.round(graph.seconds.evaluate * 1000) / 1000;
   phases.link = Math.round(graph.seconds.link * 1000) / 1000;
@@ -166,7 +171,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   // A watching process keeps facts in memory and writes the cache once; a later one-shot build re-checks files by hash anyway.
   if (cacheFile && !session && ([...next].some(([p, c]) => cache.get(p) !== c) || [...cache.keys()].some((p) => !next.has(p)))) await saveFactsCache(cacheFile, next, cache);
   phases.save_cache = lap();
-  const warnings = [...found.warnings, ...layout.warnings, ...apis.warnings, ...graph.warnings];
+  const warnings = [...found.warnings, ...layout.warnings, ...apis.warnings, ...stateWarnings, ...graph.warnings];
   if (unreadable.length) warnings.push(`${unreadable.length} file(s) could not be read and are indexed as empty: ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}`);
   const broken = facts.filter((f) => f.parseErrors > 0);
   if (broken.length) warnings.push(`${broken.length} file(s) have syntax errors; indexed as far as they parse: ${broken.slice(0, 5).map((f) => `${f.path} (${f.parseErrors})`).join(', ')}${broken.length > 5 ? ', …' : ''}`);
