@@ -103,17 +103,21 @@ function rowsFileInfo(file: string): { id: string; size: number } | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
-    const head = Buffer.alloc(ROWS_HEADER.length + 40);
-    const n = readSync(fd, head, 0, head.length, 0);
-    const line = head.toString('latin1', 0, n);
-    const end = line.indexOf('\n');
-    if (!line.startsWith(ROWS_HEADER) || end < 0) return undefined;
-    return { id: line.slice(ROWS_HEADER.length, end), size: fstatSync(fd).size };
+    const id = headerId(fd);
+    return id === undefined ? undefined : { id, size: fstatSync(fd).size };
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** The id an open rows file's header names. */
+function headerId(fd: number): string | undefined {
+  const head = Buffer.alloc(ROWS_HEADER.length + 40);
+  const line = head.toString('latin1', 0, readSync(fd, head, 0, head.length, 0));
+  const end = line.indexOf('\n');
+  return line.startsWith(ROWS_HEADER) && end >= 0 ? line.slice(ROWS_HEADER.length, end) : undefined;
 }
 
 /** A saved state whose rows are not where it says (its files changed by another process): it has been dropped. */
@@ -129,7 +133,7 @@ function readRowsAt(state: string, file: string, id: string, [offset, length]: [
     fd = openSync(file, 'r');
     const buffer = Buffer.alloc(length);
     if (readSync(fd, buffer, 0, length, offset) !== length) throw new Error('cut short');
-    if (rowsFileInfo(file)?.id !== id) throw new Error('another rows file');
+    if (headerId(fd) !== id) throw new Error('another rows file');
     const text = buffer.toString('latin1');
     if (!text.startsWith('{"nodes":[') || !text.endsWith(']}')) throw new Error(`no rows at byte ${offset}`);
     return text;
@@ -146,10 +150,7 @@ function readRowsAt(state: string, file: string, id: string, [offset, length]: [
 class RowsWriter {
   private readonly fd: number;
   private offset: number;
-  constructor(
-    readonly path: string,
-    fresh: string | undefined,
-  ) {
+  constructor(path: string, fresh: string | undefined) {
     this.fd = openSync(path, fresh ? 'w' : 'a');
     if (fresh) writeSync(this.fd, `${ROWS_HEADER}${fresh}\n`);
     this.offset = fstatSync(this.fd).size;

@@ -345,11 +345,12 @@ export class CodeGraphAssembler {
     const nodes = [...graph.nodes];
     const head: EdgeRecord[] = [];
     const elsewhere = new Set<string>();
-    let size = { nodes: graph.nodes.length, edges: graph.edges.length };
+    const size = { nodes: graph.nodes.length, edges: graph.edges.length };
     for (const path of unread) {
       const e = this.emissions.get(path)!;
       if (!e.rows) continue;
-      size = { nodes: size.nodes + e.rows.ids.length, edges: size.edges + e.rows.edges };
+      size.nodes += e.rows.ids.length;
+      size.edges += e.rows.edges;
       if (groups.has(path)) {
         const rows = rowsOf(e);
         nodes.push(...rows.nodes);
