@@ -182,6 +182,17 @@ describe('an unchanged tree is answered from the stamps of what its last build r
     writeFileSync(stampFile(), '{"key": "trunc');
     assert.ok(built(await index()), 'not JSON: built');
     assert.equal(written(await index()), 'unchanged');
+    // What discovery kept, garbled or not JSON: the tree is walked, and nothing is lost.
+    const discoveryFile = join(cacheDir(), 'code-estate.discovery');
+    const kept = JSON.parse(readFileSync(discoveryFile, 'utf8')) as Record<string, unknown>;
+    for (const bad of [JSON.stringify({ ...kept, dirs: [[7, 'x', null]], found: { files: [{ path: 3 }] } }), '{"key": "trunc']) {
+      const file = join(root, APP, 'service/OrderBatch.java');
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\n`);
+      writeFileSync(discoveryFile, bad);
+      const r = await index();
+      assert.equal(discovery(r), 'listed', bad.slice(0, 40));
+      assert.ok((await qualifiedNames()).includes('com.acme.orders.service.OrderBatch'));
+    }
   });
 
   test('a store that does not hold the stamped build (another index, same cache) is built in full', async () => {
