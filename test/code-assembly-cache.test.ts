@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -129,5 +129,78 @@ describe('the assembler state a one-shot build restores', () => {
     writeFileSync(state(), text.replace(/^\{"version":"assembly-1:[0-9a-f]+"/, '{"version":"assembly-1:0000"'));
     rmSync(`${state()}.log`, { force: true });
     assert.equal(await editAndIndex(), FILES);
+  });
+});
+
+describe('estate-wide passes on a restored re-index', () => {
+  let work: string;
+  let root: string;
+  let builds = 0;
+  const cache = () => join(work, 'cache');
+  const index = (dir: string, cacheDir?: string): Promise<BuildReport> => indexTree(root, dir, { ...(cacheDir ? { cacheDir } : {}), env: process.env });
+  const write = (rel: string, text: string) => writeFileSync(join(root, rel), text);
+  const edit = (rel: string, from: string, to: string) => {
+    const text = readFileSync(join(root, rel), 'utf8');
+    assert.ok(text.includes(from), `${rel} holds ${from}`);
+    write(rel, text.replace(from, to));
+  };
+
+  /** A one-shot build of the edited tree, checked against a fresh index of it; its report's details. */
+  async function update(): Promise<Record<string, unknown>> {
+    const report = await index(join(work, 'incremental'), cache());
+    const fresh = join(work, `fresh-${++builds}`);
+    await index(fresh);
+    const [a, b] = [await dumpIndex(await testStoreLocation(join(work, 'incremental'))), await dumpIndex(await testStoreLocation(fresh))];
+    assert.deepEqual(a.nodes, b.nodes, 'nodes and their order equal a fresh index');
+    assert.deepEqual(a.edges, b.edges, 'edges equal a fresh index');
+    rmSync(fresh, { recursive: true, force: true });
+    return report.sources[0]!.details as Record<string, unknown>;
+  }
+
+  const POM = 'shop/pom.xml';
+  const CONFIGURER = 'shop/src/main/java/com/acme/shop/RestConfig.java';
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'sextant-passes-'));
+    root = join(work, 'estate');
+    mkdirSync(join(root, 'shop/src/main/java/com/acme/shop'), { recursive: true });
+    mkdirSync(join(root, 'shop/src/main/resources'), { recursive: true });
+    write(POM, `<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>shop</artifactId><version>1.0</version>
+  <parent><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-parent</artifactId><version>3.2.0</version></parent>
+  <dependencies>
+    <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-data-rest</artifactId></dependency>
+  </dependencies>
+</project>
+`);
+    write('shop/src/main/resources/application.yml', 'spring:\n  application:\n    name: shop\n');
+    write('shop/src/main/java/com/acme/shop/ShopApplication.java', 'package com.acme.shop;\n\n@SpringBootApplication\npublic class ShopApplication {\n}\n');
+    write('shop/src/main/java/com/acme/shop/Order.java', 'package com.acme.shop;\n\n@Entity\npublic class Order {\n  @Id\n  private Long id;\n}\n');
+    write('shop/src/main/java/com/acme/shop/OrderRepository.java', 'package com.acme.shop;\n\npublic interface OrderRepository extends CrudRepository<Order, Long> {\n  List<Order> findByStatus(String status);\n}\n');
+    write(CONFIGURER, 'package com.acme.shop;\n\n@Configuration\npublic class RestConfig implements RepositoryRestConfigurer {\n  @Override\n  public void configureRepositoryRestConfiguration(RepositoryRestConfiguration config, CorsRegistry cors) {\n    config.setBasePath("/api");\n  }\n}\n');
+    ageTree(root, Date.now() / 1000 - 3600);
+    await index(join(work, 'incremental'), cache());
+    // The first re-index assembles every file and saves the state the next ones restore.
+    edit(CONFIGURER, '"/api"', '"/api/v1"');
+    await update();
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  test('a source edit takes the build graph from the last assembly; a build file edit reads it again', async () => {
+    edit(CONFIGURER, '  @Override', '  @Override // edited');
+    assert.equal((await update()).build_graph, 'recalled');
+    edit(POM, '</dependencies>', '  <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-web</artifactId></dependency>\n  </dependencies>');
+    const details = await update();
+    assert.equal(details.build_graph, 'read');
+    assert.equal(details.emitted, 0, 'no source file changed');
+    edit(CONFIGURER, '// edited', '// edited again');
+    assert.equal((await update()).build_graph, 'recalled');
+  });
+
+  test('routes a framework serves follow a body edit in another file (Spring Data REST base path)', async () => {
+    edit(CONFIGURER, '"/api/v1"', '"/api/v2"');
+    const details = await update();
+    assert.equal(details.emitted, 1, 'only the configurer is emitted again');
+    const { nodes } = await dumpIndex(await testStoreLocation(join(work, 'incremental')));
+    assert.ok(nodes.some((n) => n.includes('/api/v2/orders/search/findByStatus')), 'the repository query route is under the new base path');
+    assert.ok(!nodes.some((n) => n.includes('/api/v1/')), 'and none under the old one');
   });
 });

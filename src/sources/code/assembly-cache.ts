@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { CodeGraphAssembler, StoredAssemblyState, StoredEmission } from './emit.js';
 import { asciiOnly, dropKeyedCache, dropKeyedCacheNow, LazyEntry, loadKeyedCache, saveKeyedCache } from './keyed-cache.js';
 import { productDigest } from './product.js';
+import type { RecalledBuildGraph } from './build/recall.js';
 
 /**
  * The code graph assembler's state, kept across processes beside the facts cache: every file's emission (with the
@@ -22,6 +23,8 @@ import { productDigest } from './product.js';
  * the source whole reads every row); an assembly whose rows file is missing or names another id is not restored.
  */
 const META = '\u0000assembly';
+/** The last assembly's build graph (see build/recall.ts): an entry of its own, logged again only when it changes. */
+const BUILD = '\u0000build';
 
 interface EmissionEntry {
   hash: string;
@@ -38,7 +41,7 @@ interface MetaEntry {
   state: StoredAssemblyState;
 }
 
-type Entry = EmissionEntry | MetaEntry;
+type Entry = EmissionEntry | MetaEntry | RecalledBuildGraph;
 
 export interface LoadedAssembly {
   entries: ReadonlyMap<string, Entry>;
@@ -52,6 +55,8 @@ export interface LoadedAssembly {
   readRows: (at: [number, number]) => string;
   /** Id and size of the rows file, and how many of its bytes the emissions name. */
   rows: { id: string; size: number; live: number };
+  /** The build graph saved with it, as read (checked when restored). */
+  buildGraph?: unknown;
 }
 
 /** The saved state, or undefined when there is none for this version of Sextant. */
@@ -66,13 +71,13 @@ export async function loadAssembly(file: string): Promise<LoadedAssembly | undef
   const hashes = new Map<string, string>();
   let live = 0;
   for (const [path, entry] of entries) {
-    if (path === META) continue;
+    if (path === META || path === BUILD) continue;
     const e = entry as EmissionEntry;
     emissions.set(path, e.emission);
     hashes.set(path, e.hash);
     live += e.emission.rows?.at?.[1] ?? 0;
   }
-  return { entries, layout: meta.layout, contentHash: meta.contentHash, state: meta.state, emissions, hashes, readRows: (at) => readRowsAt(file, rowsFile, rows.id, at), rows: { ...rows, live } };
+  return { entries, layout: meta.layout, contentHash: meta.contentHash, state: meta.state, emissions, hashes, readRows: (at) => readRowsAt(file, rowsFile, rows.id, at), rows: { ...rows, live }, ...(entries.has(BUILD) ? { buildGraph: entries.get(BUILD) } : {}) };
 }
 
 const ROWS_SUFFIX = '.rows';
@@ -200,6 +205,8 @@ export async function saveAssembly(file: string, assembler: CodeGraphAssembler, 
       else if (assembler.hasEmission(path)) entries.set(path, new LazyEntry(() => ({ hash, emission: rows.place(assembler.storedEmission(path)!) })));
     }
     entries.set(META, { layout, contentHash, rows: id, state: assembler.storedState() } satisfies MetaEntry);
+    const built = assembler.storedBuildGraph();
+    if (built) entries.set(BUILD, built);
     await saveKeyedCache(file, assemblyVersion(), entries, loaded?.entries);
     writer.close();
   } catch {

@@ -25,7 +25,8 @@ import { listenersOf, streamBinding, streamFunctionsOf } from './links/messaging
 import { annotatedHandlersOf } from './links/eventuate.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unresolvedPart } from './links/routes.js';
-import { type BuildInput, buildGraph } from './build/files.js';
+import { type BuildGraph, type BuildInput, buildGraph } from './build/files.js';
+import { buildGraphOnce, isRecalledBuildGraph, type RecalledBuildGraph } from './build/recall.js';
 import { buildFactsOf, type FrameworkRoute, frameworkRoutes } from './links/framework-routes.js';
 import { USE_ATTRS, usesOf, viasOf } from './model/uses.js';
 import { skipWarning } from './warnings.js';
@@ -194,8 +195,17 @@ export class CodeGraphAssembler {
   private assembled = false;
   /** Files that held clients of outbound call sites in any assembly so far: an update re-writes them all. */
   private outboundFiles = new Set<string>();
-  /** Build and configuration files that held dependency or config_key nodes in any assembly so far: rewritten on every update. */
+  /** Build and configuration files that held dependency or config_key nodes in any assembly so far: rewritten on every update that reads them again. */
   private buildFiles = new Set<string>();
+  /** The last assembly's build graph and what it was made from (see build/recall.ts). */
+  private buildRecall: RecalledBuildGraph | undefined;
+  /** Whether the last assembly took its build graph from the one before (its nodes are then as written). */
+  private buildReused = false;
+
+  /** How the last assembly got its build graph: taken from the one before, read again, or none (no build files). */
+  get buildGraphFrom(): 'recalled' | 'read' | undefined {
+    return this.buildRecall ? (this.buildReused ? 'recalled' : 'read') : undefined;
+  }
 
   constructor(
     private readonly ontology: Ontology,
@@ -235,6 +245,11 @@ export class CodeGraphAssembler {
     return { ...rest, externalTypes: [...externalTypes], externalMethods: [...externalMethods], inheritedMethods: [...inheritedMethods], ...(items ? { items: [...items] } : {}) };
   }
 
+  /** The build graph of the last assembly and what it was made from, JSON-ready: the very object restored when it was reused. */
+  storedBuildGraph(): RecalledBuildGraph | undefined {
+    return this.buildRecall;
+  }
+
   /** What the assembler keeps besides emissions, JSON-ready. */
   storedState(): StoredAssemblyState {
     return { packages: [...this.packages].sort(), outboundFiles: [...this.outboundFiles].sort(), buildFiles: [...this.buildFiles].sort() };
@@ -244,7 +259,7 @@ export class CodeGraphAssembler {
    * Takes up where an assembler of another process left off (its emissions of every file and its state), so the
    * next `assemble` with the changed paths updates it as an assembler kept in memory would.
    */
-  restore(emissions: ReadonlyMap<string, StoredEmission>, state: StoredAssemblyState, readRows?: (at: [number, number]) => string): void {
+  restore(emissions: ReadonlyMap<string, StoredEmission>, state: StoredAssemblyState, readRows?: (at: [number, number]) => string, buildGraph?: unknown): void {
     if (!this.tracking) throw new Error('only a tracking assembler can be restored');
     this.emissions.clear();
     for (const [path, e] of emissions) {
@@ -256,6 +271,7 @@ export class CodeGraphAssembler {
     this.packages = new Set(state.packages);
     this.outboundFiles = new Set(state.outboundFiles);
     this.buildFiles = new Set(state.buildFiles);
+    this.buildRecall = isRecalledBuildGraph(buildGraph) ? buildGraph : undefined;
     this.assembled = true;
   }
 
@@ -330,7 +346,7 @@ export class CodeGraphAssembler {
       // So are members types inherit from libraries, which any caller's file can add (in the declaring type's group).
       for (const n of graph.nodes) if (n.props.inherited_from !== undefined) groups.add(n.file ?? '');
       for (const f of this.outboundFiles) groups.add(f);
-      for (const f of this.buildFiles) groups.add(f);
+      if (!this.buildReused) for (const f of this.buildFiles) groups.add(f);
       if (unread.length) return { ...graph, ...this.withRows(graph, input.files, unread, groups, rest), emitted, seconds, changedGroups: groups };
     }
     return { ...graph, emitted, seconds, ...(partial ? { changedGroups: groups } : {}) };
@@ -515,7 +531,20 @@ export class CodeGraphAssembler {
     // Build files before gateways and proxies: what a service depends on says which routes frameworks serve for it
     // (Actuator, Data REST), and those are routes a gateway forwards to like any other.
     const build = input.build;
-    const built = build ? pass('build files', () => buildGraph(this.ontology, input.source, input.services, input.locate, build), { nodes: [], edges: [], warnings: [] }) : undefined;
+    let built: BuildGraph | undefined;
+    this.buildReused = false;
+    if (build) {
+      const once = buildGraphOnce(this.buildRecall, { source: input.source, services: input.services, locate: input.locate, build }, (locate) => {
+        try {
+          return buildGraph(this.ontology, input.source, input.services, locate, build);
+        } catch (err) {
+          return { nodes: [], edges: [], warnings: [skipWarning(input.source, 'build files', err)] };
+        }
+      });
+      built = once.graph;
+      this.buildRecall = once.recall;
+      this.buildReused = once.reused;
+    } else this.buildRecall = undefined;
     const facts = built && build ? buildFactsOf(built, this.ontology, input.source, input.services, build.texts) : undefined;
     const framework = pass('framework routes', () => frameworkRoutes({ model: ctx.model, services: input.services, dependencies: facts?.dependencies ?? (() => []), ...(facts ? { declaredAt: facts.declaredAt, bootVersion: facts.bootVersion } : {}) }), { routes: [], warnings: [] });
     warnings.push(...framework.warnings);
@@ -534,7 +563,9 @@ export class CodeGraphAssembler {
     const cdc = pass('change data capture', () => cdcGraph(this.ontology, input.source, input.connectors ?? [], input.services), []);
     nodes.push(...cdc);
     stats.producers += cdc.filter((n) => n.kind === 'producer').length;
-    this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? ''), ...proxies.nodes.map((n) => n.file ?? ''), ...cdc.map((n) => n.file ?? '')]);
+    // Routes frameworks serve sit in build, configuration and source files whose own content may not have changed.
+    const frameworkFiles = framework.routes.map((r) => r.file);
+    this.outboundFiles = new Set([...this.outboundFiles, ...gateways.nodes.map((n) => n.file ?? ''), ...proxies.nodes.map((n) => n.file ?? ''), ...cdc.map((n) => n.file ?? ''), ...frameworkFiles]);
     warnings.push(...pinLinks(nodes, input.links));
     const topology = new Topology();
     matchClients(this.ontology, input.source, nodes, edges, topology, input.services, input.deploymentOnly ?? []);

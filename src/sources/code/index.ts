@@ -25,6 +25,11 @@ export interface CodeBuildReport extends Record<string, unknown> {
    * ignore rule changed), `listed` when the tree was walked.
    */
   discovery?: 'recalled' | 'listed';
+  /**
+   * On an update of an estate with build files: `recalled` when the dependency and config_key nodes were taken from
+   * the last assembly (no build or configuration file, service or layout changed), `read` when they were read again.
+   */
+  build_graph?: 'recalled' | 'read';
   /** Present when the build answered from the stamps of the last one, having listed, read and assembled nothing. */
   from_stamps?: true;
   /**
