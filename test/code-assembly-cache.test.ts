@@ -159,6 +159,7 @@ describe('estate-wide passes on a restored re-index', () => {
 
   const POM = 'shop/pom.xml';
   const CONFIGURER = 'shop/src/main/java/com/acme/shop/RestConfig.java';
+  const CLIENTS = 'shop/src/main/java/com/acme/shop/ClientsConfig.java';
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'sextant-passes-'));
     root = join(work, 'estate');
@@ -175,6 +176,8 @@ describe('estate-wide passes on a restored re-index', () => {
     write('shop/src/main/java/com/acme/shop/ShopApplication.java', 'package com.acme.shop;\n\n@SpringBootApplication\npublic class ShopApplication {\n}\n');
     write('shop/src/main/java/com/acme/shop/Order.java', 'package com.acme.shop;\n\n@Entity\npublic class Order {\n  @Id\n  private Long id;\n}\n');
     write('shop/src/main/java/com/acme/shop/OrderRepository.java', 'package com.acme.shop;\n\npublic interface OrderRepository extends CrudRepository<Order, Long> {\n  List<Order> findByStatus(String status);\n}\n');
+    write('shop/src/main/java/com/acme/shop/PartnerApi.java', 'package com.acme.shop;\n\nimport org.springframework.web.service.annotation.GetExchange;\nimport org.springframework.web.service.annotation.HttpExchange;\n\n@HttpExchange("/stock")\npublic interface PartnerApi {\n  @GetExchange("/{sku}")\n  Object find(@PathVariable String sku);\n}\n');
+    write(CLIENTS, 'package com.acme.shop;\n\nimport org.springframework.beans.factory.annotation.Value;\nimport org.springframework.web.client.RestClient;\nimport org.springframework.web.client.support.RestClientAdapter;\nimport org.springframework.web.service.invoker.HttpServiceProxyFactory;\n\n@Configuration\npublic class ClientsConfig {\n  @Value("${partner.url}")\n  private String partnerUrl;\n\n  @Bean\n  public PartnerApi partnerApi(RestClient.Builder builder) {\n    RestClient client = builder.baseUrl(partnerUrl).build();\n    return HttpServiceProxyFactory.builderFor(RestClientAdapter.create(client)).build().createClient(PartnerApi.class);\n  }\n}\n');
     write(CONFIGURER, 'package com.acme.shop;\n\n@Configuration\npublic class RestConfig implements RepositoryRestConfigurer {\n  @Override\n  public void configureRepositoryRestConfiguration(RepositoryRestConfiguration config, CorsRegistry cors) {\n    config.setBasePath("/api");\n  }\n}\n');
     ageTree(root, Date.now() / 1000 - 3600);
     await index(join(work, 'incremental'), cache());
@@ -186,7 +189,9 @@ describe('estate-wide passes on a restored re-index', () => {
 
   test('a source edit takes the build graph from the last assembly; a build file edit reads it again', async () => {
     edit(CONFIGURER, '  @Override', '  @Override // edited');
-    assert.equal((await update()).build_graph, 'recalled');
+    const edited = await update();
+    assert.equal(edited.build_graph, 'recalled');
+    assert.equal(edited.files_rewritten, 1, 'only the edited file: the estate-wide passes left every other file as it was');
     edit(POM, '</dependencies>', '  <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-web</artifactId></dependency>\n  </dependencies>');
     const details = await update();
     assert.equal(details.build_graph, 'read');
@@ -202,5 +207,17 @@ describe('estate-wide passes on a restored re-index', () => {
     const { nodes } = await dumpIndex(await testStoreLocation(join(work, 'incremental')));
     assert.ok(nodes.some((n) => n.includes('/api/v2/orders/search/findByStatus')), 'the repository query route is under the new base path');
     assert.ok(!nodes.some((n) => n.includes('/api/v1/')), 'and none under the old one');
+  });
+
+  test('a client whose file is not emitted again follows the base URL another file builds it on', async () => {
+    // A key no file sets: the client stays unresolved and links nowhere, before and after; only its reason changes.
+    edit(CLIENTS, '${partner.url}', '${partner.endpoint}');
+    const details = await update();
+    assert.equal(details.emitted, 1, 'only the configuration class is emitted again');
+    assert.equal(details.files_rewritten, 2, 'it, and the interface whose client changed');
+    const { nodes } = await dumpIndex(await testStoreLocation(join(work, 'incremental')));
+    const client = nodes.filter((n) => n.includes('GET /stock/{sku}') && n.includes('http_exchange'));
+    assert.equal(client.length, 1, nodes.filter((n) => n.includes('/stock')).join('\n'));
+    assert.ok(client[0]!.includes('partner.endpoint') && !client[0]!.includes('partner.url'), client[0]);
   });
 });

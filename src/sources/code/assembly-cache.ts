@@ -25,6 +25,12 @@ import type { RecalledBuildGraph } from './build/recall.js';
 const META = '\u0000assembly';
 /** The last assembly's build graph (see build/recall.ts): an entry of its own, logged again only when it changes. */
 const BUILD = '\u0000build';
+/** Before a group's path: what the estate-wide passes left in it, digested (see pass-digests.ts), one entry per group. */
+const DIGEST = '\u0000digest\u0000';
+
+interface DigestEntry {
+  d: string;
+}
 
 interface EmissionEntry {
   hash: string;
@@ -41,7 +47,7 @@ interface MetaEntry {
   state: StoredAssemblyState;
 }
 
-type Entry = EmissionEntry | MetaEntry | RecalledBuildGraph;
+type Entry = EmissionEntry | MetaEntry | RecalledBuildGraph | DigestEntry;
 
 export interface LoadedAssembly {
   entries: ReadonlyMap<string, Entry>;
@@ -57,6 +63,8 @@ export interface LoadedAssembly {
   rows: { id: string; size: number; live: number };
   /** The build graph saved with it, as read (checked when restored). */
   buildGraph?: unknown;
+  /** What the estate-wide passes left in each group, by group, when saved. */
+  digests?: Map<string, string>;
 }
 
 /** The saved state, or undefined when there is none for this version of Sextant. */
@@ -70,14 +78,19 @@ export async function loadAssembly(file: string): Promise<LoadedAssembly | undef
   const emissions = new Map<string, StoredEmission>();
   const hashes = new Map<string, string>();
   let live = 0;
+  const digests = new Map<string, string>();
   for (const [path, entry] of entries) {
     if (path === META || path === BUILD) continue;
+    if (path.startsWith(DIGEST)) {
+      if (typeof (entry as DigestEntry).d === 'string') digests.set(path.slice(DIGEST.length), (entry as DigestEntry).d);
+      continue;
+    }
     const e = entry as EmissionEntry;
     emissions.set(path, e.emission);
     hashes.set(path, e.hash);
     live += e.emission.rows?.at?.[1] ?? 0;
   }
-  return { entries, layout: meta.layout, contentHash: meta.contentHash, state: meta.state, emissions, hashes, readRows: (at) => readRowsAt(file, rowsFile, rows.id, at), rows: { ...rows, live }, ...(entries.has(BUILD) ? { buildGraph: entries.get(BUILD) } : {}) };
+  return { entries, layout: meta.layout, contentHash: meta.contentHash, state: meta.state, emissions, hashes, readRows: (at) => readRowsAt(file, rowsFile, rows.id, at), rows: { ...rows, live }, ...(entries.has(BUILD) ? { buildGraph: entries.get(BUILD) } : {}), ...(digests.size ? { digests } : {}) };
 }
 
 const ROWS_SUFFIX = '.rows';
@@ -207,6 +220,11 @@ export async function saveAssembly(file: string, assembler: CodeGraphAssembler, 
     entries.set(META, { layout, contentHash, rows: id, state: assembler.storedState() } satisfies MetaEntry);
     const built = assembler.storedBuildGraph();
     if (built) entries.set(BUILD, built);
+    // The very entries loaded where a digest is the same, so only those that changed are logged.
+    for (const [group, d] of assembler.storedDigests() ?? []) {
+      const old = loaded?.entries.get(DIGEST + group) as DigestEntry | undefined;
+      entries.set(DIGEST + group, old?.d === d ? old : { d });
+    }
     await saveKeyedCache(file, assemblyVersion(), entries, loaded?.entries);
     writer.close();
   } catch {

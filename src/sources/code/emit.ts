@@ -27,6 +27,7 @@ import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unresolvedPart } from './links/routes.js';
 import { type BuildGraph, type BuildInput, buildGraph } from './build/files.js';
 import { buildGraphOnce, isRecalledBuildGraph, type RecalledBuildGraph } from './build/recall.js';
+import { passDigests } from './pass-digests.js';
 import { buildFactsOf, type FrameworkRoute, frameworkRoutes } from './links/framework-routes.js';
 import { USE_ATTRS, usesOf, viasOf } from './model/uses.js';
 import { skipWarning } from './warnings.js';
@@ -201,6 +202,8 @@ export class CodeGraphAssembler {
   private buildRecall: RecalledBuildGraph | undefined;
   /** Whether the last assembly took its build graph from the one before (its nodes are then as written). */
   private buildReused = false;
+  /** What the estate-wide passes left in each group at the last assembly (see pass-digests.ts), when known. */
+  private digests: Map<string, string> | undefined;
 
   /** How the last assembly got its build graph: taken from the one before, read again, or none (no build files). */
   get buildGraphFrom(): 'recalled' | 'read' | undefined {
@@ -250,6 +253,11 @@ export class CodeGraphAssembler {
     return this.buildRecall;
   }
 
+  /** What the estate-wide passes left in each group at the last assembly, digested, when known. */
+  storedDigests(): ReadonlyMap<string, string> | undefined {
+    return this.digests;
+  }
+
   /** What the assembler keeps besides emissions, JSON-ready. */
   storedState(): StoredAssemblyState {
     return { packages: [...this.packages].sort(), outboundFiles: [...this.outboundFiles].sort(), buildFiles: [...this.buildFiles].sort() };
@@ -259,7 +267,7 @@ export class CodeGraphAssembler {
    * Takes up where an assembler of another process left off (its emissions of every file and its state), so the
    * next `assemble` with the changed paths updates it as an assembler kept in memory would.
    */
-  restore(emissions: ReadonlyMap<string, StoredEmission>, state: StoredAssemblyState, readRows?: (at: [number, number]) => string, buildGraph?: unknown): void {
+  restore(emissions: ReadonlyMap<string, StoredEmission>, state: StoredAssemblyState, readRows?: (at: [number, number]) => string, buildGraph?: unknown, digests?: ReadonlyMap<string, string>): void {
     if (!this.tracking) throw new Error('only a tracking assembler can be restored');
     this.emissions.clear();
     for (const [path, e] of emissions) {
@@ -272,6 +280,7 @@ export class CodeGraphAssembler {
     this.outboundFiles = new Set(state.outboundFiles);
     this.buildFiles = new Set(state.buildFiles);
     this.buildRecall = isRecalledBuildGraph(buildGraph) ? buildGraph : undefined;
+    this.digests = digests ? new Map(digests) : undefined;
     this.assembled = true;
   }
 
@@ -336,9 +345,21 @@ export class CodeGraphAssembler {
     this.packages = new Set(input.files.map((f) => f.package));
     this.assembled = true;
     const evaluated = performance.now();
-    const { unread, rest, ...graph } = this.flatten(ctx, partial);
+    const { unread, rest, span, ...graph } = this.flatten(ctx, partial);
+    // What the passes left in each group, to tell next time which groups they changed (an assembler that updates).
+    const known = this.digests;
+    if (this.tracking) {
+      const rowGroups = new Map<string, string>();
+      for (const path of unread) for (const id of this.emissions.get(path)!.rows?.ids ?? []) rowGroups.set(id, path);
+      const passNode = (n: NodeRecord, i: number): boolean => i < span[0] || i >= span[1] || !ROW_KINDS.has(n.kind);
+      this.digests = passDigests(graph, passNode, rest, (id) => rowGroups.get(id), known?.keys() ?? []);
+    }
     const seconds = { evaluate: (evaluated - started) / 1000, link: (performance.now() - evaluated) / 1000 };
-    if (partial) {
+    if (partial && known && this.digests) {
+      // The groups the passes left as they were are as written, unless their file was emitted again.
+      for (const [g, digest] of this.digests) if (known.get(g) !== digest) groups.add(g);
+      if (unread.length) return { ...graph, ...this.withRows(graph, input.files, unread, groups, rest), emitted, seconds, changedGroups: groups };
+    } else if (partial) {
       // Service nodes (file counts) and library symbols are recomputed from every file on each assembly.
       groups.add('');
       // Service nodes (file counts) and the matching of clients and producers to routes are recomputed on every assembly.
@@ -401,7 +422,7 @@ export class CodeGraphAssembler {
    * which writes only some groups), restored emissions' rows stay unread: their paths are `unread`, and `rest` is where
    * the edges after every emission's own begin.
    */
-  private flatten(ctx: EmitContext, partial = false): Omit<CodeGraph, 'emitted' | 'changedGroups' | 'warnings' | 'seconds'> & { warnings: string[]; unread: string[]; rest: number } {
+  private flatten(ctx: EmitContext, partial = false): Omit<CodeGraph, 'emitted' | 'changedGroups' | 'warnings' | 'seconds'> & { warnings: string[]; unread: string[]; rest: number; span: [number, number] } {
     const { input } = ctx;
     const nodes: NodeRecord[] = emitServices(ctx);
     const edges: EdgeRecord[] = [];
@@ -413,6 +434,7 @@ export class CodeGraphAssembler {
     const sinks: OutboundSink[] = [];
     const warnings: string[] = [];
     const unread: string[] = [];
+    const servicesEnd = nodes.length;
     for (const f of input.files) {
       const e = this.emissions.get(f.path)!;
       warnings.push(...e.warnings);
@@ -431,6 +453,7 @@ export class CodeGraphAssembler {
       for (const k of Object.keys(e.stats) as (keyof EmissionStats)[]) stats[k] += e.stats[k];
     }
     const rest = edges.length;
+    const span: [number, number] = [servicesEnd, nodes.length];
     if (foreign.size) {
       // An inherited implementation can be found from several subclasses, or by the superclass itself.
       const keyless = new Map<string, Set<string>>();
@@ -578,7 +601,7 @@ export class CodeGraphAssembler {
       warnings.push(...built.warnings);
       this.buildFiles = new Set([...this.buildFiles, ...built.nodes.map((n) => n.file ?? '')]);
     }
-    return { nodes, edges, stats, warnings, unread, rest };
+    return { nodes, edges, stats, warnings, unread, rest, span };
   }
 }
 

@@ -30,6 +30,11 @@ export interface CodeBuildReport extends Record<string, unknown> {
    * the last assembly (no build or configuration file, service or layout changed), `read` when they were read again.
    */
   build_graph?: 'recalled' | 'read';
+  /**
+   * On an update: how many files' nodes (the estate's services and library symbols counting as one) it hands the
+   * store to compare and rewrite: the files emitted again, and those whose nodes or edges the estate-wide passes changed.
+   */
+  files_rewritten?: number;
   /** Present when the build answered from the stamps of the last one, having listed, read and assembled nothing. */
   from_stamps?: true;
   /**

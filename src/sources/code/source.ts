@@ -141,7 +141,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   } else {
     assembler = new CodeGraphAssembler(ctx.ontology, cfg.name, ctx.session !== undefined || assemblyFile !== undefined, ctx.session !== undefined);
     if (stored && stored.layout === layoutDigest) {
-      assembler.restore(stored.emissions, stored.state, stored.readRows, stored.buildGraph);
+      assembler.restore(stored.emissions, stored.state, stored.readRows, stored.buildGraph, stored.digests);
       restored = stored;
       const changed = new Set([...next].filter(([p, c]) => stored.hashes.get(p) !== c.hash).map(([p]) => p));
       for (const p of stored.hashes.keys()) if (!next.has(p)) changed.add(p);
@@ -187,7 +187,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     phases.save_cache = Math.round((phases.save_cache + lap()) * 1000) / 1000;
   }
   ctx.session?.set(`code:${cfg.name}`, { files: next, assembler, layoutKey, contentHash } satisfies CodeSession);
-  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, ...(stamping ? { discovery: recalled ? 'recalled' : 'listed' } : {}), ...(update && assembler.buildGraphFrom ? { build_graph: assembler.buildGraphFrom } : {}), ...(yaml ? { yaml: { parsed: yaml.recall.parsed, recalled: yaml.recall.recalled } } : {}), phases_seconds: phases };
+  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, ...(stamping ? { discovery: recalled ? 'recalled' : 'listed' } : {}), ...(update && assembler.buildGraphFrom ? { build_graph: assembler.buildGraphFrom } : {}), ...(update && graph.changedGroups ? { files_rewritten: graph.changedGroups.size } : {}), ...(yaml ? { yaml: { parsed: yaml.recall.parsed, recalled: yaml.recall.recalled } } : {}), phases_seconds: phases };
   const inputs = [...new Set([...next.keys(), ...found.configFiles, ...found.buildFiles, ...found.deploymentFiles, ...auxiliary.keys()])].sort();
   // The index must hold this content hash for the stamps to answer for it: a write that fails leaves them unused.
   if (stamping && log) {
