@@ -6,10 +6,13 @@
  * generating clients only), on our fixture, and on odd input, which gives warnings naming file:line, never a throw.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
+import { ageTree, indexTree } from './helpers/estate.js';
+import { dumpIndex, testStoreLocation } from './helpers/store.js';
 import { generatedApiOperations, type GeneratedApiInput, type GeneratedApiOperation } from '../src/sources/code/links/openapi.js';
 
 const SHARED = existsSync(fileURLToPath(new URL('../../shared/corpora', import.meta.url))) ? fileURLToPath(new URL('../../shared', import.meta.url)) : '/work/shared';
@@ -273,5 +276,55 @@ describe('generated API operations on odd input', () => {
       'DefaultApi#call123go GET /d svc/api.yaml:10',
     ]);
     assert.ok(weird.operations.every((o) => o.generatedController === 'DefaultApiController' && o.classMapping === '${openapi.OpenAPI Spring.base-path:}'));
+  });
+});
+
+describe('generated API operations on a restored re-index', () => {
+  let work: string;
+  let root: string;
+  let builds = 0;
+  const APP = 'orders-service/src/main/java/com/acme/orders/OrdersApplication.java';
+  const SPEC = 'orders-service/src/main/resources/openapi/orders.yaml';
+  const edit = (rel: string, from: string, to: string) => {
+    const text = readFileSync(join(root, rel), 'utf8');
+    assert.ok(text.includes(from), `${rel} holds ${from}`);
+    writeFileSync(join(root, rel), text.replace(from, to));
+  };
+  /** A one-shot build of the edited tree, checked against a fresh index of it: its details and its routes. */
+  async function update(): Promise<{ details: Record<string, unknown>; routes: string[] }> {
+    const report = await indexTree(root, join(work, 'incremental'), { cacheDir: join(work, 'cache'), env: process.env });
+    const fresh = join(work, `fresh-${++builds}`);
+    await indexTree(root, fresh, { env: process.env });
+    const [a, b] = [await dumpIndex(await testStoreLocation(join(work, 'incremental'))), await dumpIndex(await testStoreLocation(fresh))];
+    assert.deepEqual(a.nodes, b.nodes, 'nodes equal a fresh index');
+    assert.deepEqual(a.edges, b.edges, 'edges equal a fresh index');
+    rmSync(fresh, { recursive: true, force: true });
+    return { details: report.sources[0]!.details as Record<string, unknown>, routes: a.nodes.filter((n) => n.includes('"kind":"route"')) };
+  }
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'sextant-openapi-'));
+    root = join(work, 'estate');
+    cpSync(FIXTURE, root, { recursive: true });
+    mkdirSync(join(root, 'orders-service/src/main/java/com/acme/orders'), { recursive: true });
+    writeFileSync(join(root, APP), 'package com.acme.orders;\n\n@SpringBootApplication\npublic class OrdersApplication {\n}\n');
+    writeFileSync(join(root, 'orders-service/src/main/java/com/acme/orders/OrderItemsController.java'), 'package com.acme.orders;\n\nimport com.acme.orders.api.OrderItemsApi;\n\n@RestController\npublic class OrderItemsController implements OrderItemsApi {\n  @Override\n  public Object listOrders_0() {\n    return null;\n  }\n}\n');
+    ageTree(root, Date.now() / 1000 - 3600);
+    await indexTree(root, join(work, 'incremental'), { cacheDir: join(work, 'cache'), env: process.env });
+    // The first re-index reads everything and keeps it for the next.
+    edit(APP, 'public class', 'public final class');
+    assert.equal((await update()).details.openapi_operations, 'read');
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  test('a source edit takes the operations from the last re-index; a spec edit reads them again', async () => {
+    edit(APP, 'public final class', 'public class');
+    const body = await update();
+    assert.equal(body.details.openapi_operations, 'recalled');
+    assert.ok(body.routes.some((r) => r.includes('GET /orders/search')), body.routes.join('\n'));
+    edit(SPEC, '/orders/search:', '/orders/find:');
+    const spec = await update();
+    assert.equal(spec.details.openapi_operations, 'read');
+    assert.ok(spec.routes.some((r) => r.includes('GET /orders/find')) && !spec.routes.some((r) => r.includes('/orders/search')), spec.routes.join('\n'));
   });
 });

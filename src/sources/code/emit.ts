@@ -26,7 +26,7 @@ import { annotatedHandlersOf } from './links/eventuate.js';
 import { pathPattern } from '../../graph/ontology/code.js';
 import { Constants, functionalRoutesOf, joinPath, type Part, pathRegex, routesOf, unresolvedPart } from './links/routes.js';
 import { type BuildGraph, type BuildInput, buildGraph } from './build/files.js';
-import { buildGraphOnce, isRecalledBuildGraph, type RecalledBuildGraph } from './build/recall.js';
+import { buildGraphOnce, type RecalledBuildGraph } from './build/recall.js';
 import { passDigests } from './pass-digests.js';
 import { buildFactsOf, type FrameworkRoute, frameworkRoutes } from './links/framework-routes.js';
 import { USE_ATTRS, usesOf, viasOf } from './model/uses.js';
@@ -200,6 +200,8 @@ export class CodeGraphAssembler {
   private buildFiles = new Set<string>();
   /** The last assembly's build graph and what it was made from (see build/recall.ts). */
   private buildRecall: RecalledBuildGraph | undefined;
+  /** The build graph a restored state holds, as read: taken only when it checks out (see build/recall.ts). */
+  private restoredBuildGraph: unknown;
   /** Whether the last assembly took its build graph from the one before (its nodes are then as written). */
   private buildReused = false;
   /** What the estate-wide passes left in each group at the last assembly (see pass-digests.ts), when known. */
@@ -279,7 +281,8 @@ export class CodeGraphAssembler {
     this.packages = new Set(state.packages);
     this.outboundFiles = new Set(state.outboundFiles);
     this.buildFiles = new Set(state.buildFiles);
-    this.buildRecall = isRecalledBuildGraph(buildGraph) ? buildGraph : undefined;
+    this.buildRecall = undefined;
+    this.restoredBuildGraph = buildGraph;
     this.digests = digests ? new Map(digests) : undefined;
     this.assembled = true;
   }
@@ -557,7 +560,7 @@ export class CodeGraphAssembler {
     let built: BuildGraph | undefined;
     this.buildReused = false;
     if (build) {
-      const once = buildGraphOnce(this.buildRecall, { source: input.source, services: input.services, locate: input.locate, build }, (locate) => {
+      const once = buildGraphOnce(this.buildRecall ?? this.restoredBuildGraph, { source: input.source, services: input.services, locate: input.locate, build }, (locate) => {
         try {
           return buildGraph(this.ontology, input.source, input.services, locate, build);
         } catch (err) {
@@ -568,6 +571,7 @@ export class CodeGraphAssembler {
       this.buildRecall = once.recall;
       this.buildReused = once.reused;
     } else this.buildRecall = undefined;
+    this.restoredBuildGraph = undefined;
     const facts = built && build ? buildFactsOf(built, this.ontology, input.source, input.services, build.texts) : undefined;
     const framework = pass('framework routes', () => frameworkRoutes({ model: ctx.model, services: input.services, dependencies: facts?.dependencies ?? (() => []), ...(facts ? { declaredAt: facts.declaredAt, bootVersion: facts.bootVersion } : {}) }), { routes: [], warnings: [] });
     warnings.push(...framework.warnings);

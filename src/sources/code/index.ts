@@ -31,6 +31,11 @@ export interface CodeBuildReport extends Record<string, unknown> {
    */
   build_graph?: 'recalled' | 'read';
   /**
+   * On a re-index: `recalled` when the operations of the OpenAPI specs the builds generate code from were taken from
+   * the last re-index (the build files, specs and directories they read are the same), `read` when read again.
+   */
+  openapi_operations?: 'recalled' | 'read';
+  /**
    * On an update: how many files' nodes (the estate's services and library symbols counting as one) it hands the
    * store to compare and rewrite: the files emitted again, and those whose nodes or edges the estate-wide passes changed.
    */

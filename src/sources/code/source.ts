@@ -14,7 +14,8 @@ import { codeTree } from './tree.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
 import { detectLayout } from './config/layout.js';
 import { readBuildInput } from './build/files.js';
-import { generatedApiOperations } from './links/openapi.js';
+import { type GeneratedApiOperation, generatedApiOperations } from './links/openapi.js';
+import { inputDigest, recordedOnce } from './recorded.js';
 import { classpathBinderOf } from './links/messaging.js';
 import { emptyFacts, MAX_EXPR_DEPTH, MAX_TYPE_DEPTH } from './parse/common.js';
 import type { ParseJob } from './parse/job.js';
@@ -125,7 +126,13 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     return binder ? { ...s, streamBinder: binder } : s;
   });
   // Routes written only in OpenAPI specs the builds generate controllers from (the specs are read, and hashed, too).
-  const apis = generatedApiOperations({ buildFiles: build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : [])), readText: (rel) => auxiliary.get(rel) ?? readText(rel), listFiles: (dir) => tree.listFiles(dir) });
+  // Taken from the last re-index while the build files, specs and directories it read are the same (see recorded.ts).
+  const buildFiles = build.buildFiles.flatMap((path) => (build.texts.has(path) ? [{ path, text: build.texts.get(path)! }] : []));
+  const apiReaders = { readText: (rel: string): unknown => auxiliary.get(rel) ?? readText(rel), listFiles: (dir: string): unknown => tree.listFiles(dir) };
+  const makeApis = (readers: typeof apiReaders) => generatedApiOperations({ buildFiles, readText: (rel) => readers.readText(rel) as string | undefined, listFiles: (dir) => readers.listFiles(dir) as string[] });
+  const apisOnce = yaml ? recordedOnce(yaml.recall.recorded(OPENAPI), inputDigest(...buildFiles.flatMap((f) => [f.path, f.text])), apiReaders, makeApis, isGeneratedApis) : undefined;
+  if (apisOnce) yaml!.recall.keepRecorded(OPENAPI, apisOnce.kept);
+  const apis = apisOnce?.value ?? makeApis(apiReaders);
   const layoutKey = JSON.stringify([{ ...cfg, path: undefined }, services, layout.proxies, layout.proxyServers, layout.connectors, layout.deploymentOnly, apis.operations]);
   phases.configuration = lap();
   const layoutDigest = createHash('sha256').update(layoutKey).digest('hex');
@@ -187,7 +194,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     phases.save_cache = Math.round((phases.save_cache + lap()) * 1000) / 1000;
   }
   ctx.session?.set(`code:${cfg.name}`, { files: next, assembler, layoutKey, contentHash } satisfies CodeSession);
-  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, ...(stamping ? { discovery: recalled ? 'recalled' : 'listed' } : {}), ...(update && assembler.buildGraphFrom ? { build_graph: assembler.buildGraphFrom } : {}), ...(update && graph.changedGroups ? { files_rewritten: graph.changedGroups.size } : {}), ...(yaml ? { yaml: { parsed: yaml.recall.parsed, recalled: yaml.recall.recalled } } : {}), phases_seconds: phases };
+  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, ...(stamping ? { discovery: recalled ? 'recalled' : 'listed' } : {}), ...(update && assembler.buildGraphFrom ? { build_graph: assembler.buildGraphFrom } : {}), ...(apisOnce ? { openapi_operations: apisOnce.reused ? 'recalled' : 'read' } : {}), ...(update && graph.changedGroups ? { files_rewritten: graph.changedGroups.size } : {}), ...(yaml ? { yaml: { parsed: yaml.recall.parsed, recalled: yaml.recall.recalled } } : {}), phases_seconds: phases };
   const inputs = [...new Set([...next.keys(), ...found.configFiles, ...found.buildFiles, ...found.deploymentFiles, ...auxiliary.keys()])].sort();
   // The index must hold this content hash for the stamps to answer for it: a write that fails leaves them unused.
   if (stamping && log) {
@@ -221,6 +228,14 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
   };
 }
 
+
+/** The name the OpenAPI operations of the estate's generator configurations are recorded under (see recorded.ts). */
+const OPENAPI = 'openapi-operations';
+
+function isGeneratedApis(value: unknown): value is { operations: GeneratedApiOperation[]; warnings: string[] } {
+  const v = value as { operations?: unknown; warnings?: unknown } | undefined;
+  return Array.isArray(v?.operations) && Array.isArray(v.warnings) && v.warnings.every((w) => typeof w === 'string');
+}
 
 /**
  * Whether a file's cached facts cannot be trusted by its size and time alone: it was modified so close to when it was

@@ -1,56 +1,31 @@
-import { createHash } from 'node:crypto';
 import type { ServiceInfo } from '../config/layout.js';
+import { inputDigest, recordedOnce, type RecordedResult } from '../recorded.js';
 import type { BuildGraph, BuildInput } from './files.js';
 
 /**
- * The build graph of the last assembly with what it was made from, kept across assemblies and processes: a source
- * edit leaves the estate's build and configuration files as they were, and the graph of their dependency and
- * config_key nodes is then the same (a third of a second on the corpora side by side), so it is taken again instead
- * of being read again.
- *
- * `key` digests every input but where files are placed; `located` is each place the graph asked for, checked
- * again against the layout of the new assembly.
+ * The build graph of the last assembly with what it was made from (see recorded.ts), kept across assemblies and
+ * processes: a source edit leaves the estate's build and configuration files as they were, and the graph of their
+ * dependency and config_key nodes is then the same (a third of a second on the corpora side by side), so it is
+ * taken again instead of being read again. Its key digests every input but where files are placed; each place it
+ * located is asked again of the new assembly's layout.
  */
-export interface RecalledBuildGraph {
-  key: string;
-  /** Each path the build graph located, with its service and module. */
-  located: [string, string, string][];
-  graph: BuildGraph;
-}
+export type RecalledBuildGraph = RecordedResult<BuildGraph>;
 
-/**
- * The build graph for these inputs: `recalled`'s when it was made from the same, else made now (`make`, given a
- * `locate` that records what it answers). `reused` says which; `recall` is what to keep for the next assembly.
- */
+type Locate = (path: string) => { service: string; module: string };
+
+/** The build graph for these inputs: `recalled`'s when made from the same, else made now (`make`, given a recording `locate`). */
 export function buildGraphOnce(
-  recalled: RecalledBuildGraph | undefined,
-  inputs: { source: string; services: readonly ServiceInfo[]; locate: (path: string) => { service: string; module: string }; build: BuildInput },
-  make: (locate: (path: string) => { service: string; module: string }) => BuildGraph,
+  recalled: unknown,
+  inputs: { source: string; services: readonly ServiceInfo[]; locate: Locate; build: BuildInput },
+  make: (locate: Locate) => BuildGraph,
 ): { graph: BuildGraph; recall: RecalledBuildGraph; reused: boolean } {
-  const key = buildKey(inputs.source, inputs.services, inputs.build);
-  if (recalled?.key === key && recalled.located.every(([path, service, module]) => sameLocation(inputs.locate(path), service, module))) return { graph: recalled.graph, recall: recalled, reused: true };
-  const located = new Map<string, { service: string; module: string }>();
-  const locate = (path: string): { service: string; module: string } => {
-    const at = inputs.locate(path);
-    located.set(path, at);
-    return at;
-  };
-  const graph = make(locate);
-  return { graph, recall: { key, located: [...located].map(([path, at]) => [path, at.service, at.module]), graph }, reused: false };
+  const { build } = inputs;
+  const key = inputDigest(inputs.source, inputs.services, build.buildFiles, build.deployments, ...[...build.texts].flat());
+  const { value, kept, reused } = recordedOnce(recalled, key, { locate: inputs.locate as (path: string) => unknown }, (readers) => make(readers.locate as Locate), isBuildGraph);
+  return { graph: value, recall: kept, reused };
 }
 
-/** Whether a value read back from a saved state is a recalled build graph (anything else is not used). */
-export function isRecalledBuildGraph(value: unknown): value is RecalledBuildGraph {
-  const v = value as Partial<RecalledBuildGraph> | undefined;
-  return typeof v?.key === 'string' && Array.isArray(v.located) && Array.isArray(v.graph?.nodes) && Array.isArray(v.graph.edges) && Array.isArray(v.graph.warnings);
-}
-
-function sameLocation(at: { service: string; module: string }, service: string, module: string): boolean {
-  return at.service === service && at.module === module;
-}
-
-function buildKey(source: string, services: readonly ServiceInfo[], build: BuildInput): string {
-  const hash = createHash('sha1').update(JSON.stringify([source, services, build.buildFiles, build.deployments]));
-  for (const [path, text] of build.texts) hash.update(`\0${path}\0${text.length}\0`).update(text);
-  return hash.digest('base64');
+function isBuildGraph(value: unknown): value is BuildGraph {
+  const v = value as Partial<BuildGraph> | undefined;
+  return Array.isArray(v?.nodes) && Array.isArray(v.edges) && Array.isArray(v.warnings);
 }

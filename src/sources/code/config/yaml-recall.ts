@@ -30,6 +30,17 @@ export class YamlRecall {
 
   constructor(private readonly stored: ReadonlyMap<string, RecalledYaml>) {}
 
+  /** What the last build kept under `name` besides YAML (a result recorded with its reads: see recorded.ts), as read. */
+  recorded(name: string): unknown {
+    return this.stored.get(RECORDED + name)?.value;
+  }
+
+  /** Keeps a recorded result for the next build: the very entry read when it is the one taken again. */
+  keepRecorded(name: string, value: unknown): void {
+    const old = this.stored.get(RECORDED + name);
+    this.kept.set(RECORDED + name, old && old.value === value ? old : { hash: '', value, warnings: [] });
+  }
+
   read<T>(reader: string, path: string, text: string, codec: YamlCodec<T>, parse: (warnings: string[]) => T): { value: T; warnings: string[] } {
     const hash = textHash(text);
     // The text's hash is part of the key: a build may read one path as two texts (a template, then what it renders).
@@ -52,6 +63,9 @@ export class YamlRecall {
     return { value, warnings };
   }
 }
+
+/** Before the name of a recorded result: no reader's key starts so. */
+const RECORDED = '\u0000recorded\u0000';
 
 let active: YamlRecall | undefined;
 
