@@ -423,7 +423,8 @@ export class CodeGraphAssembler {
   /**
    * Services, every file's emission, and the library symbols they refer to, in file order. With `partial` (an update,
    * which writes only some groups), restored emissions' rows stay unread: their paths are `unread`, and `rest` is where
-   * the edges after every emission's own begin.
+   * the edges after every emission's own begin. `span`: where the emissions' nodes lie in `nodes` (the services come
+   * before, what the estate-wide passes make after).
    */
   private flatten(ctx: EmitContext, partial = false): Omit<CodeGraph, 'emitted' | 'changedGroups' | 'warnings' | 'seconds'> & { warnings: string[]; unread: string[]; rest: number; span: [number, number] } {
     const { input } = ctx;
