@@ -106,7 +106,7 @@ describe('a re-index recalls the YAML the last one read', () => {
   const index = (dir: string, cacheDir?: string): Promise<BuildReport> => indexTree(root, dir, cacheDir ? { cacheDir } : {});
 
   /** Edits a file, re-indexes, checks the index against a fresh one; what the build says of the YAML it read. */
-  async function editAndIndex(file: string, edit: (text: string) => string): Promise<{ parsed: number; recalled: number } | undefined> {
+  async function editAndIndex(file: string, edit: (text: string) => string): Promise<({ parsed: number; recalled: number } & { layout?: string }) | undefined> {
     edits++;
     const path = join(root, file);
     writeFileSync(path, edit(readFileSync(path, 'utf8')));
@@ -115,7 +115,8 @@ describe('a re-index recalls the YAML the last one read', () => {
     await index(fresh);
     assert.deepEqual(await dumpIndex(await testStoreLocation(join(work, 'incremental'))), await dumpIndex(await testStoreLocation(fresh)), 'the index equals a fresh one');
     rmSync(fresh, { recursive: true, force: true });
-    return (report.sources[0]!.details as { yaml?: { parsed: number; recalled: number } }).yaml;
+    const details = report.sources[0]!.details as { yaml?: { parsed: number; recalled: number }; layout?: string };
+    return details.yaml && { ...details.yaml, ...(details.layout ? { layout: details.layout } : {}) };
   }
   const bodyEdit = (text: string) => text.replace(/return "card[\w-]*"\.equals\(/, `return "card-${edits}".equals(`);
 
@@ -130,20 +131,21 @@ describe('a re-index recalls the YAML the last one read', () => {
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
-  test('the first re-index parses and saves; the next recalls every file; an edited one is parsed alone', async () => {
+  test('the first re-index parses and saves; the next takes the layout whole; a configuration edit parses that file alone', async () => {
     const first = await editAndIndex(HANDLER, bodyEdit);
-    assert.ok(first && first.parsed >= 3 && first.recalled === 0, `the first re-index parses the YAML (${JSON.stringify(first)})`);
+    assert.ok(first && first.parsed >= 3 && first.recalled === 0 && first.layout === 'read', `the first re-index parses the YAML (${JSON.stringify(first)})`);
     assert.ok(existsSync(yamlCache()));
     const second = await editAndIndex(HANDLER, bodyEdit);
-    assert.deepEqual(second, { parsed: 0, recalled: first.parsed }, 'the next one recalls every file');
+    assert.deepEqual(second, { parsed: 0, recalled: 0, layout: 'recalled' }, 'the next one takes the layout as the last one read it: no YAML is asked for');
     const third = await editAndIndex(CONFIG, (text) => `${text}\nrecall:\n  probe: ${edits}\n`);
-    assert.deepEqual(third, { parsed: 1, recalled: first.parsed - 1 }, 'an edited file is parsed alone');
+    assert.deepEqual(third, { parsed: 1, recalled: first.parsed - 1, layout: 'read' }, 'an edited file is parsed alone, the others recalled (kept through the build that asked for none)');
   });
 
   test('a garbled cache is not used: every file is parsed, and the next re-index recalls again', async () => {
     writeFileSync(yamlCache(), '{"version": "yaml-1:x", "entries": [[');
     const garbled = await editAndIndex(HANDLER, bodyEdit);
-    assert.ok(garbled && garbled.recalled === 0 && garbled.parsed >= 3);
-    assert.deepEqual(await editAndIndex(HANDLER, bodyEdit), { parsed: 0, recalled: garbled.parsed });
+    assert.ok(garbled && garbled.recalled === 0 && garbled.parsed >= 3 && garbled.layout === 'read');
+    assert.deepEqual(await editAndIndex(HANDLER, bodyEdit), { parsed: 0, recalled: 0, layout: 'recalled' });
+    assert.deepEqual(await editAndIndex(CONFIG, (text) => `${text}\nrecall:\n  again: ${edits}\n`), { parsed: 1, recalled: garbled.parsed - 1, layout: 'read' });
   });
 });

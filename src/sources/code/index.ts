@@ -31,6 +31,11 @@ export interface CodeBuildReport extends Record<string, unknown> {
    */
   build_graph?: 'recalled' | 'read';
   /**
+   * On a re-index: `recalled` when the services and their configuration, deployment and proxies were taken from the
+   * last re-index (every file and directory their detection read is the same), `read` when read again.
+   */
+  layout?: 'recalled' | 'read';
+  /**
    * On a re-index: `recalled` when the operations of the OpenAPI specs the builds generate code from were taken from
    * the last re-index (the build files, specs and directories they read are the same), `read` when read again.
    */

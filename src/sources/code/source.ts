@@ -12,7 +12,7 @@ import { withYamlRecall } from './config/yaml-recall.js';
 import { type FileContent, loadDiscoveryStamp, RACY_MS, ReadLog, recallDiscovery, saveStamp, textContent } from './stamp.js';
 import { codeTree } from './tree.js';
 import { CodeGraphAssembler, type CodeGraphStats } from './emit.js';
-import { detectLayout } from './config/layout.js';
+import { detectLayout, hostOwnerOf, type Layout, locatorOf } from './config/layout.js';
 import { readBuildInput } from './build/files.js';
 import { type GeneratedApiOperation, generatedApiOperations } from './links/openapi.js';
 import { inputDigest, recordedOnce } from './recorded.js';
@@ -115,10 +115,20 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
       return undefined;
     }
   };
-  const { layout, build } = withYamlRecall(yaml?.recall, () => {
-    const layout = detectLayout(found, readText, deployable, (dir) => tree.listDir(dir));
+  const { layout, build, layoutFrom } = withYamlRecall(yaml?.recall, () => {
+    // Taken from the last re-index while the files and directories it read are the same (see recorded.ts).
+    const readers = { readText: (rel: string): unknown => readText(rel), listDir: (dir: string): unknown => tree.listDir(dir) };
+    const make = (r: typeof readers): Layout => detectLayout(found, (rel) => r.readText(rel) as string | undefined, deployable, (dir) => r.listDir(dir) as string[] | undefined);
+    const key = inputDigest(found.root, found.files.map((f) => f.path), found.buildFiles, found.configFiles, found.deploymentFiles, [...deployable].sort());
+    const once = yaml ? recordedOnce(yaml.recall.recorded(LAYOUT), key, readers, (r) => layoutData(make(r)), isLayoutData) : undefined;
+    if (once) {
+      yaml!.recall.keepRecorded(LAYOUT, once.kept);
+      // What the layout read is as it was: so is what reading its YAML gave, kept for a later build that reads it.
+      if (once.reused) yaml!.recall.keepStored();
+    }
+    const layout = once ? { ...once.value, locate: locatorOf(once.value.placement), serviceOfHost: hostOwnerOf(once.value.services) } : make(readers);
     // Build files and configuration with their lines: dependency and config_key nodes (a pom edit re-hashes the source).
-    return { layout, build: readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel)) };
+    return { layout, build: readBuildInput(found, layout, (rel) => auxiliary.get(rel) ?? readText(rel)), layoutFrom: once && (once.reused ? ('recalled' as const) : ('read' as const)) };
   });
   // What a service's build brings decides a default the configuration leaves out (the Stream binder).
   const services = layout.services.map((s) => {
@@ -194,7 +204,7 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
     phases.save_cache = Math.round((phases.save_cache + lap()) * 1000) / 1000;
   }
   ctx.session?.set(`code:${cfg.name}`, { files: next, assembler, layoutKey, contentHash } satisfies CodeSession);
-  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, ...(stamping ? { discovery: recalled ? 'recalled' : 'listed' } : {}), ...(update && assembler.buildGraphFrom ? { build_graph: assembler.buildGraphFrom } : {}), ...(apisOnce ? { openapi_operations: apisOnce.reused ? 'recalled' : 'read' } : {}), ...(update && graph.changedGroups ? { files_rewritten: graph.changedGroups.size } : {}), ...(yaml ? { yaml: { parsed: yaml.recall.parsed, recalled: yaml.recall.recalled } } : {}), phases_seconds: phases };
+  const details: CodeBuildReport = { stats: graph.stats, parsed, reused: next.size - parsed, removed, lines: facts.reduce((n, f) => n + f.lines, 0), emitted: graph.emitted, ...(stamping ? { discovery: recalled ? 'recalled' : 'listed' } : {}), ...(update && assembler.buildGraphFrom ? { build_graph: assembler.buildGraphFrom } : {}), ...(layoutFrom ? { layout: layoutFrom } : {}), ...(apisOnce ? { openapi_operations: apisOnce.reused ? 'recalled' : 'read' } : {}), ...(update && graph.changedGroups ? { files_rewritten: graph.changedGroups.size } : {}), ...(yaml ? { yaml: { parsed: yaml.recall.parsed, recalled: yaml.recall.recalled } } : {}), phases_seconds: phases };
   const inputs = [...new Set([...next.keys(), ...found.configFiles, ...found.buildFiles, ...found.deploymentFiles, ...auxiliary.keys()])].sort();
   // The index must hold this content hash for the stamps to answer for it: a write that fails leaves them unused.
   if (stamping && log) {
@@ -231,6 +241,21 @@ export async function buildCodeTree(cfg: CodeSourceConfig, ctx: SourceContext, s
 
 /** The name the OpenAPI operations of the estate's generator configurations are recorded under (see recorded.ts). */
 const OPENAPI = 'openapi-operations';
+/** The name the service layout is recorded under. */
+const LAYOUT = 'layout';
+
+type LayoutData = Omit<Layout, 'locate' | 'serviceOfHost'>;
+
+/** A layout as plain data: what locates files and hosts is made again from it. */
+function layoutData(layout: Layout): LayoutData {
+  const { locate: _locate, serviceOfHost: _serviceOfHost, ...data } = layout;
+  return data;
+}
+
+function isLayoutData(value: unknown): value is LayoutData {
+  const v = value as Partial<LayoutData> | undefined;
+  return Array.isArray(v?.services) && Array.isArray(v.proxies) && Array.isArray(v.proxyServers) && Array.isArray(v.connectors) && Array.isArray(v.deployments) && Array.isArray(v.deploymentOnly) && Array.isArray(v.warnings) && Array.isArray(v.placement?.units) && Array.isArray(v.placement.scopes) && typeof v.placement.rootName === 'string';
+}
 
 function isGeneratedApis(value: unknown): value is { operations: GeneratedApiOperation[]; warnings: string[] } {
   const v = value as { operations?: unknown; warnings?: unknown } | undefined;

@@ -197,6 +197,52 @@ export interface Layout {
    */
   serviceOfHost(host: string): string | undefined;
   warnings: string[];
+  /** What `locate` answers from, as data: a layout recalled from it places files as this one does. */
+  placement: LayoutPlacement;
+}
+
+/** What places a file in a service and a module (see {@link locatorOf}), as data. */
+export interface LayoutPlacement {
+  rootName: string;
+  /** Whether the estate's files sit under several top directories: a file under no build unit is then its top directory's. */
+  several: boolean;
+  /** Each build unit's directory, and the directory of the service it belongs to. */
+  units: [string, string][];
+  /** Each service scope's directory, and its service's name. */
+  scopes: [string, string][];
+}
+
+/** The service and module of a file (posix, relative to the root), for any path; cached per directory. */
+export function locatorOf(placement: LayoutPlacement): (path: string) => { service: string; module: string } {
+  const serviceDirOfUnit = new Map(placement.units);
+  const names = new Map(placement.scopes);
+  const nearest = new Map<string, string | null>();
+  const nearestUnit = (dir: string): string | undefined => {
+    const cached = nearest.get(dir);
+    if (cached !== undefined) return cached ?? undefined;
+    const unit = serviceDirOfUnit.has(dir) ? dir : dir === '' ? undefined : nearestUnit(parentDir(dir));
+    nearest.set(dir, unit ?? null);
+    return unit;
+  };
+  const located = new Map<string, { service: string; module: string }>();
+  return (path) => {
+    const dir = parentDir(normalizePath(path));
+    let hit = located.get(dir);
+    if (!hit) {
+      const unit = nearestUnit(dir);
+      const scopeDir = unit !== undefined ? serviceDirOfUnit.get(unit)! : unitlessDir(placement.several, dir);
+      const service = names.get(scopeDir) ?? dirName(scopeDir, placement.rootName);
+      hit = { service, module: unit !== undefined ? dirName(unit, placement.rootName) : service };
+      located.set(dir, hit);
+    }
+    return hit;
+  };
+}
+
+/** The service a host name (any case) addresses among these services (see {@link Layout.serviceOfHost}). */
+export function hostOwnerOf(services: readonly ServiceInfo[]): (host: string) => string | undefined {
+  const owners = hostIndex(services);
+  return (host) => owners.get(host);
 }
 
 interface Unit {
@@ -264,10 +310,10 @@ export function detectLayout(
   warnings.push(...deployment.warnings);
   markBuilt(units, deployment.units);
   const serviceDirOfUnit = assignServices(units, nearestUnit);
-  const unitlessDir = unitlessDirFinder(discovery);
+  const several = severalTopDirs(discovery);
   const scopeDirOf = (dir: string): string => {
     const unit = nearestUnit(dir);
-    return unit ? serviceDirOfUnit.get(unit.dir)! : unitlessDir(dir);
+    return unit ? serviceDirOfUnit.get(unit.dir)! : unitlessDir(several, dir);
   };
 
   const scopes = collectScopes(discovery, units, serviceDirOfUnit, scopeDirOf);
@@ -278,8 +324,7 @@ export function detectLayout(
   applyNacos([...scopes.values()].filter(isListed), deployment.nacos, warnings);
   for (const scope of scopes.values()) if (isListed(scope)) applyEnvironmentLayers(scope);
   const services = listServices(scopes, rootName, warnings);
-  const hostOwner = hostIndex(services);
-  const serviceOfHost = (host: string): string | undefined => hostOwner.get(host);
+  const serviceOfHost = hostOwnerOf(services);
   const deployments: LayoutDeployment[] = deployment.units.map((u) => {
     const scope = runs.get(u);
     return scope ? { ...u, service: scope.name } : { ...u };
@@ -291,20 +336,9 @@ export function detectLayout(
   const proxies = layoutProxies(rules, deployment.units, runs, [...scopes.values()].filter(isListed), services, catalog);
   const deploymentOnly = deploymentOnlyCandidates(deployment.units, runs, discovery.configFiles, configs, rules, rootName);
 
-  const located = new Map<string, { service: string; module: string }>();
-  const locate = (path: string): { service: string; module: string } => {
-    const dir = parentDir(normalizePath(path));
-    let hit = located.get(dir);
-    if (!hit) {
-      const scopeDir = scopeDirOf(dir);
-      const service = scopes.get(scopeDir)?.name ?? dirName(scopeDir, rootName);
-      const unit = nearestUnit(dir);
-      hit = { service, module: unit ? dirName(unit.dir, rootName) : service };
-      located.set(dir, hit);
-    }
-    return hit;
-  };
-  return { services, locate, proxies, proxyServers: deployment.servers, connectors: deployment.connectors, deployments, deploymentOnly, serviceOfHost, warnings };
+  // Read when every scope has its final name.
+  const placement: LayoutPlacement = { rootName, several, units: [...serviceDirOfUnit], scopes: [...scopes].map(([dir, scope]) => [dir, scope.name]) };
+  return { services, locate: locatorOf(placement), proxies, proxyServers: deployment.servers, connectors: deployment.connectors, deployments, deploymentOnly, serviceOfHost, warnings, placement };
 }
 
 function buildUnits(buildFiles: string[]): Map<string, Unit> {
@@ -424,17 +458,19 @@ function markSubtree(unit: Unit, service: string, serviceDir: Map<string, string
 }
 
 /** Outside every build unit: the top-level directory when the root holds several, else the root. */
-function unitlessDirFinder(discovery: Discovery): (dir: string) => string {
+function severalTopDirs(discovery: Discovery): boolean {
   const topDirs = new Set<string>();
   for (const file of discovery.files) {
     const slash = file.path.indexOf('/');
     if (slash > 0) topDirs.add(file.path.slice(0, slash));
   }
-  const several = topDirs.size > 1;
-  return (dir) => {
-    const top = dir.split('/')[0]!;
-    return several && top !== 'src' ? top : '';
-  };
+  return topDirs.size > 1;
+}
+
+/** The scope of a directory under no build unit: its top directory when the files sit under several, else the root. */
+function unitlessDir(several: boolean, dir: string): string {
+  const top = dir.split('/')[0]!;
+  return several && top !== 'src' ? top : '';
 }
 
 function collectScopes(

@@ -35,6 +35,11 @@ export class YamlRecall {
     return this.stored.get(RECORDED + name)?.value;
   }
 
+  /** Keeps every entry the last build kept (what a result taken again read is as it was: see recorded.ts). */
+  keepStored(): void {
+    for (const [key, entry] of this.stored) if (!this.kept.has(key)) this.kept.set(key, entry);
+  }
+
   /** Keeps a recorded result for the next build: the very entry read when it is the one taken again. */
   keepRecorded(name: string, value: unknown): void {
     const old = this.stored.get(RECORDED + name);
