@@ -185,6 +185,13 @@ export class Evaluator {
   private referencedMethods?: Set<string>;
   private readonly paramCache = new Map<string, Value[]>();
   private readonly active = new Set<string>();
+  /**
+   * How many times an evaluation stopped short: at a value defined through itself (one being evaluated further up),
+   * or one built through too many steps. Values of a field or a parameter computed while one did are not kept: what
+   * is kept is then the same whichever evaluation asked first, so each call site's values do not depend on the order
+   * call sites are read in.
+   */
+  private cuts = 0;
   private callIndex: Map<string, { caller: MemberEntry; call: CallFacts }[]> | undefined;
 
   constructor(
@@ -219,9 +226,9 @@ export class Evaluator {
   ): { member: MemberEntry; line: number; result: T }[] {
     const own = (variables?: ReadonlyMap<string, Value[]>): { member: MemberEntry; line: number; result: T }[] => [{ member, line, result: compute(variables) }];
     const params = member.facts.params;
-    if (depth >= MAX_CHOOSER_DEPTH) return own();
+    if (depth >= MAX_CHOOSER_DEPTH) return this.cut(own());
     const key = `${member.qn}#choose`;
-    if (this.active.has(key)) return own();
+    if (this.active.has(key)) return this.cut(own());
     if (!params.length) return this.chosenByObject(member, line, compute, valuesOf, decides, depth, key, own);
     const markerOf = (i: number): string => `${member.qn}#${i}`;
     const markers = new Map(params.map((p, i) => [p.name, [{ pieces: [{ hole: { origin: `parameter ${p.name}`, name: p.name, kind: 'parameter' as const, marker: markerOf(i) } }], from: [] }]]));
@@ -361,9 +368,15 @@ export class Evaluator {
     return this.referencedMethods;
   }
 
+  /** An evaluation that stops short (see {@link cuts}), counted. */
+  private cut<T>(value: T): T {
+    this.cuts++;
+    return value;
+  }
+
   /** The values of an expression at a site. */
   values(expr: Expr, site: Site, depth = 0): Value[] {
-    if (depth > MAX_DEPTH) return unknown('a value built through too many steps', { kind: 'limit' });
+    if (depth > MAX_DEPTH) return this.cut(unknown('a value built through too many steps', { kind: 'limit' }));
     switch (expr.k) {
       case 'literal':
         if (expr.type === 'null') return [];
@@ -405,7 +418,7 @@ export class Evaluator {
    * undefined when they do not.
    */
   truth(expr: Expr, site: Site, depth: number): boolean | undefined {
-    if (depth > MAX_DEPTH) return undefined;
+    if (depth > MAX_DEPTH) return this.cut(undefined);
     if (expr.k === 'test') {
       const [a, b] = expr.args;
       if (expr.op === '!') {
@@ -487,7 +500,7 @@ export class Evaluator {
 
   /** The HTTP method of a request object: its building chain, through the local it is kept in. */
   private requestMethodOf(expr: Expr, site: Site, depth: number): string {
-    if (depth > 4) return 'ANY';
+    if (depth > 4) return this.cut('ANY');
     if (expr.k === 'call') return this.chainMethodOf(expr, site, depth);
     if (expr.k === 'name' && site.member) {
       const local = this.localDefinition(site.member.facts, expr.name, site.line);
@@ -809,7 +822,7 @@ export class Evaluator {
       if (given) return given;
       // `val uri = fromUri(uri)…`: inside its own initializer the name is what it shadows (a property, a parameter).
       const keyOf = (line: number): string => `local:${member.qn}:${name}@${line}`;
-      const locals = this.localDefinitions(member.facts, name, site.line)?.filter((l) => !this.active.has(keyOf(l.line)));
+      const locals = this.localDefinitions(member.facts, name, site.line)?.filter((l) => !this.active.has(keyOf(l.line)) || this.cut(false));
       if (locals?.length) {
         const defined = union(
           ...locals.map((local) => {
@@ -872,7 +885,7 @@ export class Evaluator {
     const { call, lambda, expr, op } = found;
     const at: Site = { ...site, line: call.line };
     const key = `lambda:${member.qn}:${lambda.from}:${name}`;
-    if (this.active.has(key)) return unknown(`parameter ${name} of a function (defined through itself)`, { name, kind: 'expression', at: name });
+    if (this.active.has(key)) return this.cut(unknown(`parameter ${name} of a function (defined through itself)`, { name, kind: 'expression', at: name }));
     this.active.add(key);
     try {
       return this.apply(op, expr, at, depth + 1);
@@ -977,6 +990,7 @@ export class Evaluator {
     const key = `${member.qn}#${index}`;
     const cached = this.paramCache.get(key);
     if (cached) return cached;
+    const cuts = this.cuts;
     const config = this.configOf(member.owner.place.service);
     const injected = annotationValue(param.annotations, 'Value');
     if (injected) return config.placeholders(injected);
@@ -988,7 +1002,8 @@ export class Evaluator {
       if (bean) return bean;
     }
     const open = member.facts.kind === 'method' && !member.facts.modifiers.includes('private') && member.facts.modifiers.includes('public');
-    if (open || this.active.has(key)) return unknown(`parameter ${param.name}`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name) });
+    if (open) return unknown(`parameter ${param.name}`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name) });
+    if (this.active.has(key)) return this.cut(unknown(`parameter ${param.name}`, { name: param.name, kind: 'parameter', at: parameterAt(member, param.name) }));
     this.active.add(key);
     try {
       const sites = this.callSitesOf(member);
@@ -1005,7 +1020,7 @@ export class Evaluator {
           }),
         );
       }
-      this.paramCache.set(key, result);
+      if (this.cuts === cuts) this.paramCache.set(key, result);
       return result;
     } finally {
       this.active.delete(key);
@@ -1266,11 +1281,12 @@ export class Evaluator {
     const key = `${owner.qn}#${name}${instance ? `@${JSON.stringify(instance.args)}${instance.at ? `@${instance.at.owner.qn}:${instance.at.line}${instance.at.bindings ? `:${JSON.stringify([...instance.at.bindings])}` : ''}` : ''}` : ''}${initializerOnly ? '!' : ''}`;
     const cached = this.fieldCache.get(key);
     if (cached) return cached;
-    if (this.active.has(key)) return unknown(`field ${name} (defined through itself)`, { kind: 'field', at: `${owner.facts.name}.${name}` });
+    if (this.active.has(key)) return this.cut(unknown(`field ${name} (defined through itself)`, { kind: 'field', at: `${owner.facts.name}.${name}` }));
+    const cuts = this.cuts;
     this.active.add(key);
     try {
       const result = this.computeField(owner, facts, depth, instance, initializerOnly);
-      this.fieldCache.set(key, result);
+      if (this.cuts === cuts) this.fieldCache.set(key, result);
       return result;
     } finally {
       this.active.delete(key);
@@ -1472,7 +1488,7 @@ export class Evaluator {
       return unknown(`${target.owner.facts.name}.${facts.name}(…)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
     }
     const key = `${target.qn}()`;
-    if (this.active.has(key)) return unknown(`${facts.name}(…) (recursive)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` });
+    if (this.active.has(key)) return this.cut(unknown(`${facts.name}(…) (recursive)`, { kind: 'call', at: `${target.owner.facts.name}.${facts.name}(…)` }));
     this.active.add(key);
     try {
       const bindings = this.bindArgs(target, expr.args ?? [], site, depth);
